@@ -1,0 +1,14 @@
+export { loadConfig, describeConfig, ConfigError, type ConfigKey, type ConfigSpec, type ConfigValues } from './config/load-config.js';
+export { createLogger, type Logger } from './log/logger.js';
+export {
+  newTraceId,
+  newSpanId,
+  parseTraceparent,
+  traceFrom,
+  formatTraceparent,
+  type TraceContext,
+} from './trace/trace-context.js';
+export { canonicalJson, sha256Hex } from './hashing/canonical-json.js';
+export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, type TokenKind } from './tokens/token-format.js';
+export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
+export { openStore, type RootDatabase } from './storage/open-store.js';
