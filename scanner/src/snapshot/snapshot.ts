@@ -28,7 +28,10 @@ export interface Probe {
   readonly wireBytes: number;
   /** Bytes of the decoded body. */
   readonly bodyBytes: number;
-  /** Error code when the probe failed: 'timeout', 'refused', 'dns', 'tls', 'blocked' (SSRF guard), 'too_large', 'network'. */
+  /** Error code when the probe failed: 'timeout', 'refused', 'dns', 'tls', 'blocked' (SSRF guard), 'too_large', 'network'.
+   * Added by collect/: 'redirect_limit' (more redirects than allowed: status, headers and body are those of the last
+   * 3xx). With 'timeout' or 'network' a status may be present: the headers came, the body broke off (`truncated`) or
+   * could not be decompressed. 'too_large' is for oversized response headers; a large body is cut, not failed. */
   readonly error?: string;
 }
 
@@ -59,6 +62,9 @@ export interface TlsInfo {
   readonly validTo: string; // ISO 8601
   /** Whole days from collection time until validTo (negative when expired). */
   readonly daysRemaining: number;
+  /** Added by collect/: set when no handshake completed ('timeout', 'refused', 'tls', 'blocked', 'network'). Then
+   * `authorized` is false and the certificate fields are empty ('' / [] / 0): judge the error, not those fields. */
+  readonly error?: string;
 }
 
 export interface HttpsRedirectInfo {

@@ -25,6 +25,8 @@ export interface NetGuardOptions {
     /** Connect time-out, ms (undici's default is 10 s). */
     readonly timeout?: number;
   };
+  /** Connections a pinned dispatcher opens per origin (undici's default: unlimited). */
+  readonly maxConnectionsPerOrigin?: number;
 }
 
 /** A destination that passed the guard; only `NetGuard.check` makes them. */
@@ -57,6 +59,7 @@ export class NetGuard {
   readonly allow: AllowList;
   readonly #lookup: HostLookup;
   readonly #connect: NonNullable<NetGuardOptions['connect']>;
+  readonly #connections: number | undefined;
   readonly #issued = new WeakSet<CheckedTarget>();
   readonly #agents = new Map<string, Agent>();
 
@@ -65,6 +68,7 @@ export class NetGuard {
     this.allow = isAllowList(allow) ? allow : parseAllowList(allow);
     this.#lookup = options.lookup ?? defaultHostLookup;
     this.#connect = options.connect ?? {};
+    this.#connections = options.maxConnectionsPerOrigin;
   }
 
   /** Throws NetGuardError: `invalid_url`, `dns` or `blocked`. */
@@ -104,6 +108,7 @@ export class NetGuard {
     if (agent === undefined) {
       const { ca, ...rest } = this.#connect;
       agent = new Agent({
+        ...(this.#connections === undefined ? {} : { connections: this.#connections }),
         connect: { ...rest, ...(ca === undefined ? {} : { ca: typeof ca === 'string' ? ca : [...ca] }), lookup: pinnedLookup(target) },
       });
       this.#agents.set(key, agent);
