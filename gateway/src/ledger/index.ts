@@ -1,0 +1,11 @@
+// The events ledger's public surface: the HTTP routes (POST/GET /v1/events, batch, verify, proofs) and the CLI
+// (`aduana ledger verify|export`) build on these.
+export { Ledger, type LedgerOptions, type ListQuery, type ListPage, type LedgerHead, type InclusionProof, type ConsistencyProof } from './ledger.js';
+export type { LedgerInput, LedgerEntry } from './entry-input.js';
+export { LedgerError, type LedgerErrorCode } from './errors.js';
+export type { VerifyReport } from './verify-chain.js';
+export { verifyCheckpointSignature, checkpointSigningInput, SIGNING_KEY_FILE, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
+export type { AnchorOptions, AnchorStats } from './anchor-queue.js';
+export { EXPORT_FORMAT, type ExportHeader, type ExportFooter } from './export-jsonl.js';
+export { GENESIS_PREV_HASH } from './hash.js';
+export { verifyInclusion, verifyConsistency } from './proofs.js';

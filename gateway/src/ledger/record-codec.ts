@@ -1,0 +1,65 @@
+import { Buffer } from 'node:buffer';
+
+/**
+ * The bytes stored per entry under [tenant_id, seq]:
+ *
+ *   [0]            format version (1)
+ *   [1, 33)        the entry's hash (raw SHA-256)
+ *   [33]           m = number of Merkle subtrees this leaf completed (trailing zero bits of seq)
+ *   [34, 34+32m)   their roots, levels 1..m (see merkle.ts)
+ *   [34+32m, end)  the entry without `hash` as RFC 8785 canonical JSON, UTF-8: exactly the bytes that were hashed
+ *
+ * Keeping the canonical text (not a msgpack object) means verification hashes stored bytes without re-encoding,
+ * and storing the subtree roots inside the leaf's own record costs no extra LMDB put per append.
+ */
+const VERSION = 1;
+const HASH_AT = 1;
+const COUNT_AT = 33;
+const NODES_AT = 34;
+
+export function encodeRecord(hash: Uint8Array, nodes: readonly Uint8Array[], canonical: string): Buffer {
+  const textAt = NODES_AT + nodes.length * 32;
+  const out = Buffer.allocUnsafe(textAt + Buffer.byteLength(canonical));
+  out[0] = VERSION;
+  out.set(hash, HASH_AT);
+  out[COUNT_AT] = nodes.length;
+  for (let i = 0; i < nodes.length; i++) out.set(nodes[i]!, NODES_AT + i * 32);
+  out.write(canonical, textAt, 'utf8');
+  return out;
+}
+
+/** Throws on bytes that are not a record of this format (storage corruption or tampering). */
+export function checkRecord(record: Uint8Array): void {
+  if (record.length < NODES_AT || record[0] !== VERSION || record.length < NODES_AT + record[COUNT_AT]! * 32) {
+    throw new RangeError('not a ledger record');
+  }
+}
+
+export function recordHash(record: Uint8Array): Uint8Array {
+  return record.subarray(HASH_AT, COUNT_AT);
+}
+
+export function recordNodeCount(record: Uint8Array): number {
+  return record[COUNT_AT]!;
+}
+
+/** Root of the subtree at `level` (1-based) completed by this record's leaf. */
+export function recordNode(record: Uint8Array, level: number): Uint8Array {
+  if (level < 1 || level > record[COUNT_AT]!) throw new RangeError(`record holds no level-${level} subtree`);
+  const at = NODES_AT + (level - 1) * 32;
+  return record.subarray(at, at + 32);
+}
+
+export function recordCanonical(record: Uint8Array): Uint8Array {
+  return record.subarray(NODES_AT + record[COUNT_AT]! * 32);
+}
+
+/** Number of trailing zero bits of seq: how many subtrees its leaf completes. */
+export function completedLevels(seq: number): number {
+  let m = 0;
+  while (seq % 2 === 0 && seq > 0) {
+    seq /= 2;
+    m++;
+  }
+  return m;
+}

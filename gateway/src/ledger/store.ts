@@ -1,0 +1,90 @@
+import type { Database, Key, RootDatabase } from 'lmdb';
+import type { Checkpoint } from './checkpoint.js';
+import type { LedgerEntry } from './entry-input.js';
+import { leafHash } from './hash.js';
+import type { SubtreeReader } from './merkle.js';
+import { checkRecord, recordCanonical, recordHash, recordNode } from './record-codec.js';
+
+/**
+ * The ledger's named databases inside the gateway's LMDB environment. Every key starts with the tenant id, and every
+ * read below takes one tenant id, so no call can range into another tenant's keys.
+ */
+export interface LedgerDbs {
+  readonly root: RootDatabase;
+  /** [tenant, seq] -> record (record-codec.ts) */
+  readonly entries: Database<Buffer, Key>;
+  /** [tenant, 'a', agent, seq] | [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty */
+  readonly index: Database<Buffer, Key>;
+  /** counters, same key shapes without seq; [tenant, 'n'] = committed chain size */
+  readonly counts: Database<number, Key>;
+  /** [tenant, tree_size] -> Checkpoint */
+  readonly checkpoints: Database<Checkpoint, Key>;
+}
+
+/** Above any seq (2^53 - 1): the exclusive end of a tenant's ranges. */
+export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
+
+export function openLedgerDbs(root: RootDatabase): LedgerDbs {
+  return {
+    root,
+    entries: root.openDB<Buffer, Key>({ name: 'ledger_entries', encoding: 'binary' }),
+    index: root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' }),
+    counts: root.openDB<number, Key>({ name: 'ledger_counts' }),
+    checkpoints: root.openDB<Checkpoint, Key>({ name: 'ledger_checkpoints' }),
+  };
+}
+
+export const EMPTY = Buffer.alloc(0);
+
+export function readRecord(dbs: LedgerDbs, tenantId: string, seq: number): Buffer | undefined {
+  const record = dbs.entries.get([tenantId, seq]);
+  if (record !== undefined) checkRecord(record);
+  return record;
+}
+
+/** The entry as callers see it: the stored canonical text parsed, plus its hash. */
+export function decodeEntry(record: Buffer): LedgerEntry {
+  const entry = JSON.parse(Buffer.from(recordCanonical(record)).toString('utf8')) as LedgerEntry;
+  entry.hash = Buffer.from(recordHash(record)).toString('hex');
+  return entry;
+}
+
+/** One JSONL line of an export: the canonical text with `hash` appended, no parse needed. */
+export function entryLine(record: Buffer): string {
+  const canonical = Buffer.from(recordCanonical(record)).toString('utf8');
+  return `${canonical.slice(0, -1)},"hash":"${Buffer.from(recordHash(record)).toString('hex')}"}\n`;
+}
+
+/** Reads stored subtree roots of one tenant's tree (merkle.ts); throws if the committed chain lacks the record. */
+export function subtreeReader(dbs: LedgerDbs, tenantId: string): SubtreeReader {
+  return (level, index) => {
+    const seq = (index + 1) * 2 ** level;
+    const record = readRecord(dbs, tenantId, seq);
+    if (record === undefined) throw new RangeError(`ledger record ${tenantId}#${seq} is missing`);
+    return level === 0 ? leafHash(recordHash(record)) : recordNode(record, level);
+  };
+}
+
+/** Committed chain size, as stored in the same transaction as the entries. */
+export function committedSize(dbs: LedgerDbs, tenantId: string): number {
+  return dbs.counts.get([tenantId, 'n']) ?? 0;
+}
+
+export function lastRecord(dbs: LedgerDbs, tenantId: string): { seq: number; record: Buffer } | undefined {
+  for (const { key, value } of dbs.entries.getRange({ start: [tenantId, MAX_SEQ], end: [tenantId, 0], reverse: true, limit: 1 })) {
+    checkRecord(value);
+    return { seq: (key as [string, number])[1], record: value };
+  }
+  return undefined;
+}
+
+export function latestCheckpoint(dbs: LedgerDbs, tenantId: string): Checkpoint | undefined {
+  for (const { value } of dbs.checkpoints.getRange({ start: [tenantId, MAX_SEQ], end: [tenantId, 0], reverse: true, limit: 1 })) return value;
+  return undefined;
+}
+
+export function listCheckpoints(dbs: LedgerDbs, tenantId: string, fromSize = 0, limit = Infinity): Checkpoint[] {
+  const out: Checkpoint[] = [];
+  for (const { value } of dbs.checkpoints.getRange({ start: [tenantId, fromSize], end: [tenantId, MAX_SEQ], limit })) out.push(value);
+  return out;
+}
