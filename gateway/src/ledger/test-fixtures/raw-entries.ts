@@ -1,0 +1,14 @@
+import type { Database, Key, RootDatabase } from 'lmdb';
+import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../record-codec.js';
+
+/** The ledger's entries database opened directly: how the tamper tests change LMDB behind the API's back. */
+export function rawEntries(root: RootDatabase): Database<Buffer, Key> {
+  return root.openDB<Buffer, Key>({ name: 'ledger_entries', encoding: 'binary' });
+}
+
+/** Rewrites the canonical text of a record, keeping its stored hash and Merkle roots (a naive edit). */
+export function editCanonical(record: Buffer, edit: (canonical: string) => string): Buffer {
+  const canonical = Buffer.from(recordCanonical(record)).toString('utf8');
+  const nodes = Array.from({ length: recordNodeCount(record) }, (_, i) => recordNode(record, i + 1));
+  return encodeRecord(recordHash(record), nodes, edit(canonical));
+}
