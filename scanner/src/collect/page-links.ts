@@ -5,7 +5,8 @@
  */
 
 const LINK_TAG = /<link\b[^>]*>/gi;
-const ATTRIBUTE = /([^\s"'<>/=]+)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+// Unquoted values run to whitespace, as in the HTML tokenizer (which also keeps a '=' or quote inside them).
+const ATTRIBUTE = /([^\s"'<>/=]+)\s*(?:=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+)))?/g;
 
 /** The absolute URL of the first `<link rel="manifest" href>`, resolved against the page URL; undefined when none. */
 export function manifestUrl(html: string, pageUrl: string): string | undefined {

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { Agent, type Dispatcher } from 'undici';
 import { classifyAddress, parseAllowList, type AllowList } from './address-policy.js';
 import { NetGuardError } from './net-guard-error.js';
@@ -61,7 +62,14 @@ export class NetGuard {
   readonly #connect: NonNullable<NetGuardOptions['connect']>;
   readonly #connections: number | undefined;
   readonly #issued = new WeakSet<CheckedTarget>();
-  readonly #agents = new Map<string, Agent>();
+  // Bounded so a long-lived guard (the gateway's webhook sender) cannot collect agents forever; an evicted agent
+  // finishes its in-flight requests, then closes.
+  readonly #agents = new LRUCache<string, Agent>({
+    max: 256,
+    dispose: (agent, _key, reason) => {
+      if (reason === 'evict') void agent.close();
+    },
+  });
 
   constructor(options: NetGuardOptions = {}) {
     const allow = options.allowPrivate ?? [];
