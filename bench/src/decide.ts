@@ -1,0 +1,90 @@
+/**
+ * Decision engine benchmark (issue: control plane).
+ *  1. In-process: one ~1 KB action evaluated by a compiled RUNTIME_PAID_POLICIES set (tinybench).
+ *  2. Over HTTP: POST /v1/decide against `aduana gateway` in its own process, autocannon in this one.
+ * Targets (2-core machine): evaluation p50 ≤ 20 µs, p99 ≤ 100 µs; HTTP ≥ 10,000 req/s with p99 ≤ 5 ms.
+ */
+import autocannon from 'autocannon';
+import { actionText, compilePolicySet, PACKS, PolicyValidator, TenantState, type DecideRequest, type PolicyRecord } from '@aduana/gateway';
+import { microBench, table, fmt } from './harness/micro-bench.js';
+import { writeResults } from './harness/results-file.js';
+import { spawnGateway } from './harness/spawn-gateway.js';
+import { aduana } from './harness/cli.js';
+import { decideBody } from './harness/request-body.js';
+
+const args = new Set(process.argv.slice(2));
+const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
+
+async function inProcess() {
+  const validator = new PolicyValidator();
+  const now = new Date().toISOString();
+  const policies: PolicyRecord[] = PACKS.RUNTIME_PAID_POLICIES.map((p, i) => ({
+    id: `pol_${i}`,
+    tenant_id: 'bench',
+    name: p.name,
+    type: p.type,
+    risk: p.risk,
+    enabled: true,
+    rules: validator.rules(p.type, p.rules),
+    created_at: now,
+    updated_at: now,
+    pack_key: p.key,
+  }));
+  const set = compilePolicySet('bench', 1, policies);
+  const state = new TenantState();
+  const agents = Array.from({ length: 4096 }, (_, i) => `agent-${i}`);
+  const body = decideBody('agent-0') as unknown as DecideRequest;
+  const text = actionText(body);
+  let i = 0;
+  const [res] = await microBench({
+    'evaluate RUNTIME_PAID_POLICIES, 1 KB action': () =>
+      set.evaluate({ tenantId: 'bench', agentId: agents[i++ & 4095] as string, sessionId: '', riskBudget: null, agentRiskBudget: null, text, now: Date.now() }, state),
+  });
+  const r = res!;
+  console.log(`\nIn-process evaluation (${text.length} chars of action text, ${set.size} policies)`);
+  console.log(table(['task', 'ops/s', 'mean µs', 'p50 µs', 'p99 µs', 'target'], [[r.name, r.opsPerSec, fmt(r.meanUs, 2), fmt(r.p50Us, 2), fmt(r.p99Us, 2), 'p50 ≤ 20, p99 ≤ 100']]));
+  return r;
+}
+
+async function overHttp() {
+  const gw = await spawnGateway();
+  // The CLI works on the gateway's data dir beside the running process.
+  const env = { DATA_DIR: gw.dataDir };
+  try {
+    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
+    const token = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
+    const pack = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ pack: 'RUNTIME_PAID_POLICIES' }) });
+    if (!pack.ok) throw new Error(`apply-pack: ${pack.status}`);
+    // The pack's agent rate limit (120/min) would turn most of the run into DENYs: measure with one agent per request slot.
+    const bodies = Array.from({ length: 1024 }, (_, i) => JSON.stringify(decideBody(`agent-${i}`)));
+    let n = 0;
+    const run = (duration: number) =>
+      autocannon({
+        url: `${gw.url}/v1/decide`,
+        method: 'POST',
+        connections,
+        duration,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: bodies[n++ & 1023] }) }],
+      });
+    await run(2); // warm-up
+    const r = await run(durationS);
+    const non2xx = r.non2xx;
+    console.log(`\nPOST /v1/decide over HTTP (${connections} connections, ${durationS} s, ~${bodies[0]!.length} B bodies, gateway started in ${fmt(gw.startupMs, 0)} ms)`);
+    console.log(
+      table(
+        ['req/s (mean)', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'non-2xx', 'errors', 'target'],
+        [[Math.round(r.requests.average), r.latency.p50, r.latency.p90, r.latency.p99, r.latency.max, non2xx, r.errors, '≥ 10,000 req/s, p99 ≤ 5 ms']],
+      ),
+    );
+    return { reqPerSec: r.requests.average, p50: r.latency.p50, p90: r.latency.p90, p99: r.latency.p99, max: r.latency.max, non2xx, errors: r.errors, connections, durationS, startupMs: gw.startupMs };
+  } finally {
+    await gw.stop();
+  }
+}
+
+const results: Record<string, unknown> = {};
+if (!args.has('--http-only')) results.inProcess = await inProcess();
+if (!args.has('--in-process-only')) results.http = await overHttp();
+console.log(`\nresults: ${writeResults('decide', results)}`);

@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI = fileURLToPath(new URL('../../../gateway/dist/cli/main.js', import.meta.url));
+
+export interface SpawnedGateway {
+  url: string;
+  dataDir: string;
+  adminToken: string;
+  pid: number;
+  /** Time from spawn to the "listening" line, ms. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+/** Runs `aduana gateway` in its own process (as users do), on ephemeral ports and a fresh data dir. */
+export async function spawnGateway(env: Record<string, string> = {}): Promise<SpawnedGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aduana-bench-'));
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(process.execPath, [CLI, 'gateway'], {
+    env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'warn', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/API and proxy on (http:\/\/[\d.:]+)/);
+      if (m) resolve(m[1] as string);
+    });
+    child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${out}`)));
+  });
+  const startupMs = performance.now() - t0;
+  const adminToken = readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8').trim();
+  return {
+    url,
+    dataDir,
+    adminToken,
+    pid: child.pid as number,
+    startupMs,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

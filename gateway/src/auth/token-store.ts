@@ -1,0 +1,78 @@
+import { generateToken, hashToken, newId } from '@aduana/shared';
+import type { GatewayStore } from '../storage/gateway-store.js';
+import type { Role } from './principal.js';
+
+/** A stored PAT: the secret itself is never stored, only its SHA-256 (the key). */
+export interface TokenRecord {
+  id: string;
+  tenant_id: string;
+  name: string;
+  role: Role;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  last4: string;
+}
+
+export type TokenView = Omit<TokenRecord, never>;
+
+export interface CreatedToken {
+  token: string;
+  record: TokenRecord;
+}
+
+export class TokenStore {
+  constructor(private readonly store: GatewayStore) {}
+
+  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string }): Promise<CreatedToken> {
+    const token = generateToken('pat');
+    const now = Date.now();
+    const record: TokenRecord = {
+      id: newId('tok'),
+      tenant_id: opts.tenantId,
+      name: opts.name,
+      role: opts.role,
+      user_id: opts.userId ?? '',
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + opts.expiresInDays * 86_400_000).toISOString(),
+      revoked_at: null,
+      last4: token.slice(-4),
+    };
+    const hash = hashToken(token);
+    await this.store.root.transaction(() => {
+      this.store.tokens.put(hash, record);
+      this.store.tokenIds.put(record.id, hash);
+    });
+    return { token, record };
+  }
+
+  /** The record of a presented token (by hash); undefined when unknown. */
+  findByToken(token: string): TokenRecord | undefined {
+    return this.store.tokens.get(hashToken(token)) as TokenRecord | undefined;
+  }
+
+  get(id: string): TokenRecord | undefined {
+    const hash = this.store.tokenIds.get(id) as string | undefined;
+    return hash ? (this.store.tokens.get(hash) as TokenRecord | undefined) : undefined;
+  }
+
+  list(tenantId?: string): TokenRecord[] {
+    const out: TokenRecord[] = [];
+    for (const { value } of this.store.tokens.getRange()) {
+      const r = value as TokenRecord;
+      if (!tenantId || r.tenant_id === tenantId) out.push(r);
+    }
+    return out.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** Revokes a token; false when there is none with that id (in that tenant, when given). */
+  async revoke(id: string, tenantId?: string): Promise<boolean> {
+    const hash = this.store.tokenIds.get(id) as string | undefined;
+    if (!hash) return false;
+    const rec = this.store.tokens.get(hash) as TokenRecord | undefined;
+    if (!rec || (tenantId && rec.tenant_id !== tenantId)) return false;
+    if (!rec.revoked_at) await this.store.tokens.put(hash, { ...rec, revoked_at: new Date().toISOString() });
+    return true;
+  }
+}

@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { loadGatewayConfig } from '../config.js';
+import { openGatewayStore } from '../storage/gateway-store.js';
+import { TenantStore } from '../tenants/tenant-store.js';
+import { TokenStore } from '../auth/token-store.js';
+import { isRole, ROLES } from '../auth/principal.js';
+import { isPlan, PLAN_NAMES } from '../tenants/plans.js';
+
+function fail(message: string): number {
+  process.stderr.write(`aduana: ${message}\n`);
+  return 2;
+}
+
+/** `aduana tenant …` and `aduana token …`: straight on the LMDB store (safe beside a running gateway). */
+export async function runAdminCommand(group: 'tenant' | 'token', argv: string[]): Promise<number> {
+  const config = loadGatewayConfig();
+  const store = openGatewayStore(config.dataDir);
+  try {
+    return group === 'tenant' ? await tenantCommand(new TenantStore(store), argv) : await tokenCommand(new TenantStore(store), new TokenStore(store), argv, config.patTtlDays);
+  } finally {
+    await store.close();
+  }
+}
+
+async function tenantCommand(tenants: TenantStore, argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'list') {
+    for (const t of tenants.list()) process.stdout.write(`${t.id}\t${t.plan}\t${t.created_at}\n`);
+    return 0;
+  }
+  if (sub !== 'create') return fail('usage: aduana tenant create NAME [--plan P] | aduana tenant list');
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { plan: { type: 'string', default: 'community' } } });
+  const name = positionals[0];
+  if (!name) return fail('tenant create: NAME is required');
+  if (!isPlan(values.plan)) return fail(`tenant create: --plan must be one of ${PLAN_NAMES.join(', ')}`);
+  let rec;
+  try {
+    rec = await tenants.create(name, values.plan);
+  } catch (err) {
+    return fail(`tenant create: ${(err as Error).message}`);
+  }
+  if (!rec) return fail(`tenant create: tenant "${name}" already exists`);
+  process.stdout.write(`${JSON.stringify(rec)}\n`);
+  return 0;
+}
+
+async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: string[], defaultDays: number): Promise<number> {
+  const [sub, ...rest] = argv;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' } },
+  });
+  switch (sub) {
+    case 'create': {
+      if (!values.tenant || !tenants.get(values.tenant)) return fail(`token create: --tenant must name an existing tenant`);
+      if (!isRole(values.role)) return fail(`token create: --role must be one of ${ROLES.join(', ')}`);
+      const days = values['expires-in-days'] === undefined ? defaultDays : Number(values['expires-in-days']);
+      if (!Number.isInteger(days) || days < 1 || days > 3650) return fail('token create: --expires-in-days must be an integer from 1 to 3650');
+      const { token, record } = await tokens.create({ tenantId: values.tenant, role: values.role, name: values.name ?? `${values.role} token`, expiresInDays: days });
+      process.stdout.write(`${token}\n`);
+      process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}, expires ${record.expires_at} (the token is shown only this once)\n`);
+      return 0;
+    }
+    case 'list':
+      for (const t of tokens.list(values.tenant)) {
+        const state = t.revoked_at ? 'revoked' : Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
+        process.stdout.write(`${t.id}\t${t.tenant_id}\t${t.role}\t${state}\t…${t.last4}\t${t.expires_at}\t${t.name}\n`);
+      }
+      return 0;
+    case 'revoke': {
+      const id = positionals[0];
+      if (!id) return fail('token revoke: ID is required');
+      if (!(await tokens.revoke(id))) return fail(`token revoke: no token ${id}`);
+      process.stdout.write(`revoked ${id}\n`);
+      return 0;
+    }
+    default:
+      return fail('usage: aduana token create|list|revoke …');
+  }
+}

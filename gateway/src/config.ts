@@ -1,0 +1,42 @@
+import { loadConfig, type ConfigValues } from '@aduana/shared';
+
+/** Every gateway setting: env name, type, default. Read and validated once at start (DESIGN.md). */
+export const GATEWAY_CONFIG = {
+  host: { env: 'HOST', type: 'string', default: '127.0.0.1', description: 'address the gateway and auth service bind to' },
+  port: { env: 'GATEWAY_PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, description: 'governance API and proxy port (0 = ephemeral)' },
+  authPort: { env: 'AUTH_PORT', type: 'integer', default: 8081, minimum: 0, maximum: 65535, description: 'authentication service port (0 = ephemeral)' },
+  dataDir: { env: 'DATA_DIR', type: 'string', default: './data', description: 'directory of the LMDB environments and bootstrap secrets' },
+  logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
+  apiBodyLimit: { env: 'API_BODY_LIMIT', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'largest governance API body, bytes (413 past it)' },
+  proxyBodyLimit: { env: 'PROXY_BODY_LIMIT', type: 'integer', default: 10 * 1024 * 1024, minimum: 1024, description: 'largest proxy body, bytes (413 past it)' },
+  listDefaultLimit: { env: 'LIST_DEFAULT_LIMIT', type: 'integer', default: 50, minimum: 1, maximum: 500, description: 'default `limit` of list endpoints' },
+  listMaxLimit: { env: 'LIST_MAX_LIMIT', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'largest accepted `limit` of list endpoints' },
+  batchMaxEvents: { env: 'BATCH_MAX_EVENTS', type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'largest event batch (413 past it)' },
+  upstreamBaseUrl: { env: 'UPSTREAM_BASE_URL', type: 'string', default: 'https://api.openai.com/v1', description: 'LLM provider base URL the proxy forwards to' },
+  upstreamApiKey: { env: 'UPSTREAM_API_KEY', type: 'string', default: '', description: 'provider key held by the sidecar (used when the caller sends none)' },
+  upstreamTimeoutMs: { env: 'UPSTREAM_TIMEOUT_MS', type: 'integer', default: 120_000, minimum: 100, description: 'time allowed for the upstream to answer (headers), ms' },
+  upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
+  ledgerGroupCommitMs: { env: 'LEDGER_GROUP_COMMIT_MS', type: 'integer', default: 5, minimum: 0, maximum: 1000, description: 'window within which proxy/decision ledger entries are group-committed, ms' },
+  checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
+  checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
+  anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
+  sessionTtlHours: { env: 'SESSION_TTL_HOURS', type: 'integer', default: 12, minimum: 1, description: 'lifetime of a login session' },
+  patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
+  heartbeatIntervalS: { env: 'HEARTBEAT_INTERVAL_S', type: 'integer', default: 30, minimum: 1, description: 'expected agent heartbeat interval' },
+  priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
+  otlpEndpoint: { env: 'OTLP_ENDPOINT', type: 'string', default: '', description: 'OTLP/HTTP JSON endpoint for logs and metrics (empty = disabled)' },
+  sentryDsn: { env: 'SENTRY_DSN', type: 'string', default: '', description: 'Sentry DSN for error envelopes (empty = disabled)' },
+  oidcIssuer: { env: 'OIDC_ISSUER', type: 'string', default: '', description: 'OpenID Connect issuer for /auth/idp (empty = disabled)' },
+  oidcClientId: { env: 'OIDC_CLIENT_ID', type: 'string', default: '', description: 'OIDC client id' },
+  oidcClientSecret: { env: 'OIDC_CLIENT_SECRET', type: 'string', default: '', description: 'OIDC client secret' },
+  quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
+} as const;
+
+export type GatewayConfig = ConfigValues<typeof GATEWAY_CONFIG>;
+
+export function loadGatewayConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: Partial<Record<keyof typeof GATEWAY_CONFIG, string | number | boolean>> = {},
+): GatewayConfig {
+  return loadConfig(GATEWAY_CONFIG, env, overrides);
+}

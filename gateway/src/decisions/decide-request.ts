@@ -1,0 +1,69 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { GatewayError } from '../errors.js';
+import { describeAjvError } from '../policy/validate-policy.js';
+
+/** The spec's DecideRequest. */
+export interface DecideRequest {
+  agent_id: string;
+  tenant_id?: string;
+  action: { type: string; target?: string; method?: string; payload?: Record<string, unknown> };
+  context?: { session_id?: string; risk_budget?: number };
+}
+
+const STR = { type: 'string', maxLength: 4096 };
+
+const SCHEMA = {
+  type: 'object',
+  required: ['agent_id', 'action'],
+  properties: {
+    agent_id: { type: 'string', minLength: 1, maxLength: 256 },
+    tenant_id: { type: 'string', minLength: 1, maxLength: 64 },
+    action: {
+      type: 'object',
+      required: ['type'],
+      properties: { type: { type: 'string', minLength: 1, maxLength: 256 }, target: STR, method: { type: 'string', maxLength: 32 }, payload: { type: 'object' } },
+    },
+    context: {
+      type: 'object',
+      properties: { session_id: { type: 'string', maxLength: 256 }, risk_budget: { type: 'number', minimum: 0 } },
+    },
+  },
+};
+
+export class DecideRequestValidator {
+  readonly #validate: ValidateFunction = new Ajv({ allErrors: false }).compile(SCHEMA);
+
+  parse(body: unknown): DecideRequest {
+    if (!this.#validate(body)) throw new GatewayError('invalid_request', describeAjvError(this.#validate.errors, ''));
+    return body as DecideRequest;
+  }
+}
+
+/**
+ * The text content filters, entropy and PII checks read for an action: its type, method and target and every string
+ * in its payload, joined by newlines. Iterative (bodies are depth-capped at parse time anyway) and capped in total.
+ */
+export function actionText(req: DecideRequest, maxChars = 1 << 20): string {
+  const parts: string[] = [req.action.type];
+  if (req.action.method) parts.push(req.action.method);
+  if (req.action.target) parts.push(req.action.target);
+  if (req.action.payload) collectStrings(req.action.payload, parts, maxChars);
+  return parts.join('\n');
+}
+
+export function collectStrings(root: unknown, out: string[], maxChars: number): void {
+  let total = 0;
+  const stack: unknown[] = [root];
+  while (stack.length > 0 && total < maxChars) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      out.push(v);
+      total += v.length;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      const vals = Object.values(v as Record<string, unknown>);
+      for (let i = vals.length - 1; i >= 0; i--) stack.push(vals[i]);
+    }
+  }
+}

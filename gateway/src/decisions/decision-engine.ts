@@ -1,0 +1,87 @@
+import { performance } from 'node:perf_hooks';
+import { newId } from '@aduana/shared';
+import type { Principal } from '../auth/principal.js';
+import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
+import type { Evaluation } from '../policy/evaluation.js';
+import type { DecisionStore } from './decision-store.js';
+import { actionText, type DecideRequest } from './decide-request.js';
+
+/** The spec's Decision envelope. */
+export interface DecisionEnvelope {
+  decision_id: string;
+  execution_status: Evaluation['verdict'];
+  risk_score: number;
+  latency_ms: number;
+  trace_id: string;
+  tenant_id: string;
+  policies_evaluated?: number;
+  timestamp: string;
+}
+
+export interface DecideOutcome {
+  envelope: DecisionEnvelope;
+  evaluation: Evaluation;
+  policyLabel: string;
+}
+
+/** Agent risk budgets, from the agent registry (null when the agent has none). */
+export type AgentBudgetLookup = (tenantId: string, agentId: string) => number | null;
+
+/**
+ * `POST /v1/decide`: evaluates an intended action with the tenant's compiled policy set and records the decision.
+ * The record is queued for LMDB's next batched commit; the answer does not wait for the disk.
+ */
+export class DecisionEngine {
+  constructor(
+    private readonly runtimes: TenantRuntimes,
+    private readonly decisions: DecisionStore,
+    private readonly agentBudget: AgentBudgetLookup,
+  ) {}
+
+  decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, eventType = 'decision'): DecideOutcome {
+    const tenantId = principal.tenantId;
+    const set = this.runtimes.policySet(tenantId);
+    const now = Date.now();
+    const evaluation = set.evaluate(
+      {
+        tenantId,
+        agentId: req.agent_id,
+        sessionId: req.context?.session_id ?? '',
+        riskBudget: req.context?.risk_budget ?? null,
+        agentRiskBudget: this.agentBudget(tenantId, req.agent_id),
+        text: actionText(req),
+        now,
+      },
+      this.runtimes.state(tenantId),
+    );
+    const decisionId = newId('dec');
+    const timestamp = new Date(now).toISOString();
+    const envelope: DecisionEnvelope = {
+      decision_id: decisionId,
+      execution_status: evaluation.verdict,
+      risk_score: evaluation.riskScore,
+      latency_ms: 0,
+      trace_id: traceId,
+      tenant_id: tenantId,
+      policies_evaluated: evaluation.policiesEvaluated,
+      timestamp,
+    };
+    void this.decisions.record({
+      decision_id: decisionId,
+      tenant_id: tenantId,
+      agent_id: req.agent_id,
+      execution_status: evaluation.verdict,
+      risk_score: evaluation.riskScore,
+      event_type: eventType,
+      trace_id: traceId,
+      created_at: timestamp,
+      rule: evaluation.rule,
+      policy_version: set.label,
+      policies_evaluated: evaluation.policiesEvaluated,
+      triggered: evaluation.triggered,
+      resolution: null,
+    });
+    envelope.latency_ms = Math.round((performance.now() - startedAt) * 1000) / 1000;
+    return { envelope, evaluation, policyLabel: set.label };
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The gateway's one error registry. Every error the governance API, the proxy and the authentication service answer
+ * with is listed here, and `toEnvelope` is the only place that turns one into the wire format of the spec:
+ * `{error: {code, type, message, rule, traceId}}` (code = HTTP status; rule = '' when no rule applies).
+ */
+export const ERRORS = {
+  invalid_json: { status: 400, type: 'invalid_request', message: 'request body is not valid JSON' },
+  invalid_request: { status: 400, type: 'invalid_request', message: 'request is invalid' },
+  missing_agent_id: { status: 400, type: 'invalid_request', message: 'x-svc-agent-id header is required' },
+  unauthenticated: { status: 401, type: 'authentication_error', message: 'missing or invalid Authorization header' },
+  token_expired: { status: 401, type: 'authentication_error', message: 'token has expired' },
+  token_revoked: { status: 401, type: 'authentication_error', message: 'token has been revoked' },
+  invalid_credentials: { status: 401, type: 'authentication_error', message: 'invalid email or password' },
+  missing_scope: { status: 403, type: 'permission_denied', message: 'token lacks the required scope' },
+  tenant_mismatch: { status: 403, type: 'permission_denied', message: 'tenant does not match the token' },
+  policy_violation: { status: 403, type: 'svc_policy_violation', message: 'request blocked by policy' },
+  not_found: { status: 404, type: 'not_found', message: 'resource not found' },
+  route_not_found: { status: 404, type: 'not_found', message: 'no such route' },
+  method_not_allowed: { status: 405, type: 'invalid_request', message: 'method not allowed on this route' },
+  conflict: { status: 409, type: 'invalid_request', message: 'resource is not in a state that allows this' },
+  payload_too_large: { status: 413, type: 'payload_too_large', message: 'request body is too large' },
+  unsupported_media_type: { status: 415, type: 'invalid_request', message: 'request body must be application/json' },
+  rate_limited: { status: 429, type: 'rate_limit_exceeded', message: 'rate limit exceeded' },
+  internal: { status: 500, type: 'internal_error', message: 'internal server error' },
+  upstream_error: { status: 502, type: 'upstream_error', message: 'upstream returned a broken answer' },
+  upstream_unavailable: { status: 503, type: 'upstream_unavailable', message: 'upstream LLM provider unavailable' },
+  shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly type: string;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** The rule (policy id) that caused it, for policy blocks. */
+    readonly rule = '',
+    /** Extra response headers (Retry-After, …). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    const def = ERRORS[code];
+    super(message ?? def.message);
+    this.name = 'GatewayError';
+    this.status = def.status;
+    this.type = def.type;
+  }
+}
+
+export interface ErrorEnvelope {
+  error: { code: number; type: string; message: string; rule: string; traceId: string };
+}
+
+/** Wire format of any thrown value; unknown errors become a 500 whose message reveals nothing internal. */
+export function toEnvelope(err: unknown, traceId: string): { status: number; body: ErrorEnvelope; headers?: Readonly<Record<string, string>> } {
+  const e = err instanceof GatewayError ? err : new GatewayError('internal');
+  const out: { status: number; body: ErrorEnvelope; headers?: Readonly<Record<string, string>> } = {
+    status: e.status,
+    body: { error: { code: e.status, type: e.type, message: e.message, rule: e.rule, traceId } },
+  };
+  if (e.headers) out.headers = e.headers;
+  return out;
+}

@@ -1,0 +1,32 @@
+import type { Logger } from '@aduana/shared';
+import type { GatewayConfig } from './config.js';
+import type { GatewayStore } from './storage/gateway-store.js';
+import type { TenantStore } from './tenants/tenant-store.js';
+import type { TokenStore } from './auth/token-store.js';
+import type { SessionStore } from './auth/session-store.js';
+import type { Authenticator } from './auth/authenticate.js';
+import type { PolicyStore } from './policy/policy-store.js';
+import type { PolicyValidator } from './policy/validate-policy.js';
+import type { TenantRuntimes } from './runtime/tenant-runtime.js';
+import type { DecisionStore, DecisionRecord } from './decisions/decision-store.js';
+import type { DecisionEngine } from './decisions/decision-engine.js';
+import type { DecideRequestValidator } from './decisions/decide-request.js';
+
+/** Everything route modules need, built once at start by createGateway. */
+export interface GatewayDeps {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly store: GatewayStore;
+  readonly tenants: TenantStore;
+  readonly tokens: TokenStore;
+  readonly sessions: SessionStore;
+  readonly authenticator: Authenticator;
+  readonly policies: PolicyStore;
+  readonly policyValidator: PolicyValidator;
+  readonly runtimes: TenantRuntimes;
+  readonly decisions: DecisionStore;
+  readonly engine: DecisionEngine;
+  readonly decideValidator: DecideRequestValidator;
+  /** Called after a held decision is resolved (the ledger records it). */
+  onDecisionResolved(d: DecisionRecord): Promise<void>;
+}

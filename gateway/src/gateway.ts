@@ -1,0 +1,113 @@
+import { mkdirSync } from 'node:fs';
+import { createLogger, type Logger } from '@aduana/shared';
+import { loadGatewayConfig, type GatewayConfig } from './config.js';
+import { openGatewayStore } from './storage/gateway-store.js';
+import { TenantStore } from './tenants/tenant-store.js';
+import { TokenStore } from './auth/token-store.js';
+import { SessionStore } from './auth/session-store.js';
+import { Authenticator } from './auth/authenticate.js';
+import { PolicyStore } from './policy/policy-store.js';
+import { PolicyValidator } from './policy/validate-policy.js';
+import { TenantRuntimes } from './runtime/tenant-runtime.js';
+import { DecisionStore } from './decisions/decision-store.js';
+import { DecisionEngine } from './decisions/decision-engine.js';
+import { DecideRequestValidator } from './decisions/decide-request.js';
+import { HttpServer } from './http/server.js';
+import { registerPolicyRoutes } from './routes/policies-routes.js';
+import { registerDecisionRoutes } from './routes/decision-routes.js';
+import { registerHealthRoutes } from './routes/health-routes.js';
+import { registerAuthRoutes } from './auth-service/auth-routes.js';
+import { bootstrap } from './tenants/bootstrap.js';
+import type { GatewayDeps } from './gateway-deps.js';
+
+export interface RunningGateway {
+  /** http://host:port of the governance API and proxy. */
+  readonly url: string;
+  /** http://host:port of the authentication service. */
+  readonly authUrl: string;
+  readonly deps: GatewayDeps;
+  /** The admin token, when this start bootstrapped an empty data dir. */
+  readonly bootstrapToken: string | null;
+  /** Stops accepting, finishes in-flight requests, flushes LMDB. */
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  config?: GatewayConfig;
+  logger?: Logger;
+}
+
+/** Builds every part once (stores, validators, compiled schemas), registers routes, listens. */
+export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
+  const config = options.config ?? loadGatewayConfig();
+  const logger = options.logger ?? createLogger('aduana-gateway', { level: config.logLevel });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const store = openGatewayStore(config.dataDir);
+  const tenants = new TenantStore(store);
+  const tokens = new TokenStore(store);
+  const policies = new PolicyStore(store);
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters);
+  const decisions = new DecisionStore(store);
+  const authenticator = new Authenticator(store);
+  const deps: GatewayDeps = {
+    config,
+    logger,
+    store,
+    tenants,
+    tokens,
+    sessions: new SessionStore(store),
+    authenticator,
+    policies,
+    policyValidator: new PolicyValidator(),
+    runtimes,
+    decisions,
+    engine: new DecisionEngine(runtimes, decisions, () => null),
+    decideValidator: new DecideRequestValidator(),
+    onDecisionResolved: async () => {},
+  };
+
+  const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
+
+  const access = {
+    authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
+    admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
+  };
+  const api = new HttpServer({ logger, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
+  registerHealthRoutes(api, deps);
+  registerPolicyRoutes(api, deps);
+  registerDecisionRoutes(api, deps);
+  api.finish();
+
+  const auth = new HttpServer({ logger, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  registerAuthRoutes(auth, deps);
+  auth.finish();
+
+  let port: number;
+  let authPort: number;
+  try {
+    port = await api.listen(config.host, config.port);
+    authPort = await auth.listen(config.host, config.authPort);
+  } catch (err) {
+    await api.close(0);
+    await store.close();
+    throw err;
+  }
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.info({ port, authPort, dataDir: config.dataDir }, 'gateway listening');
+
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    authUrl: `http://${host}:${authPort}`,
+    deps,
+    bootstrapToken: boot?.adminToken ?? null,
+    close() {
+      closing ??= (async () => {
+        await Promise.all([api.close(), auth.close()]);
+        await store.close();
+        logger.info('gateway stopped');
+      })();
+      return closing;
+    },
+  };
+}

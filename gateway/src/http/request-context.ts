@@ -1,0 +1,66 @@
+import type { HttpResponse } from 'uWebSockets.js';
+import type { TraceContext } from '@aduana/shared';
+import type { Principal } from '../auth/principal.js';
+
+/**
+ * Everything a request carries through the stages. uWS's HttpRequest is only valid during the synchronous part of the
+ * handler, so what later stages need is copied here up front. All fields are declared (and initialised) in the class
+ * so that V8 gives every context one hidden class.
+ */
+export class RequestContext {
+  res: HttpResponse;
+  method: string;
+  url: string;
+  rawQuery: string;
+  params: string[];
+  authorization: string;
+  contentType: string;
+  contentLength: number;
+  agentId: string;
+  forwardedAuthorization: string;
+  remoteAddress: string;
+  trace: TraceContext;
+  /** performance.now() at arrival: the start of governance time. */
+  startedAt: number;
+  principal: Principal | null;
+  body: unknown;
+  rawBody: Buffer | null;
+  aborted: boolean;
+  responded: boolean;
+  /** Called once if the client goes away before we answered (the proxy aborts its upstream request here). */
+  onAbort: (() => void) | null;
+
+  constructor(res: HttpResponse, trace: TraceContext, startedAt: number) {
+    this.res = res;
+    this.method = '';
+    this.url = '';
+    this.rawQuery = '';
+    this.params = [];
+    this.authorization = '';
+    this.contentType = '';
+    this.contentLength = -1;
+    this.agentId = '';
+    this.forwardedAuthorization = '';
+    this.remoteAddress = '';
+    this.trace = trace;
+    this.startedAt = startedAt;
+    this.principal = null;
+    this.body = undefined;
+    this.rawBody = null;
+    this.aborted = false;
+    this.responded = false;
+    this.onAbort = null;
+  }
+
+  #query: URLSearchParams | null = null;
+  /** Parsed lazily: most routes never read the query. */
+  get query(): URLSearchParams {
+    return (this.#query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /** The authenticated principal; only called by handlers of routes that require authentication. */
+  get auth(): Principal {
+    if (!this.principal) throw new Error('route handler ran without authentication');
+    return this.principal;
+  }
+}

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request } from 'undici';
+import { createLogger } from '@aduana/shared';
+import { GatewayError } from '../errors.js';
+import { HttpServer } from './server.js';
+
+let server: HttpServer;
+let base: string;
+
+beforeAll(async () => {
+  const denyAll = {
+    authenticate: () => {
+      throw new GatewayError('unauthenticated');
+    },
+    admit: () => {},
+  };
+  server = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: denyAll, defaultMaxBody: 1024, serviceName: 'test' });
+  server.route('get', '/boom', { scope: null, body: 'none' }, () => {
+    throw new TypeError('cannot read properties of undefined (secret internals)');
+  });
+  server.route('get', '/async-boom', { scope: null, body: 'none' }, async () => {
+    await new Promise((r) => setTimeout(r, 1));
+    throw new RangeError('late failure');
+  });
+  server.route('post', '/echo', { scope: null, body: 'json' }, (ctx) => ({ status: 200, body: { got: ctx.body } }));
+  server.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
+  server.finish();
+  base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
+});
+afterAll(() => server.close(0));
+
+async function get(path: string, init: Parameters<typeof request>[1] = {}) {
+  const res = await request(`${base}${path}`, init);
+  return { status: res.statusCode, body: (await res.body.json()) as { error?: { code: number; type: string; message: string; traceId: string }; got?: unknown } };
+}
+
+describe('HttpServer', () => {
+  it('turns an unexpected exception into a 500 envelope that reveals nothing, and keeps serving', async () => {
+    for (const path of ['/boom', '/async-boom']) {
+      const r = await get(path);
+      expect(r.status).toBe(500);
+      expect(r.body.error).toMatchObject({ code: 500, type: 'internal_error', message: 'internal server error', rule: '' });
+      expect(r.body.error?.message).not.toContain('secret');
+    }
+    const ok = await get('/echo', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+    expect(ok).toEqual({ status: 200, body: { got: { a: 1 } } });
+  });
+
+  it('caps bodies at the configured size', async () => {
+    const r = await get('/echo', { method: 'POST', body: JSON.stringify({ a: 'x'.repeat(2000) }) });
+    expect(r.status).toBe(413);
+    expect(r.body.error?.type).toBe('payload_too_large');
+  });
+
+  it('authenticates scoped routes before running them', async () => {
+    expect((await get('/private')).status).toBe(401);
+  });
+
+  it('finishes in-flight requests on close', async () => {
+    const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
+    s.route('get', '/slow', { scope: null, body: 'none' }, async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      return { status: 200, body: { done: true } };
+    });
+    s.finish();
+    const port = await s.listen('127.0.0.1', 0);
+    const pending = request(`http://127.0.0.1:${port}/slow`).then(async (r) => ({ status: r.statusCode, body: await r.body.json() }));
+    await new Promise((r) => setTimeout(r, 50));
+    await s.close(5000);
+    expect(await pending).toEqual({ status: 200, body: { done: true } });
+  });
+});

@@ -1,0 +1,240 @@
+import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import { performance } from 'node:perf_hooks';
+import { traceFrom, type Logger } from '@aduana/shared';
+import { GatewayError, toEnvelope } from '../errors.js';
+import type { Principal, Scope } from '../auth/principal.js';
+import { hasScope } from '../auth/principal.js';
+import { RequestContext } from './request-context.js';
+import { readBody } from './read-body.js';
+import { parseJsonBody } from './json-body.js';
+import { statusLine } from './status-text.js';
+
+export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+
+export interface Reply {
+  status: number;
+  /** Serialised as JSON unless `raw` is given. */
+  body?: unknown;
+  raw?: string | Buffer;
+  contentType?: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Returned by a handler that answered on `ctx.res` itself (streams). */
+export const HANDLED = Symbol('handled');
+export type HandlerResult = Reply | typeof HANDLED;
+export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerResult>;
+
+export interface RouteOptions {
+  /** Scope required; null for a public route. */
+  scope: Scope | null;
+  /** 'json' parses the body (400 on bad JSON); 'raw' keeps the bytes; 'none' reads nothing. */
+  body: 'json' | 'raw' | 'none';
+  /** Body cap in bytes (413 past it). */
+  maxBody?: number;
+}
+
+/** What the server needs to turn a bearer token into a principal and to apply the tenant's plan limit. */
+export interface AccessControl {
+  authenticate(ctx: RequestContext): Principal;
+  /** Throws a 429 GatewayError when the tenant is over its plan. */
+  admit(principal: Principal): void;
+}
+
+export interface ServerOptions {
+  logger: Logger;
+  access: AccessControl;
+  defaultMaxBody: number;
+  /** Header names (lower case) copied from every request for handlers that forward them. */
+  serviceName: string;
+}
+
+const JSON_TYPE = 'application/json';
+
+type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
+const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: UwsHandler) => void> = {
+  get: (app, p, h) => app.get(p, h),
+  post: (app, p, h) => app.post(p, h),
+  put: (app, p, h) => app.put(p, h),
+  delete: (app, p, h) => app.del(p, h),
+  patch: (app, p, h) => app.patch(p, h),
+};
+const HEADER_TRACE = 'x-svc-trace-id';
+
+/**
+ * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
+ * that reads the body with a cap, authenticates, admits against the plan, runs the handler and writes the reply
+ * corked. Every error, thrown anywhere, goes through `toEnvelope` (errors.ts), so the wire format lives in one place.
+ */
+export class HttpServer {
+  readonly app: TemplatedApp;
+  #listenSocket: us_listen_socket | null = null;
+  #inFlight = 0;
+  #draining = false;
+  #drained: (() => void) | null = null;
+  readonly #opts: ServerOptions;
+  readonly #routes = new Map<string, Set<Method>>();
+
+  constructor(opts: ServerOptions) {
+    this.#opts = opts;
+    this.app = App();
+  }
+
+  route(method: Method, pattern: string, options: RouteOptions, handler: Handler): this {
+    const methods = this.#routes.get(pattern) ?? new Set<Method>();
+    methods.add(method);
+    this.#routes.set(pattern, methods);
+    const paramCount = (pattern.match(/\/:/g) ?? []).length;
+    const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
+    const register = METHOD_REGISTRARS[method];
+    register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
+      const ctx = this.#begin(res, req, method, paramCount);
+      if (options.body === 'none') {
+        void this.#run(ctx, options, handler);
+        return;
+      }
+      readBody(res, maxBody, ctx.contentLength).then(
+        (raw) => {
+          ctx.rawBody = raw;
+          return this.#run(ctx, options, handler);
+        },
+        (err: unknown) => this.fail(ctx, err),
+      );
+    });
+    return this;
+  }
+
+  /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
+  finish(): this {
+    this.app.any('/*', (res, req) => {
+      const ctx = this.#begin(res, req, 'get', 0);
+      const known = this.#matchesKnownPath(ctx.url);
+      this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+    });
+    return this;
+  }
+
+  #matchesKnownPath(url: string): boolean {
+    const segs = url.split('/');
+    for (const pattern of this.#routes.keys()) {
+      const p = pattern.split('/');
+      if (p.length !== segs.length) continue;
+      if (p.every((s, i) => s.startsWith(':') || s === segs[i])) return true;
+    }
+    return false;
+  }
+
+  #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number): RequestContext {
+    const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
+    this.#inFlight++;
+    ctx.method = method;
+    ctx.url = req.getUrl();
+    ctx.rawQuery = req.getQuery() ?? '';
+    for (let i = 0; i < paramCount; i++) ctx.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
+    ctx.authorization = req.getHeader('authorization');
+    ctx.contentType = req.getHeader('content-type');
+    const cl = req.getHeader('content-length');
+    ctx.contentLength = cl === '' ? -1 : Number(cl);
+    ctx.agentId = req.getHeader('x-svc-agent-id');
+    ctx.forwardedAuthorization = req.getHeader('x-forwarded-authorization');
+    res.onAborted(() => {
+      ctx.aborted = true;
+      if (!ctx.responded) {
+        ctx.responded = true;
+        this.#done();
+      }
+      ctx.onAbort?.();
+    });
+    return ctx;
+  }
+
+  async #run(ctx: RequestContext, options: RouteOptions, handler: Handler): Promise<void> {
+    try {
+      if (this.#draining) throw new GatewayError('shutting_down');
+      if (options.scope !== null) {
+        const principal = this.#opts.access.authenticate(ctx);
+        ctx.principal = principal;
+        if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
+        this.#opts.access.admit(principal);
+      }
+      if (options.body === 'json' && ctx.rawBody) ctx.body = parseJsonBody(ctx.rawBody);
+      const result = await handler(ctx);
+      if (result !== HANDLED) this.reply(ctx, result);
+    } catch (err) {
+      this.fail(ctx, err);
+    }
+  }
+
+  /** Writes a reply (corked). A no-op when the client already left or a reply was written. */
+  reply(ctx: RequestContext, r: Reply): void {
+    if (ctx.responded) return;
+    ctx.responded = true;
+    const payload = r.raw ?? (r.body === undefined ? '' : JSON.stringify(r.body));
+    const type = r.contentType ?? (r.raw === undefined && r.body !== undefined ? JSON_TYPE : '');
+    ctx.res.cork(() => {
+      const res = ctx.res;
+      res.writeStatus(statusLine(r.status));
+      res.writeHeader(HEADER_TRACE, ctx.trace.traceId);
+      if (type) res.writeHeader('content-type', type);
+      if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
+      if (r.status === 204) res.endWithoutBody();
+      else res.end(payload);
+    });
+    this.#done();
+  }
+
+  /** The one error path: any thrown value becomes the spec's envelope; unexpected ones are logged (no bodies). */
+  fail(ctx: RequestContext, err: unknown, extraHeaders?: Readonly<Record<string, string>>): void {
+    if (!(err instanceof GatewayError)) {
+      this.#opts.logger.error({ err, url: ctx.url, traceId: ctx.trace.traceId }, 'unexpected error');
+    }
+    const env = toEnvelope(err, ctx.trace.traceId);
+    const headers = env.headers || extraHeaders ? { ...env.headers, ...extraHeaders } : undefined;
+    this.reply(ctx, headers ? { status: env.status, body: env.body, headers } : { status: env.status, body: env.body });
+  }
+
+  /** Marks a request finished that a handler answered itself (HANDLED). */
+  complete(ctx: RequestContext): void {
+    if (ctx.responded) return;
+    ctx.responded = true;
+    this.#done();
+  }
+
+  #done(): void {
+    this.#inFlight--;
+    if (this.#draining && this.#inFlight === 0) this.#drained?.();
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.app.listen(host, port, (socket) => {
+        if (!socket) return reject(new Error(`${this.#opts.serviceName}: cannot listen on ${host}:${port}`));
+        this.#listenSocket = socket;
+        resolve(us_socket_local_port(socket as unknown as Parameters<typeof us_socket_local_port>[0]));
+      });
+    });
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes every socket. */
+  async close(graceMs = 10_000): Promise<void> {
+    this.#draining = true;
+    if (this.#listenSocket) {
+      us_listen_socket_close(this.#listenSocket);
+      this.#listenSocket = null;
+    }
+    if (this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        this.#drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.app.close();
+  }
+
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+}

@@ -1,0 +1,237 @@
+import RE2 from 're2';
+import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/index.js';
+import { combineRisk } from './risk.js';
+import { maxTokenEntropy } from './entropy.js';
+import { hit, periodKey, type TenantState } from './tenant-state.js';
+import { VERDICT_RANK, verdictOf, type PolicyAction, type PolicyRecord, type PolicyType, type RulesByType, type Verdict } from './types.js';
+import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
+
+type RE2Set = InstanceType<typeof RE2.Set>;
+
+/** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
+type Check =
+  | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
+  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number }
+  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month' };
+
+interface PatternOwner {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+}
+
+interface PiiPolicy {
+  id: string;
+  risk: number;
+  action: 'REDACT' | 'DENY';
+  entities: ReadonlySet<string>;
+}
+
+interface BondPolicy {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+  defaultBudget: number | null;
+}
+
+/** A content-filter target compiled into one RE2.Set: one scan finds every pattern of every policy that matches. */
+class PatternSet {
+  readonly set: RE2Set | null;
+  readonly owners: PatternOwner[];
+  constructor(entries: { pattern: string; owner: PatternOwner; ci: boolean }[]) {
+    this.owners = entries.map((e) => e.owner);
+    this.set = entries.length ? new RE2.Set(entries.map((e) => (e.ci ? `(?i)${e.pattern}` : e.pattern)), 'u') : null;
+  }
+  /** Owners with at least one matching pattern, each once. */
+  matches(text: string, out: PatternOwner[]): void {
+    if (!this.set || text.length === 0) return;
+    const idx = this.set.match(text);
+    for (const i of idx) {
+      const o = this.owners[i] as PatternOwner;
+      if (!out.includes(o)) out.push(o);
+    }
+  }
+}
+
+export interface PolicySet {
+  readonly tenantId: string;
+  readonly version: number;
+  /** Value of `x-svc-policy`. */
+  readonly label: string;
+  /** Enabled policies (what `policies_evaluated` counts). */
+  readonly size: number;
+  /** Redactor for the input, when a REDACT pii policy targets it. */
+  readonly inputRedactor: PiiRedactor | null;
+  /** Redactor for the output (answers, streams included), when a pii policy targets it. */
+  readonly outputRedactor: PiiRedactor | null;
+  readonly hasOutputChecks: boolean;
+  readonly hallucinationShield: { id: string; risk: number; action: PolicyAction } | null;
+  evaluate(input: EvaluationInput, state: TenantState): Evaluation;
+  evaluateOutput(text: string): OutputEvaluation;
+}
+
+const EMPTY_OWNERS: PatternOwner[] = [];
+
+/**
+ * Compiles a tenant's policies into one evaluator. Runs on every policy change (and at first use after start),
+ * never per request: every RE2 pattern, pattern set and PII recognizer is built here.
+ */
+export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[]): PolicySet {
+  const enabled = policies.filter((p) => p.enabled);
+  const checks: Check[] = [];
+  const inFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
+  const outFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
+  const piiIn: PiiPolicy[] = [];
+  const piiOut: PiiPolicy[] = [];
+  const bonds: BondPolicy[] = [];
+  let shield: { id: string; risk: number; action: PolicyAction } | null = null;
+
+  for (const p of enabled) {
+    switch (p.type) {
+      case 'rate_limit': {
+        const r = p.rules as RulesByType['rate_limit'];
+        checks.push({ kind: 'rate', id: p.id, risk: p.risk, action: r.action, limit: r.limit, windowMs: r.window_s * 1000, perAgent: r.scope === 'agent' });
+        break;
+      }
+      case 'content_filter': {
+        const r = p.rules as RulesByType['content_filter'];
+        const owner = { id: p.id, risk: p.risk, action: r.action };
+        for (const pattern of r.patterns) {
+          if (r.target !== 'output') inFilters.push({ pattern, owner, ci: r.case_insensitive });
+          if (r.target !== 'input') outFilters.push({ pattern, owner, ci: r.case_insensitive });
+        }
+        break;
+      }
+      case 'entropy_check': {
+        const r = p.rules as RulesByType['entropy_check'];
+        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits });
+        break;
+      }
+      case 'pii_redaction': {
+        const r = p.rules as RulesByType['pii_redaction'];
+        const pol: PiiPolicy = { id: p.id, risk: p.risk, action: r.action, entities: new Set(r.entities) };
+        if (r.target !== 'output') piiIn.push(pol);
+        if (r.target !== 'input') piiOut.push(pol);
+        break;
+      }
+      case 'bond_enforcement': {
+        const r = p.rules as RulesByType['bond_enforcement'];
+        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget });
+        break;
+      }
+      case 'hallucination_shield': {
+        const r = p.rules as RulesByType['hallucination_shield'];
+        shield ??= { id: p.id, risk: p.risk, action: r.action };
+        break;
+      }
+      case 'budget': {
+        const r = p.rules as RulesByType['budget'];
+        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period });
+        break;
+      }
+    }
+  }
+
+  const inSet = new PatternSet(inFilters);
+  const outSet = new PatternSet(outFilters);
+  const union = (list: PiiPolicy[]) => [...new Set(list.flatMap((p) => [...p.entities]))] as PiiEntity[];
+  const piiInScanner = piiIn.length ? createPiiRedactor(union(piiIn)) : null;
+  const inputRedactor = piiIn.some((p) => p.action === 'REDACT') ? createPiiRedactor(union(piiIn.filter((p) => p.action === 'REDACT'))) : null;
+  const outputRedactor = piiOut.length ? createPiiRedactor(union(piiOut)) : null;
+  const size = enabled.length;
+  const label = `v${version}`;
+
+  function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
+    let verdict: Verdict = 'ALLOW';
+    let rule = '';
+    for (const t of triggered) {
+      const v = verdictOf(t.action);
+      if (VERDICT_RANK[v] > VERDICT_RANK[verdict]) {
+        verdict = v;
+        rule = t.policyId;
+      }
+    }
+    if (verdict === 'ALLOW' && triggered.length > 0) rule = (triggered[0] as Triggered).policyId;
+    return { verdict, rule, riskScore: combineRisk(triggered.map((t) => t.risk)) };
+  }
+
+  return {
+    tenantId,
+    version,
+    label,
+    size,
+    inputRedactor,
+    outputRedactor,
+    hasOutputChecks: outSet.set !== null || outputRedactor !== null || shield !== null,
+    hallucinationShield: shield,
+
+    evaluate(input: EvaluationInput, state: TenantState): Evaluation {
+      const triggered: Triggered[] = [];
+      const text = input.text;
+
+      const owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
+      inSet.matches(text, owners);
+      for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
+
+      for (const c of checks) {
+        if (c.kind === 'rate') {
+          const key = c.perAgent ? `${c.id}\0${input.agentId}` : c.id;
+          const { window, count } = hit(state.windows.get(key), input.now, c.windowMs);
+          state.windows.set(key, window);
+          if (count > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
+        } else if (c.kind === 'entropy') {
+          const h = maxTokenEntropy(text, c.minLength);
+          if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));
+        } else {
+          const spent = state.spend.get(`${input.agentId}\0${periodKey(c.period, input.now)}`) ?? 0;
+          if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `agent spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
+        }
+      }
+
+      let redactInput = false;
+      if (piiInScanner) {
+        const found = piiInScanner.scan(text);
+        if (found.length > 0) {
+          for (const p of piiIn) {
+            const hits = found.filter((m) => p.entities.has(m.entity));
+            if (hits.length === 0) continue;
+            if (p.action === 'REDACT') redactInput = true;
+            const kinds = [...new Set(hits.map((m) => m.entity))].join(', ');
+            triggered.push(trig(p.id, 'pii_redaction', p.action, p.risk, `personal data in input: ${kinds}`));
+          }
+        }
+      }
+
+      if (bonds.length > 0) {
+        const sessionKey = input.sessionId || `agent:${input.agentId}`;
+        const prior = state.sessionRisk.get(sessionKey) ?? 0;
+        const current = combineRisk(triggered.map((t) => t.risk));
+        for (const b of bonds) {
+          const budget = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
+          if (budget !== null && prior + current > budget) {
+            triggered.push(trig(b.id, 'bond_enforcement', b.action, b.risk, `session risk ${(prior + current).toFixed(2)} exceeds budget ${budget}`));
+          }
+        }
+        const { verdict, rule, riskScore } = decide(triggered);
+        if (verdict === 'ALLOW') state.sessionRisk.set(sessionKey, prior + riskScore);
+        return { verdict, rule, riskScore, policiesEvaluated: size, triggered, redactInput };
+      }
+
+      const { verdict, rule, riskScore } = decide(triggered);
+      return { verdict, rule, riskScore, policiesEvaluated: size, triggered, redactInput };
+    },
+
+    evaluateOutput(text: string): OutputEvaluation {
+      const triggered: Triggered[] = [];
+      const owners: PatternOwner[] = [];
+      outSet.matches(text, owners);
+      for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'output matched a content filter pattern'));
+      const { verdict, rule, riskScore } = decide(triggered);
+      return { verdict, rule, riskScore, triggered };
+    },
+  };
+}
+
+function trig(policyId: string, type: PolicyType, action: PolicyAction, risk: number, reason: string): Triggered {
+  return { policyId, type, action, risk, reason };
+}

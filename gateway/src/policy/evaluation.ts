@@ -1,0 +1,42 @@
+import type { PolicyAction, PolicyType, Verdict } from './types.js';
+
+/** What the evaluator looks at for one request. */
+export interface EvaluationInput {
+  tenantId: string;
+  agentId: string;
+  /** Session key for bond enforcement ('' = the agent is the session). */
+  sessionId: string;
+  /** Session risk budget from the request (DecideRequest context.risk_budget), or null. */
+  riskBudget: number | null;
+  /** Agent's configured budget (agent registry), or null. */
+  agentRiskBudget: number | null;
+  /** All text of the input, joined with '\n'. */
+  text: string;
+  now: number;
+}
+
+export interface Triggered {
+  policyId: string;
+  type: PolicyType;
+  action: PolicyAction;
+  risk: number;
+  reason: string;
+}
+
+export interface Evaluation {
+  verdict: Verdict;
+  riskScore: number;
+  /** Id of the policy that decided the verdict ('' when ALLOW with nothing triggered). */
+  rule: string;
+  policiesEvaluated: number;
+  triggered: Triggered[];
+  /** True when a REDACT pii policy found personal data in the input: the proxy rewrites it. */
+  redactInput: boolean;
+}
+
+export interface OutputEvaluation {
+  verdict: Verdict;
+  rule: string;
+  riskScore: number;
+  triggered: Triggered[];
+}

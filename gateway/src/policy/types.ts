@@ -1,0 +1,91 @@
+/** Policy model (DECISIONS.md "Policy types and their rules"). */
+
+export const POLICY_TYPES = [
+  'rate_limit',
+  'content_filter',
+  'entropy_check',
+  'pii_redaction',
+  'bond_enforcement',
+  'hallucination_shield',
+  'budget',
+] as const;
+export type PolicyType = (typeof POLICY_TYPES)[number];
+
+/** What a triggered policy does. REDACT (PII only) rewrites and allows; FLAG allows and adds risk. */
+export const ACTIONS = ['DENY', 'ESCALATE', 'REQUIRE_APPROVAL', 'REDACT', 'FLAG'] as const;
+export type PolicyAction = (typeof ACTIONS)[number];
+
+export type Verdict = 'ALLOW' | 'DENY' | 'REQUIRE_APPROVAL' | 'ESCALATE';
+
+/** Severity order of verdicts: DENY > ESCALATE > REQUIRE_APPROVAL > ALLOW. */
+export const VERDICT_RANK: Readonly<Record<Verdict, number>> = { ALLOW: 0, REQUIRE_APPROVAL: 1, ESCALATE: 2, DENY: 3 };
+
+export function verdictOf(action: PolicyAction): Verdict {
+  return action === 'REDACT' || action === 'FLAG' ? 'ALLOW' : action;
+}
+
+export type Target = 'input' | 'output' | 'both';
+
+export interface RateLimitRules {
+  limit: number;
+  window_s: number;
+  scope: 'agent' | 'tenant';
+  action: PolicyAction;
+}
+export interface ContentFilterRules {
+  patterns: string[];
+  action: PolicyAction;
+  target: Target;
+  case_insensitive: boolean;
+}
+export interface EntropyCheckRules {
+  min_length: number;
+  threshold_bits: number;
+  action: PolicyAction;
+}
+export interface PiiRedactionRules {
+  entities: string[];
+  action: 'REDACT' | 'DENY';
+  target: Target;
+}
+export interface BondEnforcementRules {
+  action: PolicyAction;
+  /** Session risk budget used when neither the request nor the agent gives one. */
+  default_budget: number | null;
+}
+export interface HallucinationShieldRules {
+  action: PolicyAction;
+  target: 'output';
+}
+export interface BudgetRules {
+  max_cost_brl: number;
+  period: 'day' | 'month';
+  scope: 'agent';
+  action: PolicyAction;
+}
+
+export interface RulesByType {
+  rate_limit: RateLimitRules;
+  content_filter: ContentFilterRules;
+  entropy_check: EntropyCheckRules;
+  pii_redaction: PiiRedactionRules;
+  bond_enforcement: BondEnforcementRules;
+  hallucination_shield: HallucinationShieldRules;
+  budget: BudgetRules;
+}
+
+export type Rules = RulesByType[PolicyType];
+
+export interface PolicyRecord<T extends PolicyType = PolicyType> {
+  id: string;
+  tenant_id: string;
+  name: string;
+  type: T;
+  risk: number;
+  enabled: boolean;
+  rules: RulesByType[T];
+  created_at: string;
+  updated_at: string;
+  /** Set on policies created by a pack: `<type>` key that makes applying a pack idempotent. */
+  pack_key: string | null;
+}

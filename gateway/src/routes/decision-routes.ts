@@ -1,0 +1,77 @@
+import { Ajv } from 'ajv';
+import { GatewayError } from '../errors.js';
+import type { HttpServer } from '../http/server.js';
+import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js';
+import { describeAjvError } from '../policy/validate-policy.js';
+import type { DecisionRecord } from '../decisions/decision-store.js';
+import type { GatewayDeps } from '../gateway-deps.js';
+
+const HELD = new Set(['REQUIRE_APPROVAL', 'ESCALATE']);
+
+const validateResolve = new Ajv().compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['resolution'],
+  properties: { resolution: { type: 'string', enum: ['APPROVED', 'REJECTED'] }, note: { type: 'string', maxLength: 2000 } },
+});
+
+/** The spec's audit decision record, plus why (rule, triggered policies) and how a held decision was resolved. */
+function decisionView(d: DecisionRecord) {
+  return {
+    decision_id: d.decision_id,
+    tenant_id: d.tenant_id,
+    agent_id: d.agent_id,
+    execution_status: d.execution_status,
+    risk_score: d.risk_score,
+    event_type: d.event_type,
+    trace_id: d.trace_id,
+    created_at: d.created_at,
+    rule: d.rule,
+    policy_version: d.policy_version,
+    triggered: d.triggered.map((t) => ({ policy_id: t.policyId, type: t.type, action: t.action, risk: t.risk, reason: t.reason })),
+    resolution: d.resolution,
+  };
+}
+
+export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
+  const { engine, decideValidator, decisions, config } = deps;
+
+  server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
+    const req = decideValidator.parse(ctx.body);
+    assertOwnTenant(ctx, req.tenant_id);
+    const { envelope, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt);
+    return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers: { 'x-svc-policy': policyLabel } };
+  });
+
+  server.route('get', '/admin/decisions', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+    queryTenant(ctx);
+    const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
+    return { status: 200, body: { data: decisions.recent(ctx.auth.tenantId, limit).map(decisionView) } };
+  });
+
+  server.route('get', '/admin/decisions/:id', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+    const d = decisions.get(ctx.auth.tenantId, ctx.params[0] as string);
+    if (!d) throw new GatewayError('not_found', 'decision not found');
+    return { status: 200, body: decisionView(d) };
+  });
+
+  server.route('post', '/admin/decisions/:id/resolve', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+    if (!validateResolve(ctx.body)) throw new GatewayError('invalid_request', describeAjvError(validateResolve.errors, ''));
+    const body = ctx.body as { resolution: 'APPROVED' | 'REJECTED'; note?: string };
+    const tenantId = ctx.auth.tenantId;
+    const id = ctx.params[0] as string;
+    const current = decisions.get(tenantId, id);
+    if (!current) throw new GatewayError('not_found', 'decision not found');
+    if (!HELD.has(current.execution_status)) throw new GatewayError('conflict', `decision is ${current.execution_status}; only REQUIRE_APPROVAL and ESCALATE decisions are resolved`);
+    if (current.resolution) throw new GatewayError('conflict', `decision was already ${current.resolution.status}`);
+    const resolved = await decisions.resolve(tenantId, id, {
+      status: body.resolution,
+      note: body.note ?? '',
+      resolved_by: ctx.auth.id,
+      resolved_at: new Date().toISOString(),
+    });
+    if (!resolved) throw new GatewayError('not_found', 'decision not found');
+    await deps.onDecisionResolved(resolved);
+    return { status: 200, body: decisionView(resolved) };
+  });
+}

@@ -1,0 +1,95 @@
+import { LRUCache } from 'lru-cache';
+import { TokenBuckets } from '@aduana/shared';
+import { GatewayError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { compilePolicySet, type PolicySet } from '../policy/compile-policy-set.js';
+import type { PolicyStore } from '../policy/policy-store.js';
+import type { Database } from 'lmdb';
+import { TenantState, periodKey } from '../policy/tenant-state.js';
+import { bucketFor, PLAN_NAMES, type Plan } from '../tenants/plans.js';
+import type { TenantStore } from '../tenants/tenant-store.js';
+
+/**
+ * Per-tenant things the request path needs ready: the compiled policy set, the policy state, the plan. Compiled sets
+ * are built on the first request after start and rebuilt when this process changes a tenant's policies
+ * (`invalidate`), never per request.
+ */
+export class TenantRuntimes {
+  readonly #sets = new Map<string, PolicySet>();
+  readonly #states = new Map<string, TenantState>();
+  readonly #buckets: Record<Plan, TokenBuckets>;
+  /** Plans are re-read every few seconds so `aduana tenant create/plan` from the CLI takes effect without a restart. */
+  readonly #plans: LRUCache<string, Plan>;
+
+  constructor(
+    private readonly tenants: TenantStore,
+    private readonly policies: PolicyStore,
+    private readonly counters: Database,
+    now: () => number = Date.now,
+  ) {
+    this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(bucketFor(p), now)])) as Record<Plan, TokenBuckets>;
+    this.#plans = new LRUCache({ max: 10_000, ttl: 5_000 });
+  }
+
+  policySet(tenantId: string): PolicySet {
+    let set = this.#sets.get(tenantId);
+    if (!set) {
+      set = compilePolicySet(tenantId, this.policies.version(tenantId), this.policies.all(tenantId));
+      this.#sets.set(tenantId, set);
+    }
+    return set;
+  }
+
+  /** Recompiles a tenant's policy set now (called after every policy change). */
+  invalidate(tenantId: string): PolicySet {
+    this.#sets.delete(tenantId);
+    return this.policySet(tenantId);
+  }
+
+  state(tenantId: string): TenantState {
+    let s = this.#states.get(tenantId);
+    if (!s) {
+      s = new TenantState();
+      // Spend survives restarts: load this tenant's counters once.
+      for (const { key, value } of this.counters.getRange({ start: ['spend', tenantId], end: ['spend', tenantId, '\uffff'] })) {
+        const [, , agentId, period] = key as [string, string, string, string];
+        s.spend.set(`${agentId}\0${period}`, value as number);
+      }
+      this.#states.set(tenantId, s);
+    }
+    return s;
+  }
+
+  /**
+   * Adds an agent's cost (BRL) to its day and month totals, in memory and in LMDB (not awaited: the next batched
+   * commit carries it). Budget policies read these totals.
+   */
+  addSpend(tenantId: string, agentId: string, costBrl: number, now: number): void {
+    if (!(costBrl > 0)) return;
+    const s = this.state(tenantId);
+    for (const period of ['day', 'month'] as const) {
+      const pk = periodKey(period, now);
+      const key = `${agentId}\0${pk}`;
+      const total = (s.spend.get(key) ?? 0) + costBrl;
+      s.spend.set(key, total);
+      void this.counters.put(['spend', tenantId, agentId, pk], total);
+    }
+  }
+
+  plan(tenantId: string): Plan {
+    let plan = this.#plans.get(tenantId);
+    if (!plan) {
+      plan = this.tenants.get(tenantId)?.plan ?? 'community';
+      this.#plans.set(tenantId, plan);
+    }
+    return plan;
+  }
+
+  /** The tenant's plan rate limit (spec "Limits"): a token bucket per tenant; 429 with Retry-After past it. */
+  admit(principal: Principal): void {
+    const r = this.#buckets[this.plan(principal.tenantId)].take(principal.tenantId);
+    if (!r.allowed) {
+      throw new GatewayError('rate_limited', `plan rate limit exceeded; retry in ${r.retryAfterS} s`, '', { 'retry-after': String(r.retryAfterS) });
+    }
+  }
+}

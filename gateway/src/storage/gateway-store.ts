@@ -1,0 +1,53 @@
+import { openStore, type RootDatabase } from '@aduana/shared';
+import type { Database } from 'lmdb';
+
+/**
+ * The gateway's LMDB environment (DATA_DIR/gateway) and its named databases. Keys that belong to a tenant always
+ * start with the tenant id, so a range read can never cross into another tenant.
+ */
+export interface GatewayStore {
+  readonly root: RootDatabase;
+  /** tenant id -> TenantRecord */
+  readonly tenants: Database;
+  /** sha256(token) -> TokenRecord */
+  readonly tokens: Database;
+  /** token id -> sha256(token) */
+  readonly tokenIds: Database;
+  /** [tenant id, policy id] -> PolicyRecord */
+  readonly policies: Database;
+  /** [tenant id, seq] -> DecisionRecord */
+  readonly decisions: Database;
+  /** decision id -> [tenant id, seq] */
+  readonly decisionIds: Database;
+  /** user email -> UserRecord; user id -> email under ['id', id] */
+  readonly users: Database;
+  /** sha256(session token) -> SessionRecord */
+  readonly sessions: Database;
+  /** [tenant id, agent id] -> AgentRecord */
+  readonly agents: Database;
+  /** free-form counters that must survive restarts: [kind, tenant, key, period] -> number */
+  readonly counters: Database;
+  close(): Promise<void>;
+}
+
+export function openGatewayStore(dataDir: string): GatewayStore {
+  const root = openStore(dataDir, 'gateway', { maxDbs: 48 });
+  const db = (name: string) => root.openDB({ name });
+  return {
+    root,
+    tenants: db('tenants'),
+    tokens: db('tokens'),
+    tokenIds: db('token_ids'),
+    policies: db('policies'),
+    decisions: db('decisions'),
+    decisionIds: db('decision_ids'),
+    users: db('users'),
+    sessions: db('sessions'),
+    agents: db('agents'),
+    counters: db('counters'),
+    async close() {
+      await root.flushed;
+      await root.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { BucketOptions } from '@aduana/shared';
+
+/** The spec's plan table (Limits): requests per minute and burst, per tenant. */
+export const PLANS = {
+  community: { rpm: 60, burst: 10 },
+  professional: { rpm: 600, burst: 100 },
+  enterprise: { rpm: Infinity, burst: Infinity },
+} as const;
+
+export type Plan = keyof typeof PLANS;
+export const PLAN_NAMES = Object.keys(PLANS) as Plan[];
+
+export function isPlan(value: unknown): value is Plan {
+  return typeof value === 'string' && value in PLANS;
+}
+
+export function bucketFor(plan: Plan): BucketOptions {
+  const p = PLANS[plan];
+  return { capacity: p.burst, refillPerSecond: p.rpm / 60 };
+}

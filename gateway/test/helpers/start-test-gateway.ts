@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { createLogger } from '@aduana/shared';
+import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
+import type { Role } from '../../src/auth/principal.js';
+import type { Plan } from '../../src/tenants/plans.js';
+
+export interface TestGateway {
+  gw: RunningGateway;
+  url: string;
+  authUrl: string;
+  dataDir: string;
+  /** Admin PAT of tenant `default` (from the bootstrap). */
+  adminToken: string;
+  /** A new tenant (enterprise plan unless given, so tests are not throttled by accident) with a token of each role. */
+  tenant(id: string, plan?: Plan): Promise<Record<Role, string>>;
+  token(tenantId: string, role: Role, expiresInDays?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {}): Promise<TestGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'aduana-gw-'));
+  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...overrides });
+  const gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
+  if (!gw.bootstrapToken) throw new Error('expected a bootstrap token on an empty data dir');
+  const { tenants, tokens } = gw.deps;
+  // The bootstrap tenant is on the community plan (60 rpm, burst 10); most tests use their own tenants.
+  await tenants.setPlan('default', 'enterprise');
+  const token = async (tenantId: string, role: Role, expiresInDays = 30) =>
+    (await tokens.create({ tenantId, role, name: `${role} test`, expiresInDays })).token;
+  return {
+    gw,
+    url: gw.url,
+    authUrl: gw.authUrl,
+    dataDir,
+    adminToken: gw.bootstrapToken,
+    token,
+    async tenant(id: string, plan: Plan = 'enterprise') {
+      if (!(await tenants.create(id, plan))) throw new Error(`tenant ${id} exists`);
+      return { admin: await token(id, 'admin'), operator: await token(id, 'operator'), viewer: await token(id, 'viewer') };
+    },
+    async close() {
+      await gw.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface CallResult {
+  status: number;
+  headers: Record<string, string>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON shapes
+  body: any;
+  text: string;
+}
+
+/** One HTTP call with undici; JSON in, JSON (or text) out. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<CallResult> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
+  let body: string | Buffer | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body });
+  const text = await res.body.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const flat: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) flat[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return { status: res.statusCode, headers: flat, body: parsed, text };
+}
+
+/** Asserts the spec's error envelope and returns it. */
+export function expectEnvelope(r: CallResult, status: number, type: string): { code: number; type: string; message: string; rule: string; traceId: string } {
+  const e = r.body?.error;
+  if (r.status !== status || !e || e.code !== status || e.type !== type || typeof e.message !== 'string' || typeof e.rule !== 'string' || typeof e.traceId !== 'string' || e.traceId === '') {
+    throw new Error(`expected ${status} ${type} envelope, got ${r.status} ${r.text.slice(0, 300)}`);
+  }
+  return e;
+}
