@@ -39,11 +39,17 @@ export interface PreparedInput {
  */
 export const MAX_NAME_LENGTH = 256;
 // Control characters are refused in key parts so no two distinct key tuples can encode alike.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
 
 export function isValidName(value: unknown): value is string {
   return (
-    typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH && !CONTROL.test(value) && Buffer.byteLength(value) <= MAX_NAME_LENGTH
+    typeof value === 'string' && value.length > 0 && value.length <= MAX_NAME_LENGTH && !hasControlCharacter(value) && Buffer.byteLength(value) <= MAX_NAME_LENGTH
   );
 }
 

@@ -6,6 +6,6 @@ export { LedgerError, type LedgerErrorCode } from './errors.js';
 export type { VerifyReport } from './verify-chain.js';
 export { verifyCheckpointSignature, checkpointSigningInput, SIGNING_KEY_FILE, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
 export type { AnchorOptions, AnchorStats } from './anchor-queue.js';
-export { EXPORT_FORMAT, type ExportHeader, type ExportFooter } from './export-jsonl.js';
+export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
 export { GENESIS_PREV_HASH } from './hash.js';
 export { verifyInclusion, verifyConsistency } from './proofs.js';

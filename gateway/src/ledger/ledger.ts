@@ -321,8 +321,9 @@ export class Ledger {
   }
 
   /**
-   * One header line (format, tenant, public key), one line per entry (canonical JSON + hash), one footer line with
-   * every checkpoint up to the exported size, the last of them signed for exactly that size. Returns entries written.
+   * JSONL: a header line (format, tenant, size, public key, every checkpoint up to the exported size, the last signed
+   * for exactly that size), then one line per entry (canonical JSON with `hash`). Returns the entries written.
+   * scripts/verify-ledger-export.mjs verifies the file offline.
    */
   exportJsonl(tenantId: string, out: NodeJS.WritableStream): Promise<number> {
     checkTenant(tenantId);
