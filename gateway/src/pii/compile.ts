@@ -1,0 +1,113 @@
+import RE2 from 're2';
+import type { PiiEntity, PiiMatch } from './entities.js';
+import type { Recognizer } from './recognizer.js';
+import { recognizersFor } from './recognizers/index.js';
+import { prefixLanguage } from './regex-prefix.js';
+
+/** A found, validated candidate of recognizer `k` (index into `recognizers`), before overlaps are merged. */
+export interface Candidate {
+  k: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Everything a redactor needs, compiled once (DESIGN.md: nothing compiled per request):
+ * - `set`: one RE2.Set over all patterns. One linear pass answers "which recognizers can match at all"; most
+ *   prompts hold no PII, so this single call is the whole cost of the common case.
+ * - `regexes`: one global RE2 per recognizer, run only for the recognizers the set named.
+ * - `growth`: the prefix languages of all patterns, anchored at the end: its leftmost match in a stream's buffer is
+ *   the first place where an entity could still be growing, i.e. how much the stream must hold back.
+ */
+export interface CompiledPii {
+  readonly entities: readonly PiiEntity[];
+  readonly recognizers: readonly Recognizer[];
+  readonly regexes: readonly RE2[];
+  readonly set: ReturnType<typeof RE2.Set> | null;
+  readonly growth: RE2;
+}
+
+export function compilePii(entities: readonly PiiEntity[]): CompiledPii {
+  const recognizers = recognizersFor(entities);
+  const regexes = recognizers.map((r) => new RE2(r.pattern, 'gu'));
+  const set = recognizers.length ? new RE2.Set(recognizers.map((r) => r.pattern), 'u') : null;
+  const prefixes = recognizers.map((r) => {
+    const p = prefixLanguage(r.pattern);
+    return r.growth ? `${p}|${r.growth}` : p;
+  });
+  const growth = new RE2(`(?:${prefixes.join('|') || ''})$`, 'gu');
+  return { entities: Object.freeze([...entities]), recognizers, regexes, set, growth };
+}
+
+/**
+ * Scans recognizer k of `c` over `text` from `from`, appending validated candidates to `out`; stops at the first
+ * candidate starting at or after `stopAt`. Returns where the next search must start.
+ */
+export function scanOne(c: CompiledPii, k: number, text: string, from: number, out: Candidate[]): number {
+  const re = c.regexes[k] as RE2;
+  const rec = c.recognizers[k] as Recognizer;
+  let pos = from;
+  for (;;) {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (m === null) return text.length;
+    const s = m.index;
+    const e = s + (m[0] as string).length;
+    const end = rec.validate(text, s, e);
+    if (end >= 0) {
+      out.push({ k, start: s, end });
+      pos = end > s ? end : s + 1;
+    } else {
+      pos = rec.resumeAfterReject ? rec.resumeAfterReject(text, s, e) : s + 1;
+    }
+    if (pos >= text.length) return text.length;
+  }
+}
+
+function byPosition(a: Candidate, b: Candidate): number {
+  return a.start - b.start || b.end - a.end || a.k - b.k;
+}
+
+/**
+ * Overlapping candidates become one match spanning their union (nothing may leak), named after the earliest and
+ * longest one (ties: recognizer priority). `offset` shifts buffer positions to absolute ones.
+ */
+export function mergeCandidates(c: CompiledPii, cands: Candidate[], offset = 0): PiiMatch[] {
+  if (cands.length > 1) cands.sort(byPosition);
+  const out: PiiMatch[] = [];
+  let cur: PiiMatch | undefined;
+  for (const x of cands) {
+    if (cur && x.start + offset < cur.end) {
+      if (x.end + offset > cur.end) cur.end = x.end + offset;
+      continue;
+    }
+    cur = { entity: (c.recognizers[x.k] as Recognizer).entity, start: x.start + offset, end: x.end + offset };
+    out.push(cur);
+  }
+  return out;
+}
+
+/** Full-text scan: the set says which recognizers can match; only those run. */
+export function scanText(c: CompiledPii, text: string): PiiMatch[] {
+  if (text.length === 0 || c.set === null) return [];
+  const hits = c.set.match(text);
+  if (hits.length === 0) return [];
+  const cands: Candidate[] = [];
+  for (const k of hits) scanOne(c, k, text, 0, cands);
+  return mergeCandidates(c, cands);
+}
+
+export function redactionLabel(entity: PiiEntity): string {
+  return `[REDACTED:${entity}]`;
+}
+
+/** text[from, to) with each match (absolute offsets, sorted, inside the range) replaced by its label. */
+export function applyRedactions(text: string, matches: readonly PiiMatch[], from = 0, to = text.length, base = 0): string {
+  let out = '';
+  let at = from;
+  for (const m of matches) {
+    out += text.slice(at, m.start - base) + redactionLabel(m.entity);
+    at = m.end - base;
+  }
+  return out + text.slice(at, to);
+}

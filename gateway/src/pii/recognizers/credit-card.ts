@@ -1,0 +1,92 @@
+import type { Recognizer } from '../recognizer.js';
+import { isDigitCode, numericBoundaryAfter, numericBoundaryBefore, skipDigits } from '../text-boundaries.js';
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** Issuer ranges (IIN/BIN) and the lengths each network issues; a Luhn-valid number outside them is no card. */
+export function knownIssuer(d: string): boolean {
+  const n = d.length;
+  const p2 = Number(d.slice(0, 2));
+  const p3 = Number(d.slice(0, 3));
+  const p4 = Number(d.slice(0, 4));
+  const p6 = Number(d.slice(0, 6));
+  if (d[0] === '4') return n === 13 || n === 16 || n === 19; // Visa (Elo's 4xxxxx ranges are 16 long too)
+  if (p2 >= 51 && p2 <= 55) return n === 16; // Mastercard
+  if (p4 >= 2221 && p4 <= 2720) return n === 16; // Mastercard 2-series
+  if (p4 >= 2200 && p4 <= 2204) return n >= 16 && n <= 19; // Mir
+  if (p2 === 34 || p2 === 37) return n === 15; // American Express
+  if (p2 === 36 || (p3 >= 300 && p3 <= 305) || p2 === 38 || p2 === 39) return n >= 14 && n <= 19; // Diners, Hipercard 38
+  if (p4 >= 3528 && p4 <= 3589) return n >= 16 && n <= 19; // JCB
+  if (p2 === 62) return n >= 16 && n <= 19; // UnionPay
+  if (d.startsWith('6011') || p2 === 65 || (p3 >= 644 && p3 <= 649)) return n >= 16 && n <= 19; // Discover, Elo 65
+  if (p6 >= 606282 && p6 <= 606282) return n === 16 || n === 19; // Hipercard
+  if (p2 === 50 || (p2 >= 56 && p2 <= 69)) return n >= 13 && n <= 19; // Maestro, Elo 50xxxx/636368
+  return false;
+}
+
+/** Printed groupings: 4-4-4-4(-3), Amex 4-6-5, Diners 4-6-4, or no separators at all. */
+function groupingOk(groups: readonly number[]): boolean {
+  if (groups.length === 1) return true;
+  if (groups.length === 3 && groups[0] === 4 && groups[1] === 6 && (groups[2] === 5 || groups[2] === 4)) return true;
+  for (let i = 0; i < groups.length - 1; i++) if (groups[i] !== 4) return false;
+  const last = groups[groups.length - 1] as number;
+  return last >= 1 && last <= 4;
+}
+
+export const creditCard: Recognizer = {
+  entity: 'CREDIT_CARD',
+  id: 'credit-card',
+  pattern: '\\d(?:[ \\-]?\\d){12,18}',
+  validate(text, start, end) {
+    if (!numericBoundaryBefore(text, start) || text[start - 1] === '#') return -1;
+    // Walk the groups; the pattern is greedy, so a number that follows (`… 1111 12 months`) may be attached:
+    // try every group end, longest first.
+    const groups: number[] = [];
+    const groupEnds: number[] = [];
+    let sep = '';
+    let run = 0;
+    let digits = '';
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (isDigitCode(c)) {
+        run++;
+        digits += text[i];
+        continue;
+      }
+      const ch = text[i] as string;
+      if (sep === '') sep = ch;
+      else if (sep !== ch) break; // mixed separators: the card, if any, ended before
+      groups.push(run);
+      groupEnds.push(i);
+      run = 0;
+    }
+    if (run > 0 && groupEnds.length === groups.length) {
+      groups.push(run);
+      groupEnds.push(end);
+    }
+    let count = digits.length;
+    for (let g = groups.length; g >= 1; g--) {
+      const e = groupEnds[g - 1] as number;
+      if (g < groups.length) count -= groups[g] as number;
+      if (count < 13 || count > 19) continue;
+      if (!numericBoundaryAfter(text, e)) continue;
+      const d = digits.slice(0, count);
+      if (groupingOk(groups.slice(0, g)) && luhnValid(d) && knownIssuer(d)) return e;
+    }
+    return -1;
+  },
+  resumeAfterReject: (text, start) => skipDigits(text, start),
+};
