@@ -1,4 +1,4 @@
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultHostLookup, NetGuard, type HostLookup } from '@aduana/shared';
 import { COLLECT_DEFAULTS } from './collect-snapshot.js';
@@ -55,9 +55,13 @@ beforeAll(async () => {
     } else if (path.startsWith('/enc/')) {
       const coding = path.slice(5);
       const raw = Buffer.from(TEXT);
-      const body = coding === 'gzip' ? gzipSync(raw) : coding === 'br' ? brotliCompressSync(raw) : deflateSync(raw);
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-encoding': coding, 'content-length': body.length });
+      const body = coding === 'gzip' ? gzipSync(raw) : coding === 'br' ? brotliCompressSync(raw) : coding === 'deflate' ? deflateSync(raw) : deflateRawSync(raw);
+      const header = coding === 'deflate-raw' ? 'deflate' : coding;
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-encoding': header, 'content-length': body.length });
       res.end(body);
+    } else if (path === '/corrupt') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      res.end(Buffer.from('this is not gzip at all'));
     } else if (path === '/bomb') {
       const body = gzipSync(Buffer.alloc(64 * MiB)); // ~64 KB on the wire
       res.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
@@ -178,14 +182,27 @@ describe('fetchStatic', () => {
     expect(probe.body).toHaveLength(MiB);
   });
 
-  it.each(['gzip', 'br', 'deflate'])('decodes %s and counts the compressed bytes on the wire', async (coding) => {
-    const { probe } = await fetchStatic(`${site.origin}/enc/${coding}`, options());
+  it.each([
+    ['gzip', 'gzip'],
+    ['br', 'br'],
+    ['deflate', 'deflate'],
+    ['deflate-raw', 'deflate'], // raw deflate labelled deflate, as some servers send it
+  ])('decodes %s and counts the compressed bytes on the wire', async (path, coding) => {
+    const { probe } = await fetchStatic(`${site.origin}/enc/${path}`, options());
     expect(probe.body).toBe(TEXT);
+    expect(probe.error).toBeUndefined();
     expect(probe.contentEncoding).toBe(coding);
     expect(probe.bodyBytes).toBe(Buffer.byteLength(TEXT));
     expect(probe.wireBytes).toBeGreaterThan(0);
     expect(probe.wireBytes).toBeLessThan(probe.bodyBytes / 10);
     expect(site.requests.at(-1)?.headers['accept-encoding']).toBe('gzip, deflate, br');
+  });
+
+  it('keeps what decoded from a corrupt stream and marks the probe network', async () => {
+    const { probe } = await fetchStatic(`${site.origin}/corrupt`, options());
+    expect(probe.status).toBe(200);
+    expect(probe.error).toBe('network');
+    expect(probe.body).toBe('');
   });
 
   it('stops decompressing at the cap (a gzip bomb costs at most the cap)', async () => {

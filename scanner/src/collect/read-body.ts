@@ -1,6 +1,6 @@
 import { Transform, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
 export interface BodyRead {
   /** Decoded (decompressed) bytes, at most the cap. */
@@ -85,9 +85,39 @@ function decoderFor(coding: string): Transform | null {
     case 'br':
       return createBrotliDecompress();
     case 'deflate':
-      return createInflate(); // zlib-wrapped, as RFC 9110 defines it; a raw-deflate server yields decodeFailed
+      return new DeflateEither();
     default:
       return null;
+  }
+}
+
+/**
+ * `deflate` means zlib-wrapped data (RFC 9110), but some servers send raw deflate and browsers accept both; the
+ * first two bytes tell them apart (a zlib header is CM=8 and a multiple of 31).
+ */
+class DeflateEither extends Transform {
+  #inner: Transform | undefined;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.#inner === undefined) {
+      const zlibWrapped = chunk.length >= 2 && ((chunk[0] ?? 0) & 0x0f) === 8 && (((chunk[0] ?? 0) << 8) | (chunk[1] ?? 0)) % 31 === 0;
+      const inner = zlibWrapped ? createInflate() : createInflateRaw();
+      inner.on('data', (data: Buffer) => this.push(data));
+      inner.on('error', (error) => this.destroy(error));
+      this.#inner = inner;
+    }
+    this.#inner.write(chunk, () => callback());
+  }
+
+  override _flush(callback: (error?: Error | null) => void): void {
+    if (this.#inner === undefined) return callback();
+    this.#inner.once('end', () => callback());
+    this.#inner.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.#inner?.destroy();
+    callback(error);
   }
 }
 
