@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { Profile } from '../checks/check.js';
+import { Derived } from '../checks/derived.js';
+import { CHECKS } from '../checks/registry.js';
+import { runChecks, type CheckResult } from '../checks/runner.js';
+import { commerceRisk } from '../profile/commerce-risk.js';
+import { commerceSignals, detectProfile } from '../profile/detect-profile.js';
+import { score, SCORING_VERSION } from '../scoring/scoring.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Assessment, Finding } from './assessment.js';
+
+export interface AssessOptions {
+  /** Requested profile; 'auto' (the default) resolves it from the snapshot. */
+  readonly profile?: Profile | 'auto';
+  readonly requestId: string;
+  readonly scanId?: string;
+  readonly now?: () => Date;
+}
+
+export interface AssessOutcome {
+  readonly assessment: Assessment;
+  /** Every check's result, for callers that show more than findings (logs, the SEO audit, benchmarks). */
+  readonly results: readonly CheckResult[];
+}
+
+/** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
+export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
+  const derived = new Derived();
+  const detected = options.profile === undefined || options.profile === 'auto' ? detectProfile(snapshot, derived) : undefined;
+  const profile = detected?.profile ?? (options.profile as Profile);
+  const results = runChecks(CHECKS, snapshot, profile, derived);
+  const scores = score(
+    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
+    profile,
+  );
+  const findings: Finding[] = results
+    .flatMap((r) => (r.finding ? [r.finding] : []))
+    .sort((a, b) => a.priority - b.priority);
+  const assessment: Assessment = {
+    scanId: options.scanId ?? randomUUID(),
+    requestId: options.requestId,
+    url: snapshot.requestedUrl,
+    timestamp: (options.now?.() ?? new Date()).toISOString(),
+    globalScore: scores.globalScore,
+    grade: scores.grade,
+    profile,
+    mode: 'static',
+    scoringVersion: SCORING_VERSION,
+    checksSummary: scores.checksSummary,
+    commerceRisk: profile === 'commerce' ? commerceRisk(results, detected?.signals ?? commerceSignals(snapshot, derived)) : null,
+    findings,
+    dimensions: scores.dimensions,
+    pillars: scores.pillars,
+    criticalIssues: findings.filter((f) => f.severity === 'High').map((f) => ({ id: f.id, title: f.title, pillar: f.pillar, severity: f.severity })),
+  };
+  return { assessment, results };
+}

@@ -1,0 +1,60 @@
+import type { Audience, Dimension, Effort, Pillar, Profile, Reference, Severity } from '../checks/check.js';
+
+/** The records of the spec's "Resources and their fields", as this service returns them. */
+
+export interface Finding {
+  readonly id: string;
+  readonly pillar: Pillar;
+  readonly title: string;
+  readonly evidence: string;
+  readonly impact: string;
+  readonly businessImpact: string;
+  readonly recommendation: string;
+  readonly audience: readonly Audience[];
+  readonly severity: Severity;
+  readonly priority: number;
+  readonly effort: Effort;
+  readonly references: readonly Reference[];
+}
+
+export interface DimensionScore {
+  readonly score: number;
+  readonly measured: boolean;
+}
+
+export interface PillarScore {
+  readonly score: number;
+  readonly passed: number;
+  readonly total: number;
+}
+
+export interface CriticalIssue {
+  readonly id: string;
+  readonly title: string;
+  readonly pillar: Pillar;
+  readonly severity: Severity;
+}
+
+export interface CommerceRisk {
+  readonly level: 'low' | 'medium' | 'high';
+  readonly signals: readonly string[];
+}
+
+export interface Assessment {
+  readonly scanId: string;
+  readonly requestId: string;
+  readonly url: string;
+  readonly timestamp: string;
+  readonly globalScore: number;
+  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly profile: Profile;
+  readonly mode: 'static';
+  /** Version of the scoring algorithm that produced the scores (DESIGN.md): scores of different versions differ. */
+  readonly scoringVersion: string;
+  readonly checksSummary: { readonly passed: number; readonly total: number };
+  readonly commerceRisk: CommerceRisk | null;
+  readonly findings: readonly Finding[];
+  readonly dimensions: Readonly<Record<Dimension, DimensionScore>>;
+  readonly pillars: Readonly<Record<Pillar, PillarScore>>;
+  readonly criticalIssues: readonly CriticalIssue[];
+}

@@ -1,0 +1,37 @@
+import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { REF } from '../references.js';
+import { WEIGHT } from '../../scoring/scoring.js';
+import { BUTTONS, buttonHasName, controlHasLabel, describe, LABELLABLE } from '../accessible-name.js';
+
+/** Agents operate pages through the accessible names of controls: every field and button must have one. */
+export const labelledControls: Check<'page'> = {
+  id: 'agentReadiness.labelled-controls',
+  pillar: 'auditAgentic',
+  dimension: 'agentReadiness',
+  profiles: PAGE_PROFILES,
+  weight: WEIGHT.standard,
+  needs: ['page'],
+  version: 1,
+  audience: ['development'],
+  references: [REF.w3cLabels, REF.wcagNameRole],
+  run({ page, derived }) {
+    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
+    const $ = derived.html(page);
+    const fields = $(LABELLABLE).toArray();
+    const buttons = $(BUTTONS).toArray();
+    if (fields.length + buttons.length === 0) return notApplicable('No forms or buttons on the page.');
+    const unnamed = [...fields.filter((el) => !controlHasLabel($, el)), ...buttons.filter((el) => !buttonHasName($, el))];
+    const total = fields.length + buttons.length;
+    if (unnamed.length === 0) return pass(`${fields.length} field(s) and ${buttons.length} button(s), all named.`);
+    return fail({
+      severity: 'Low',
+      effort: 'Baixo',
+      score: 1 - unnamed.length / total,
+      title: 'Controls an agent cannot identify',
+      evidence: `${unnamed.length} of ${total} control(s) without a name: ${unnamed.slice(0, 3).map((el) => describe($, el)).join(', ')}.`,
+      impact: 'Browser agents choose fields and buttons by their names; unnamed controls are guessed at or skipped.',
+      businessImpact: 'Agent-driven tasks (search, sign-up, purchase) fail on the site.',
+      recommendation: 'Give every field a <label> and every button visible text or an aria-label.',
+    });
+  },
+};

@@ -1,0 +1,35 @@
+import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { REF } from '../references.js';
+import { WEIGHT } from '../../scoring/scoring.js';
+
+/** Link text or address of a privacy notice, in the languages the product serves first. */
+const PRIVACY = /privacy|privacidade|privacidad|datenschutz|confidentialit|lgpd|gdpr|dados pessoais/i;
+
+export const privacyPolicyLink: Check<'page'> = {
+  id: 'privacy.privacy-policy-link',
+  pillar: 'securityGovernance',
+  dimension: 'privacy',
+  profiles: PAGE_PROFILES,
+  weight: WEIGHT.major,
+  needs: ['page'],
+  version: 1,
+  audience: ['executive', 'marketing'],
+  references: [REF.lgpd, REF.mdnPrivacy],
+  run({ page, derived }) {
+    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
+    const $ = derived.html(page);
+    const link = $('a[href]')
+      .toArray()
+      .find((el) => PRIVACY.test($(el).text()) || PRIVACY.test($(el).attr('href') ?? ''));
+    if (link) return pass(`Privacy link: <a href="${$(link).attr('href')}">${$(link).text().trim().slice(0, 60)}</a>.`);
+    return fail({
+      severity: 'Medium',
+      effort: 'Baixo',
+      title: 'No link to a privacy policy',
+      evidence: `None of the page’s ${$('a[href]').length} link(s) mentions privacy (privacidade, LGPD, GDPR…).`,
+      impact: 'Visitors cannot find out what personal data is collected, why, and how to exercise their rights.',
+      businessImpact: 'The LGPD (art. 9) and GDPR require this information to be easily accessible; its absence invites complaints and fines.',
+      recommendation: 'Link the privacy policy from every page (usually the footer), in the visitors’ language.',
+    });
+  },
+};

@@ -1,0 +1,51 @@
+import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { REF } from '../references.js';
+import { WEIGHT } from '../../scoring/scoring.js';
+import { INLINE_TRACKERS, TRACKERS } from './trackers.js';
+
+/** Beyond this many trackers the finding is Medium: each one is a separate data recipient to declare and manage. */
+const MANY = 3;
+
+export const thirdPartyTrackers: Check<'page'> = {
+  id: 'privacy.third-party-trackers',
+  pillar: 'securityGovernance',
+  dimension: 'privacy',
+  profiles: ALL_PROFILES,
+  weight: WEIGHT.major,
+  needs: ['page'],
+  version: 1,
+  audience: ['executive', 'marketing', 'security'],
+  references: [REF.mdnPrivacy, REF.lgpd, REF.owaspPrivacy],
+  run({ page, derived }) {
+    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
+    const $ = derived.html(page);
+    const found = new Map<string, string>();
+    for (const el of $('script[src], img[src], iframe[src]').toArray()) {
+      const src = $(el).attr('src') ?? '';
+      let host: string;
+      try {
+        host = new URL(src, page.finalUrl).hostname.toLowerCase();
+      } catch {
+        continue;
+      }
+      const hit = TRACKERS.find(([re]) => re.test(host));
+      if (hit && !found.has(hit[1])) found.set(hit[1], `<${el.tagName} src="${src.slice(0, 100)}">`);
+    }
+    for (const el of $('script:not([src])').toArray()) {
+      const code = $(el).text();
+      for (const [re, name] of INLINE_TRACKERS) if (!found.has(name) && re.test(code)) found.set(name, `inline script matching ${re.source}`);
+    }
+    if (found.size === 0) return pass('No known third-party trackers referenced in the HTML.');
+    const many = found.size > MANY;
+    return fail({
+      severity: many ? 'Medium' : 'Low',
+      effort: 'Médio',
+      score: many ? 0.3 : 0.7,
+      title: `${found.size} third-party tracker(s) load with the page`,
+      evidence: [...found].map(([name, where]) => `${name}: ${where}`).join('; '),
+      impact: 'Visitors’ browsing data goes to third parties on page load, before any choice, unless a consent tool gates these scripts.',
+      businessImpact: 'Tracking without a legal basis breaches the LGPD / GDPR and erodes trust; each tracker is also a supply-chain risk.',
+      recommendation: 'Load trackers only after consent (a consent manager), drop the ones not used, and list every recipient in the privacy policy.',
+    });
+  },
+};

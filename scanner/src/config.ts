@@ -1,0 +1,37 @@
+import { loadConfig, type ConfigSpec, type ConfigValues } from '@aduana/shared';
+
+/** Every setting of the scanner: env name, type, default (DECISIONS.md). Read and validated once at start. */
+export const SCANNER_CONFIG = {
+  port: { env: 'SCANNER_PORT', type: 'integer', default: 8082, minimum: 0, maximum: 65535, description: 'Port of the site assessment service' },
+  host: { env: 'HOST', type: 'string', default: '127.0.0.1', description: 'Address the service listens on' },
+  dataDir: { env: 'DATA_DIR', type: 'string', default: './data', description: 'Data directory (one LMDB environment per service)' },
+  allowPrivate: { env: 'SCANNER_ALLOW_PRIVATE', type: 'string', default: '', description: 'Comma-separated CIDRs assessed despite being private (tests: 127.0.0.0/8); empty in production' },
+  publicHostnames: { env: 'PUBLIC_HOSTNAMES', type: 'string', default: '', description: 'Comma-separated host names of this service; assessing them is refused as self-audit' },
+  trustProxy: { env: 'SCANNER_TRUST_PROXY', type: 'boolean', default: false, description: 'Take the client address from X-Forwarded-For (behind a reverse proxy)' },
+  fetchTimeoutMs: { env: 'SCANNER_FETCH_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, maximum: 60_000, description: 'Time-out of the page fetch, redirects and body included' },
+  maxBodyBytes: { env: 'SCANNER_MAX_BODY_BYTES', type: 'integer', default: 5 * 1024 * 1024, minimum: 1024, description: 'Cap on the fetched page body; longer bodies are cut' },
+  maxRedirects: { env: 'SCANNER_MAX_REDIRECTS', type: 'integer', default: 5, minimum: 0, maximum: 20, description: 'Redirects followed by the page fetch, each re-checked' },
+  bodyLimitBytes: { env: 'SCANNER_BODY_LIMIT_BYTES', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'Largest API request body; over it: 413' },
+  ratePerIpPerMinute: { env: 'SCANNER_RATE_PER_IP_PER_MINUTE', type: 'integer', default: 10, minimum: 1, description: 'Assessments per client address per minute' },
+  ratePerTargetPerHour: { env: 'SCANNER_RATE_PER_TARGET_PER_HOUR', type: 'integer', default: 30, minimum: 1, description: 'Assessments per target host per hour' },
+  ratePlatformPerMinute: { env: 'SCANNER_RATE_PLATFORM_PER_MINUTE', type: 'integer', default: 600, minimum: 1, description: 'Assessments per minute, whole service' },
+  logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
+} as const satisfies ConfigSpec;
+
+export type ScannerConfig = ConfigValues<typeof SCANNER_CONFIG>;
+
+/** The scanner's configuration from the environment; `overrides` win (tests, the CLI). Throws ConfigError naming the key. */
+export function loadScannerConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  overrides: Partial<Record<keyof typeof SCANNER_CONFIG, string | number | boolean>> = {},
+): ScannerConfig {
+  return loadConfig(SCANNER_CONFIG, env, overrides);
+}
+
+/** A comma-separated setting as a list, blanks dropped. */
+export function listSetting(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

@@ -1,0 +1,38 @@
+/**
+ * The scanner's one error registry (DESIGN.md "Errors"): every error the service answers, with its HTTP status and
+ * the message clients see in `{error}` (spec "Errors"). Routes throw ScannerError(code); the error handler
+ * (plugins/error-handler.ts) is the only place that writes an error body.
+ */
+export const ERRORS = Object.freeze({
+  invalid_request: { status: 400, message: 'Invalid request body.' },
+  invalid_json: { status: 400, message: 'Request body is not valid JSON.' },
+  invalid_url: { status: 400, message: 'url must be an absolute http(s) URL of at most 2048 characters, without credentials.' },
+  blocked_destination: { status: 400, message: 'Destination refused: the URL resolves to a private, loopback or reserved address.' },
+  self_audit: { status: 400, message: 'Self-audit refused: the URL points at this service.' },
+  not_found: { status: 404, message: 'Route not found.' },
+  body_too_large: { status: 413, message: 'Request body exceeds the 1 MiB limit.' },
+  unsupported_media_type: { status: 415, message: 'Request body must be application/json.' },
+  rate_limited_ip: { status: 429, message: 'Too many assessments from this address; retry later.' },
+  rate_limited_target: { status: 429, message: 'Too many assessments of this target; retry later.' },
+  rate_limited_platform: { status: 429, message: 'The service is at capacity; retry later.' },
+  target_unreachable: { status: 502, message: 'Target unreachable.' },
+  target_timeout: { status: 502, message: 'Target did not answer in time.' },
+  internal: { status: 500, message: 'Internal error.' },
+} satisfies Record<string, { status: number; message: string }>);
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class ScannerError extends Error {
+  override readonly name = 'ScannerError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    /** Whole seconds, for 429s: sent as Retry-After. */
+    readonly retryAfterS?: number,
+    options?: ErrorOptions,
+  ) {
+    super(ERRORS[code].message, options);
+    this.status = ERRORS[code].status;
+  }
+}

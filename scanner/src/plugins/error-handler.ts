@@ -1,0 +1,41 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { isNetGuardError } from '@aduana/shared';
+import { CollectError } from '../collect/index.js';
+import { ERRORS, ScannerError, type ErrorCode } from '../errors.js';
+
+/** Maps anything thrown to a registry code: the single translation from errors to the wire (spec: `{error}`). */
+export function toScannerError(err: unknown): ScannerError {
+  if (err instanceof ScannerError) return err;
+  if (isNetGuardError(err)) {
+    // An unresolvable name is an unreachable target; anything the guard refuses is the caller's URL.
+    const code: ErrorCode = err.code === 'invalid_url' ? 'invalid_url' : err.code === 'blocked' ? 'blocked_destination' : 'target_unreachable';
+    return new ScannerError(code, undefined, { cause: err });
+  }
+  if (err instanceof CollectError) return new ScannerError(err.code === 'timeout' ? 'target_timeout' : 'target_unreachable', undefined, { cause: err });
+  const fe = err as Partial<FastifyError>;
+  if (fe.validation) {
+    const aboutUrl = fe.validation.some((v) => v.instancePath === '/url' || v.params?.['missingProperty'] === 'url');
+    return new ScannerError(aboutUrl ? 'invalid_url' : 'invalid_request', undefined, { cause: err });
+  }
+  if (fe.statusCode === 413) return new ScannerError('body_too_large', undefined, { cause: err });
+  if (fe.statusCode === 415) return new ScannerError('unsupported_media_type', undefined, { cause: err });
+  if (fe.code?.startsWith('FST_ERR_CTP_')) return new ScannerError('invalid_json', undefined, { cause: err });
+  if (fe.statusCode === 400) return new ScannerError('invalid_request', undefined, { cause: err });
+  return new ScannerError('internal', undefined, { cause: err });
+}
+
+function send(reply: FastifyReply, error: ScannerError): FastifyReply {
+  if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
+  return reply.code(error.status).type('application/json; charset=utf-8').send({ error: ERRORS[error.code].message });
+}
+
+/** Installed on the root instance, so every route plugin inherits it; no route writes its own error JSON. */
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const error = toScannerError(err);
+    if (error.code === 'internal') request.log.error({ err }, 'unhandled error');
+    else request.log.info({ code: error.code, cause: err instanceof Error && err !== error ? err.message : undefined }, 'request refused');
+    return send(reply, error);
+  });
+  app.setNotFoundHandler((_request, reply) => send(reply, new ScannerError('not_found')));
+}

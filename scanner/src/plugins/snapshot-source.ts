@@ -1,0 +1,22 @@
+import { parseAllowList } from '@aduana/shared';
+import { collectSnapshot, type CollectOptions } from '../collect/index.js';
+import { listSetting, type ScannerConfig } from '../config.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/** Where snapshots come from. The app gets one at start; tests may add collector options (a CA, the http port). */
+export interface SnapshotSource {
+  collect(url: string): Promise<Snapshot>;
+}
+
+export function createSnapshotSource(config: ScannerConfig, extra: Partial<CollectOptions> = {}): SnapshotSource {
+  // Parsed once: a bad CIDR stops start-up instead of failing every request.
+  const allowPrivate = parseAllowList(listSetting(config.allowPrivate));
+  const options: CollectOptions = {
+    allowPrivate,
+    timeoutMs: config.fetchTimeoutMs,
+    maxBodyBytes: config.maxBodyBytes,
+    maxRedirects: config.maxRedirects,
+    ...extra,
+  };
+  return { collect: (url) => collectSnapshot(url, options) };
+}

@@ -1,0 +1,61 @@
+import type { Profile } from '../checks/check.js';
+import type { Derived } from '../checks/derived.js';
+import { jsonObject } from '../parse/json-body.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+
+/** Script hosts of payment providers: their presence marks a shop. */
+export const PAYMENT_SCRIPT = /(^|\.)(js\.stripe\.com|paypal\.com|paypalobjects\.com|mercadopago\.com(\.br)?|mercadolibre\.com|pagseguro\.uol\.com\.br|pagar\.me|adyen\.com|braintreegateway\.com|klarna\.com|checkout\.com|squareup\.com|shopify\.com|cdn\.shopify\.com|vtex\.com(\.br)?|vtexassets\.com)$/i;
+const COMMERCE_PATH = /\/(cart|checkout|carrinho|basket|bag|sacola|finalizar-compra)(\/|$|\?)/i;
+const API_TYPES = new Set(['application/json', 'application/problem+json', 'application/vnd.api+json', 'application/hal+json']);
+
+export interface ProfileEvidence {
+  readonly profile: Profile;
+  /** Why: the signals that decided it (commerce signals also feed commerceRisk). */
+  readonly signals: readonly string[];
+}
+
+function openapiFound(snapshot: Snapshot): boolean {
+  const doc = snapshot.openapi ? jsonObject(snapshot.openapi) : undefined;
+  return doc !== undefined && typeof (doc['openapi'] ?? doc['swagger']) === 'string';
+}
+
+/**
+ * DECISIONS.md, profile `auto`: api when the answer is JSON / problem+json or an OpenAPI document is found; commerce
+ * when schema.org Product/Offer, cart/checkout paths or payment-provider scripts are found; otherwise content.
+ */
+export function detectProfile(snapshot: Snapshot, derived: Derived): ProfileEvidence {
+  const page = snapshot.page;
+  if (API_TYPES.has(page.contentType) || page.contentType.endsWith('+json')) {
+    return { profile: 'api', signals: [`the page answers ${page.contentType}`] };
+  }
+  if (openapiFound(snapshot)) return { profile: 'api', signals: [`OpenAPI document at ${snapshot.openapi?.url ?? ''}`] };
+  const signals = commerceSignals(snapshot, derived);
+  return signals.length > 0 ? { profile: 'commerce', signals } : { profile: 'content', signals: [] };
+}
+
+export function commerceSignals(snapshot: Snapshot, derived: Derived): string[] {
+  const page = snapshot.page;
+  if (!derived.isHtml(page)) return [];
+  const $ = derived.html(page);
+  const signals: string[] = [];
+  const types = derived.jsonLd(page).flatMap((b) => b.types);
+  const products = types.filter((t) => t === 'Product' || t === 'Offer' || t === 'AggregateOffer');
+  if (products.length > 0) signals.push(`schema.org ${[...new Set(products)].join('/')} in JSON-LD`);
+  const cart = $('a[href], form[action]')
+    .toArray()
+    .map((el) => $(el).attr('href') ?? $(el).attr('action') ?? '')
+    .find((href) => COMMERCE_PATH.test(href));
+  if (cart) signals.push(`cart/checkout link ${cart}`);
+  const payment = $('script[src]')
+    .toArray()
+    .map((el) => $(el).attr('src') ?? '')
+    .find((src) => {
+      try {
+        return PAYMENT_SCRIPT.test(new URL(src, page.finalUrl).hostname);
+      } catch {
+        return false;
+      }
+    });
+  if (payment) signals.push(`payment-provider script ${payment}`);
+  return signals;
+}

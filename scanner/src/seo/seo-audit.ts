@@ -1,0 +1,88 @@
+import type { Finding } from '../assessment/assessment.js';
+import { Derived } from '../checks/derived.js';
+import { CHECKS } from '../checks/registry.js';
+import { runChecks } from '../checks/runner.js';
+import { detectProfile } from '../profile/detect-profile.js';
+import { gradeFor, score, SCORING_VERSION } from '../scoring/scoring.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { keywordReport, type KeywordReport } from './keyword.js';
+
+/** The SEO audit's answer (spec: body not shown): observable signals only, no ranking, backlinks or volumes. */
+export interface SeoAudit {
+  readonly url: string;
+  readonly finalUrl: string;
+  readonly requestId: string;
+  readonly timestamp: string;
+  readonly scoringVersion: string;
+  readonly score: number;
+  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly checksSummary: { passed: number; total: number };
+  readonly signals: {
+    readonly statusCode: number | null;
+    readonly title: string;
+    readonly metaDescription: string;
+    readonly h1: readonly string[];
+    readonly canonical: string | null;
+    readonly lang: string | null;
+    readonly robotsMeta: string | null;
+    readonly xRobotsTag: string | null;
+    readonly hreflang: readonly string[];
+    readonly openGraph: Readonly<Record<string, string>>;
+    readonly jsonLdTypes: readonly string[];
+    readonly wordCount: number;
+  };
+  readonly checks: readonly { id: string; status: string; evidence: string }[];
+  readonly findings: readonly Finding[];
+  /** Present when a keyword was given. */
+  readonly keyword?: KeywordReport;
+}
+
+/** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
+export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date }): SeoAudit {
+  const derived = new Derived();
+  const page = snapshot.page;
+  const { profile } = detectProfile(snapshot, derived);
+  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived);
+  const scores = score(
+    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
+    profile,
+  );
+  const $ = derived.html(page);
+  const text = (sel: string): string => $(sel).first().text().replace(/\s+/g, ' ').trim();
+  const attr = (sel: string, name: string): string | null => $(sel).first().attr(name)?.trim() ?? null;
+  const h1 = $('h1').toArray().map((el) => $(el).text().replace(/\s+/g, ' ').trim());
+  const openGraph: Record<string, string> = {};
+  for (const el of $('meta[property^="og:" i]').toArray()) openGraph[($(el).attr('property') ?? '').toLowerCase()] ??= $(el).attr('content') ?? '';
+  const bodyText = derived.isHtml(page) ? derived.visibleText(page) : '';
+  const signals = {
+    statusCode: page.status,
+    title: text('title'),
+    metaDescription: attr('meta[name="description" i]', 'content') ?? '',
+    h1,
+    canonical: attr('link[rel~="canonical" i]', 'href'),
+    lang: attr('html', 'lang'),
+    robotsMeta: attr('meta[name="robots" i]', 'content'),
+    xRobotsTag: page.headers['x-robots-tag'] ?? null,
+    hreflang: $('link[rel~="alternate" i][hreflang]').toArray().map((el) => $(el).attr('hreflang') ?? ''),
+    openGraph,
+    jsonLdTypes: [...new Set(derived.jsonLd(page).flatMap((b) => b.types))],
+    wordCount: bodyText === '' ? 0 : bodyText.split(' ').length,
+  };
+  const seo = scores.dimensions.seo;
+  return {
+    url: snapshot.requestedUrl,
+    finalUrl: page.finalUrl,
+    requestId: options.requestId,
+    timestamp: (options.now?.() ?? new Date()).toISOString(),
+    scoringVersion: SCORING_VERSION,
+    score: seo.score,
+    grade: gradeFor(seo.score),
+    checksSummary: scores.checksSummary,
+    signals,
+    checks: results.map((r) => ({ id: r.check.id, status: r.status, evidence: r.evidence })),
+    findings: results.flatMap((r) => (r.finding ? [r.finding] : [])).sort((a, b) => a.priority - b.priority),
+    ...(options.keyword === undefined
+      ? {}
+      : { keyword: keywordReport(options.keyword, { title: signals.title, h1, metaDescription: signals.metaDescription, url: page.finalUrl, bodyText }) }),
+  };
+}
