@@ -1,0 +1,107 @@
+/**
+ * JSON Schema (draft-07, for ajv) of the Assessment record, written from the spec's "Resources and their fields":
+ * every listed field required, with the spec's types and ranges. Tests validate every assessment against it. The
+ * spec does not forbid extra properties on Assessment; the one this service adds (scoringVersion) is declared here.
+ */
+const PILLAR = { type: 'string', enum: ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'] } as const;
+const SEVERITY = { type: 'string', enum: ['High', 'Medium', 'Low', 'Informational'] } as const;
+const DIMENSION = {
+  type: 'object',
+  required: ['score', 'measured'],
+  additionalProperties: false,
+  properties: { score: { type: 'number', minimum: 0, maximum: 100 }, measured: { type: 'boolean' } },
+} as const;
+const PILLAR_SCORE = {
+  type: 'object',
+  required: ['score', 'passed', 'total'],
+  additionalProperties: false,
+  properties: { score: { type: 'number', minimum: 0, maximum: 100 }, passed: { type: 'integer', minimum: 0 }, total: { type: 'integer', minimum: 0 } },
+} as const;
+const DIMENSIONS = ['security', 'privacy', 'performance', 'seo', 'accessibility', 'aiDiscovery', 'agentReadiness'] as const;
+const PILLARS = ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'] as const;
+
+export const FINDING_SCHEMA = {
+  type: 'object',
+  required: ['id', 'pillar', 'title', 'evidence', 'impact', 'businessImpact', 'recommendation', 'audience', 'severity', 'priority', 'effort', 'references'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1 },
+    pillar: PILLAR,
+    title: { type: 'string', minLength: 1 },
+    evidence: { type: 'string', minLength: 1 },
+    impact: { type: 'string', minLength: 1 },
+    businessImpact: { type: 'string', minLength: 1 },
+    recommendation: { type: 'string', minLength: 1 },
+    audience: { type: 'array', minItems: 1, items: { type: 'string', enum: ['executive', 'marketing', 'development', 'security'] } },
+    severity: SEVERITY,
+    priority: { type: 'integer', minimum: 1 },
+    effort: { type: 'string', enum: ['Baixo', 'Médio'] },
+    references: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['label', 'url'],
+        additionalProperties: false,
+        properties: { label: { type: 'string', minLength: 1 }, url: { type: 'string', format: 'uri' } },
+      },
+    },
+  },
+} as const;
+
+export const ASSESSMENT_SCHEMA = {
+  $id: 'https://aduana.dev/schemas/assessment.json',
+  type: 'object',
+  required: ['scanId', 'requestId', 'url', 'timestamp', 'globalScore', 'grade', 'profile', 'mode', 'checksSummary', 'commerceRisk', 'findings', 'dimensions', 'pillars', 'criticalIssues'],
+  additionalProperties: false,
+  properties: {
+    scanId: { type: 'string', format: 'uuid' },
+    requestId: { type: 'string', minLength: 1 },
+    url: { type: 'string', format: 'uri' },
+    timestamp: { type: 'string', format: 'date-time' },
+    globalScore: { type: 'number', minimum: 0, maximum: 100 },
+    grade: { type: 'string', enum: ['A', 'B', 'C', 'D', 'F'] },
+    profile: { type: 'string', enum: ['content', 'api', 'commerce'] },
+    mode: { const: 'static' },
+    scoringVersion: { type: 'string', minLength: 1 },
+    checksSummary: {
+      type: 'object',
+      required: ['passed', 'total'],
+      additionalProperties: false,
+      properties: { passed: { type: 'integer', minimum: 0 }, total: { type: 'integer', minimum: 0 } },
+    },
+    commerceRisk: {
+      oneOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          required: ['level', 'signals'],
+          additionalProperties: false,
+          properties: { level: { type: 'string', enum: ['low', 'medium', 'high'] }, signals: { type: 'array', items: { type: 'string' } } },
+        },
+      ],
+    },
+    findings: { type: 'array', items: FINDING_SCHEMA },
+    dimensions: {
+      type: 'object',
+      required: DIMENSIONS,
+      additionalProperties: false,
+      properties: Object.fromEntries(DIMENSIONS.map((d) => [d, DIMENSION])),
+    },
+    pillars: {
+      type: 'object',
+      required: PILLARS,
+      additionalProperties: false,
+      properties: Object.fromEntries(PILLARS.map((p) => [p, PILLAR_SCORE])),
+    },
+    criticalIssues: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'pillar', 'severity'],
+        additionalProperties: false,
+        properties: { id: { type: 'string' }, title: { type: 'string' }, pillar: PILLAR, severity: { const: 'High' } },
+      },
+    },
+  },
+} as const;
