@@ -97,7 +97,8 @@ export const apiKeyRecognizers: readonly Recognizer[] = [
   jwt,
   // OpenAI: legacy `sk-` + 48, project/service/admin keys `sk-proj-…` with `-`/`_` in a long body.
   tokenShape('openai', 'sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\\-]{20,200}', 3),
-  tokenShape('aws-access-key', '(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}', 4),
+  // AWS key ids are base32: a body without digits is as likely as any other.
+  tokenShape('aws-access-key', '(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}', 4, false),
   tokenShape('github', '(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{22,255}', 4),
   tokenShape('slack', 'xox[baprs]-[A-Za-z0-9\\-]{10,250}', 5),
   tokenShape('stripe', '(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{20,250}', 8),

@@ -33,9 +33,12 @@ export function knownIssuer(d: string): boolean {
   if (p2 === 62) return n >= 16 && n <= 19; // UnionPay
   if (d.startsWith('6011') || p2 === 65 || (p3 >= 644 && p3 <= 649)) return n >= 16 && n <= 19; // Discover, Elo 65
   if (p6 >= 606282 && p6 <= 606282) return n === 16 || n === 19; // Hipercard
-  if (p2 === 50 || (p2 >= 56 && p2 <= 69)) return n >= 13 && n <= 19; // Maestro, Elo 50xxxx/636368
+  // Maestro and Elo 50xxxx/636368; the 12-15 digit Maestro lengths are rare and collide with bare CNPJs.
+  if (p2 === 50 || (p2 >= 56 && p2 <= 69)) return n >= 16 && n <= 19;
   return false;
 }
+
+const GROUP_BEFORE = /(?:^|[^A-Za-z0-9])(?=[A-Za-z]*\d)[A-Za-z0-9]{4}$/;
 
 /** Printed groupings: 4-4-4-4(-3), Amex 4-6-5, Diners 4-6-4, or no separators at all. */
 function groupingOk(groups: readonly number[]): boolean {
@@ -77,11 +80,16 @@ export const creditCard: Recognizer = {
       groups.push(run);
       groupEnds.push(end);
     }
+    // `… 6191 0138 3991 5695 7640 7588`, `QQ78 6839 …`: a full group with digits right before, in the same grouping,
+    // means a longer number (an account number, an IBAN), not a card.
+    if (sep !== '' && text[start - 1] === sep && start >= 5 && GROUP_BEFORE.test(text.slice(start - 6, start - 1))) return -1;
     let count = digits.length;
     for (let g = groups.length; g >= 1; g--) {
       const e = groupEnds[g - 1] as number;
       if (g < groups.length) count -= groups[g] as number;
       if (count < 13 || count > 19) continue;
+      // `1234 5678 9012 3456 7890 1234` continues in the same grouping: an account number, not a card and a tail.
+      if (g < groups.length && groups[g - 1] === 4 && groups[g] === 4) continue;
       if (!numericBoundaryAfter(text, e)) continue;
       const d = digits.slice(0, count);
       if (groupingOk(groups.slice(0, g)) && luhnValid(d) && knownIssuer(d)) return e;

@@ -12,6 +12,14 @@ const LOCAL = `${LOCAL_EDGE}(?:[${L}._%+\\-]{0,62}${LOCAL_EDGE})?`;
 const LABEL = `[${L}](?:[${L}\\-]*[${L}])?`;
 const DOMAIN = `(?:${LABEL}\\.){1,8}[A-Za-z]{2,24}`;
 
+/**
+ * File extensions that look like TLDs after `name@2x`: retina assets (`icon@2x.png`) and versioned files are the
+ * commonest e-mail look-alikes in prompts. None of them is a delegated TLD.
+ */
+const FILE_EXTENSIONS = new Set(
+  'png jpg jpeg gif svg webp bmp ico tif tiff heic pdf txt css scss html htm json yaml yml xml csv tsv zip tar gz tgz exe dll bin log lock mp3 mp4 wav mov avi mkv woff woff2 ttf otf map'.split(' '),
+);
+
 export const email: Recognizer = {
   entity: 'EMAIL',
   id: 'email',
@@ -19,6 +27,8 @@ export const email: Recognizer = {
   validate(text, _start, end) {
     // `a@b.com1` or `a@b.co_uk` is no address; `a@b.com.` (end of sentence) is.
     if (isWordChar(text, end) || text[end] === '@') return -1;
+    const dot = text.lastIndexOf('.', end);
+    if (FILE_EXTENSIONS.has(text.slice(dot + 1, end).toLowerCase())) return -1;
     return end;
   },
   resumeAfterReject(text, start) {

@@ -13,15 +13,16 @@ import { usSsn } from './us-ssn.js';
 /**
  * Every recognizer, in priority order: when two validated candidates start at the same place and have the same
  * length, the earlier one names the entity. Secrets first (a key that happens to contain digits is still a key),
- * then the checksum-validated numbers, then the shape-only ones.
+ * then the checksum-validated numbers (strongest check first), then the shape-only ones.
  */
 export const RECOGNIZERS: readonly Recognizer[] = [
   ...apiKeyRecognizers,
   email,
   iban,
-  creditCard,
+  // Two mod-11 check digits are stronger evidence than Luhn's one: a bare 14-digit run valid as both is a CNPJ.
   brCnpj,
   brCpf,
+  creditCard,
   usSsn,
   phoneE164,
   phoneBr,

@@ -25,6 +25,13 @@ function ipv6Adjacent(c: string | undefined): boolean {
   return c !== undefined && /[0-9A-Za-z_:.]/.test(c);
 }
 
+/** After an address: nothing address-like, except a sentence's full stop (`… 2001:db8::1.`). */
+function ipv6EndsAt(text: string, end: number): boolean {
+  const c = text[end];
+  if (c === '.') return !ipv6Adjacent(text[end + 1]);
+  return !ipv6Adjacent(c);
+}
+
 export const ipv6: Recognizer = {
   entity: 'IP_ADDRESS',
   id: 'ipv6',
@@ -32,7 +39,7 @@ export const ipv6: Recognizer = {
   pattern: '[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?:\\.\\d{1,3}){0,3}',
   validate(text, start, end) {
     // `std::vector`, `12:30:45`, MAC addresses: neighbours or shape rule them out.
-    if (ipv6Adjacent(text[start - 1]) || ipv6Adjacent(text[end])) return -1;
+    if (ipv6Adjacent(text[start - 1]) || !ipv6EndsAt(text, end)) return -1;
     const cand = text.slice(start, end);
     if (!/[0-9A-Fa-f]/.test(cand) || !isIPv6(cand)) return -1;
     return end;

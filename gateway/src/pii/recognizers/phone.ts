@@ -45,10 +45,10 @@ function e164LengthOk(digits: string): boolean {
   return true;
 }
 
-/** A code-like context before the number: `SKU-21 3344-5566`, `#21 …`, `ref/21 …`. */
+/** A code-like context before the number: `SKU-21 3344-5566`, `#21 …`, `v.21 …`. */
 function codePrefix(text: string, start: number): boolean {
   const p = text[start - 1];
-  return p === '-' || p === '_' || p === '#' || p === '/' || p === '.' || p === '+' || p === '=';
+  return p === '-' || p === '_' || p === '#' || p === '.' || p === '+' || p === '=';
 }
 
 /**
@@ -101,7 +101,7 @@ export const phoneBr: Recognizer = {
   validate(text, start, end) {
     if (!numericBoundaryBefore(text, start) || codePrefix(text, start)) return -1;
     if (!numericBoundaryAfter(text, end)) return -1;
-    if (text[end] === '-' || text[end] === '/') return -1;
+    if (text[end] === '-') return -1;
     const paren = text[start] === '(';
     const ddEnd = paren ? text.indexOf(')', start) + 1 : start + (text[start] === '0' ? 3 : 2);
     const afterDdd = text[ddEnd];
