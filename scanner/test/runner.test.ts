@@ -1,0 +1,71 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fail, pass, type Check } from '../src/checks/check.js';
+import { Derived } from '../src/checks/derived.js';
+import { runChecks } from '../src/checks/runner.js';
+import { WEIGHT } from '../src/scoring/scoring.js';
+import { goodSnapshot, minimalSnapshot } from './fixtures/snapshots.js';
+
+const base = {
+  pillar: 'readiness',
+  dimension: 'seo',
+  profiles: ['content'],
+  weight: WEIGHT.standard,
+  version: 1,
+  audience: ['development'],
+  references: [{ label: 'x', url: 'https://example.org/' }],
+} as const;
+
+const issue = { severity: 'Medium', effort: 'Baixo', title: 't', evidence: 'e', impact: 'i', businessImpact: 'b', recommendation: 'r' } as const;
+
+describe('checks runner', () => {
+  it('turns an exception into an error result and keeps running the other checks', () => {
+    const broken: Check<'page'> = { ...base, id: 'seo.broken', needs: ['page'], run: () => { throw new Error('boom'); } };
+    const fine: Check<'page'> = { ...base, id: 'seo.fine', needs: ['page'], run: () => pass('ok') };
+    const [a, b] = runChecks([broken, fine], goodSnapshot(), 'content');
+    expect([a?.status, a?.error, a?.score]).toEqual(['error', 'boom', null]);
+    expect(b?.status).toBe('pass');
+  });
+
+  it('marks a check not measured when a declared part is missing, without calling it', () => {
+    const run = vi.fn(() => pass('ok'));
+    const check: Check<'tls'> = { ...base, id: 'seo.tls', needs: ['tls'], run };
+    const [r] = runChecks([check], minimalSnapshot(), 'content');
+    expect([r?.status, r?.score]).toEqual(['not_measured', null]);
+    expect(run).not.toHaveBeenCalled();
+  });
+
+  it('gives a check only the parts it declared', () => {
+    let seen: string[] = [];
+    const check: Check<'robotsTxt'> = { ...base, id: 'seo.keys', needs: ['robotsTxt'], run: (input) => { seen = Object.keys(input).sort(); return pass('ok'); } };
+    runChecks([check], goodSnapshot(), 'content');
+    expect(seen).toEqual(['derived', 'requestedUrl', 'robotsTxt']);
+  });
+
+  it('reports a failure as Informational and unscored for a profile that does not need the signal', () => {
+    const check: Check<'page'> = { ...base, id: 'seo.api-only', profiles: ['api'], needs: ['page'], run: () => fail(issue) };
+    const [content] = runChecks([check], goodSnapshot(), 'content');
+    expect([content?.status, content?.score, content?.finding?.severity, content?.finding?.priority]).toEqual(['info', null, 'Informational', 4]);
+    const [api] = runChecks([check], goodSnapshot(), 'api');
+    expect([api?.status, api?.score, api?.finding?.severity, api?.finding?.priority]).toEqual(['fail', 0, 'Medium', 2]);
+  });
+
+  it('parses the page once per assessment, whatever the number of checks that read it', () => {
+    // Same object back: the second caller got the cached tree, not a second parse.
+    const derived = new Derived();
+    const a = derived.html(goodSnapshot().page);
+    expect(derived.html(goodSnapshot().page)).toBe(a);
+    expect(derived.jsonLd(goodSnapshot().page)).toBe(derived.jsonLd(goodSnapshot().page));
+    const csp1 = derived.csp(goodSnapshot().page);
+    expect(derived.csp(goodSnapshot().page)).toBe(csp1);
+  });
+
+  it('fills the finding from the check metadata and the verdict', () => {
+    const check: Check<'page'> = { ...base, id: 'seo.meta', needs: ['page'], run: () => fail({ ...issue, severity: 'High', score: 0.25 }) };
+    const [r] = runChecks([check], goodSnapshot(), 'content');
+    expect(r?.score).toBe(0.25);
+    expect(r?.finding).toEqual({
+      id: 'seo.meta', pillar: 'readiness', title: 't', evidence: 'e', impact: 'i', businessImpact: 'b', recommendation: 'r',
+      audience: ['development'], severity: 'High', priority: 1, effort: 'Baixo', references: [{ label: 'x', url: 'https://example.org/' }],
+    });
+  });
+});
