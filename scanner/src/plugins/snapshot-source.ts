@@ -1,4 +1,4 @@
-import { parseAllowList } from '@aduana/shared';
+import { ConfigError, parseAllowList, type AllowList } from '@aduana/shared';
 import { collectSnapshot, type CollectOptions } from '../collect/index.js';
 import { listSetting, type ScannerConfig } from '../config.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -10,7 +10,12 @@ export interface SnapshotSource {
 
 export function createSnapshotSource(config: ScannerConfig, extra: Partial<CollectOptions> = {}): SnapshotSource {
   // Parsed once: a bad CIDR stops start-up instead of failing every request.
-  const allowPrivate = parseAllowList(listSetting(config.allowPrivate));
+  let allowPrivate: AllowList;
+  try {
+    allowPrivate = parseAllowList(listSetting(config.allowPrivate));
+  } catch (err) {
+    throw new ConfigError('allowPrivate', 'SCANNER_ALLOW_PRIVATE', err instanceof Error ? err.message : String(err));
+  }
   const options: CollectOptions = {
     allowPrivate,
     timeoutMs: config.fetchTimeoutMs,
