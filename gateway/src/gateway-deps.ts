@@ -11,6 +11,8 @@ import type { TenantRuntimes } from './runtime/tenant-runtime.js';
 import type { DecisionStore, DecisionRecord } from './decisions/decision-store.js';
 import type { DecisionEngine } from './decisions/decision-engine.js';
 import type { DecideRequestValidator } from './decisions/decide-request.js';
+import type { Ledger } from './ledger/index.js';
+import type { AuditTrail } from './audit/audit-trail.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -27,6 +29,8 @@ export interface GatewayDeps {
   readonly decisions: DecisionStore;
   readonly engine: DecisionEngine;
   readonly decideValidator: DecideRequestValidator;
+  readonly ledger: Ledger;
+  readonly audit: AuditTrail;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }

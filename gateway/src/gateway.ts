@@ -19,6 +19,14 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerAuthRoutes } from './auth-service/auth-routes.js';
 import { bootstrap } from './tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { Ledger } from './ledger/index.js';
+import { AuditTrail } from './audit/audit-trail.js';
+import { UpstreamClient } from './proxy/upstream/upstream-client.js';
+import { PriceTable } from './proxy/pricing/price-table.js';
+import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
+import { createPipeline } from './proxy/pipeline.js';
+import { ProxyHandler } from './proxy/proxy-handler.js';
+import { registerProxyRoutes } from './proxy/proxy-routes.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -49,6 +57,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const runtimes = new TenantRuntimes(tenants, policies, store.counters);
   const decisions = new DecisionStore(store);
   const authenticator = new Authenticator(store);
+  const prices = new PriceTable(config.priceTable);
+  const ledger = Ledger.open(store.root, {
+    keyDir: config.dataDir,
+    checkpointEvery: config.checkpointEvery,
+    checkpointIntervalMs: config.checkpointIntervalS * 1000,
+    groupCommitMs: config.ledgerGroupCommitMs,
+    anchorUrl: config.anchorUrl || null,
+    onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
+  });
+  const audit = new AuditTrail(decisions, ledger, logger);
+  const agentBudget = () => null;
   const deps: GatewayDeps = {
     config,
     logger,
@@ -61,10 +80,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     policyValidator: new PolicyValidator(),
     runtimes,
     decisions,
-    engine: new DecisionEngine(runtimes, decisions, () => null),
+    engine: new DecisionEngine(runtimes, audit, agentBudget),
     decideValidator: new DecideRequestValidator(),
-    onDecisionResolved: async () => {},
+    ledger,
+    audit,
+    onDecisionResolved: (d) => audit.recordResolution(d),
   };
+  const upstream = new UpstreamClient({
+    baseUrl: config.upstreamBaseUrl,
+    apiKey: config.upstreamApiKey,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+  });
 
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -76,6 +103,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerHealthRoutes(api, deps);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
+  const proxy = new ProxyHandler({
+    server: api,
+    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator() }),
+    upstream,
+    audit,
+    runtimes,
+    prices,
+    logger,
+    maxBodyBytes: config.proxyBodyLimit,
+    maxAnswerBytes: 64 * 1024 * 1024,
+  });
+  registerProxyRoutes(api, proxy);
   api.finish();
 
   const auth = new HttpServer({ logger, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
@@ -88,7 +127,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     port = await api.listen(config.host, config.port);
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
-    await api.close(0);
+    await Promise.all([api.close(0), auth.close(0)]);
+    await upstream.close();
+    await ledger.close();
     await store.close();
     throw err;
   }
@@ -104,6 +145,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     close() {
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
+        await upstream.close();
+        // Pending group commits are written and flushed before the environment closes.
+        await ledger.close();
         await store.close();
         logger.info('gateway stopped');
       })();

@@ -3,7 +3,7 @@ import { newId } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
-import type { DecisionStore } from './decision-store.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 
 /** The spec's Decision envelope. */
@@ -28,13 +28,13 @@ export interface DecideOutcome {
 export type AgentBudgetLookup = (tenantId: string, agentId: string) => number | null;
 
 /**
- * `POST /v1/decide`: evaluates an intended action with the tenant's compiled policy set and records the decision.
- * The record is queued for LMDB's next batched commit; the answer does not wait for the disk.
+ * `POST /v1/decide`: evaluates an intended action with the tenant's compiled policy set and records the decision in
+ * the audit trail (decision index + ledger); the answer does not wait for the disk (see AuditTrail).
  */
 export class DecisionEngine {
   constructor(
     private readonly runtimes: TenantRuntimes,
-    private readonly decisions: DecisionStore,
+    private readonly audit: AuditTrail,
     private readonly agentBudget: AgentBudgetLookup,
   ) {}
 
@@ -66,7 +66,9 @@ export class DecisionEngine {
       policies_evaluated: evaluation.policiesEvaluated,
       timestamp,
     };
-    void this.decisions.record({
+    envelope.latency_ms = Math.round((performance.now() - startedAt) * 1000) / 1000;
+    this.audit.record(
+      {
       decision_id: decisionId,
       tenant_id: tenantId,
       agent_id: req.agent_id,
@@ -77,11 +79,13 @@ export class DecisionEngine {
       created_at: timestamp,
       rule: evaluation.rule,
       policy_version: set.label,
-      policies_evaluated: evaluation.policiesEvaluated,
-      triggered: evaluation.triggered,
-      resolution: null,
-    });
-    envelope.latency_ms = Math.round((performance.now() - startedAt) * 1000) / 1000;
+        policies_evaluated: evaluation.policiesEvaluated,
+        triggered: evaluation.triggered,
+        resolution: null,
+      },
+      { action: req.action, context: req.context ?? null, latency_ms: envelope.latency_ms },
+      { session_id: req.context?.session_id ?? '' },
+    );
     return { envelope, evaluation, policyLabel: set.label };
   }
 }

@@ -26,8 +26,20 @@ export interface DecisionRecord {
  * decision id -> key. Writes are not awaited on the request path: lmdb-js commits them in its next batched
  * transaction (group commit), and close() flushes.
  */
+interface Pending {
+  seq: number;
+  rec: DecisionRecord;
+  written: Promise<boolean>;
+}
+
 export class DecisionStore {
   readonly #seq = new Map<string, number>();
+  /**
+   * Records queued but not yet committed, by tenant and by id: reads merge them in, so a client that reads its
+   * decision right after making it finds it (read-your-writes without waiting for the disk on the request path).
+   */
+  readonly #pendingByTenant = new Map<string, Map<number, Pending>>();
+  readonly #pendingById = new Map<string, Pending>();
 
   constructor(private readonly store: GatewayStore) {}
 
@@ -44,27 +56,49 @@ export class DecisionStore {
   }
 
   record(rec: DecisionRecord): Promise<boolean> {
-    const seq = this.#nextSeq(rec.tenant_id);
-    const key = [rec.tenant_id, seq];
+    const tenantId = rec.tenant_id;
+    const seq = this.#nextSeq(tenantId);
+    const key = [tenantId, seq];
     void this.store.decisionIds.put(rec.decision_id, key);
-    return this.store.decisions.put(key, rec);
+    const written = this.store.decisions.put(key, rec);
+    const p: Pending = { seq, rec, written };
+    let byTenant = this.#pendingByTenant.get(tenantId);
+    if (!byTenant) this.#pendingByTenant.set(tenantId, (byTenant = new Map()));
+    byTenant.set(seq, p);
+    this.#pendingById.set(rec.decision_id, p);
+    const settle = () => {
+      byTenant.delete(seq);
+      if (byTenant.size === 0) this.#pendingByTenant.delete(tenantId);
+      this.#pendingById.delete(rec.decision_id);
+    };
+    written.then(settle, settle);
+    return written;
   }
 
   recent(tenantId: string, limit: number): DecisionRecord[] {
-    const out: DecisionRecord[] = [];
-    for (const { value } of this.store.decisions.getRange({ start: [tenantId, Infinity], end: [tenantId], reverse: true, limit })) {
-      out.push(value as DecisionRecord);
+    const rows: { seq: number; rec: DecisionRecord }[] = [];
+    for (const { key, value } of this.store.decisions.getRange({ start: [tenantId, Infinity], end: [tenantId], reverse: true, limit })) {
+      rows.push({ seq: (key as [string, number])[1], rec: value as DecisionRecord });
     }
-    return out;
+    const pending = this.#pendingByTenant.get(tenantId);
+    if (pending) {
+      const have = new Set(rows.map((r) => r.seq));
+      for (const p of pending.values()) if (!have.has(p.seq)) rows.push({ seq: p.seq, rec: p.rec });
+      rows.sort((a, b) => b.seq - a.seq);
+    }
+    return rows.slice(0, limit).map((r) => r.rec);
   }
 
   get(tenantId: string, id: string): DecisionRecord | undefined {
+    const p = this.#pendingById.get(id);
+    if (p) return p.rec.tenant_id === tenantId ? p.rec : undefined;
     const key = this.store.decisionIds.get(id) as [string, number] | undefined;
     if (!key || key[0] !== tenantId) return undefined;
     return this.store.decisions.get(key) as DecisionRecord | undefined;
   }
 
   async resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<DecisionRecord | undefined> {
+    await this.#pendingById.get(id)?.written;
     const key = this.store.decisionIds.get(id) as [string, number] | undefined;
     if (!key || key[0] !== tenantId) return undefined;
     let out: DecisionRecord | undefined;

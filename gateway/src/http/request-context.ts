@@ -17,7 +17,12 @@ export class RequestContext {
   contentType: string;
   contentLength: number;
   agentId: string;
+  /** x-svc-session-id: the session bond enforcement accumulates risk over ('' = the agent's). */
+  sessionId: string;
   forwardedAuthorization: string;
+  /** Provider routing headers the proxy passes on (OpenAI-Organization, OpenAI-Project). */
+  providerOrganization: string;
+  providerProject: string;
   remoteAddress: string;
   trace: TraceContext;
   /** performance.now() at arrival: the start of governance time. */
@@ -40,7 +45,10 @@ export class RequestContext {
     this.contentType = '';
     this.contentLength = -1;
     this.agentId = '';
+    this.sessionId = '';
     this.forwardedAuthorization = '';
+    this.providerOrganization = '';
+    this.providerProject = '';
     this.remoteAddress = '';
     this.trace = trace;
     this.startedAt = startedAt;

@@ -5,7 +5,7 @@ import { GatewayError, toEnvelope } from '../errors.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import { hasScope } from '../auth/principal.js';
 import { RequestContext } from './request-context.js';
-import { readBody } from './read-body.js';
+import { CLIENT_ABORTED, readBody } from './read-body.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
 
@@ -93,12 +93,15 @@ export class HttpServer {
         void this.#run(ctx, options, handler);
         return;
       }
-      readBody(res, maxBody, ctx.contentLength).then(
+      readBody(res, maxBody, ctx.contentLength, ctx).then(
         (raw) => {
+          ctx.onAbort = null;
           ctx.rawBody = raw;
           return this.#run(ctx, options, handler);
         },
-        (err: unknown) => this.fail(ctx, err),
+        (err: unknown) => {
+          if (err !== CLIENT_ABORTED) this.fail(ctx, err);
+        },
       );
     });
     return this;
@@ -137,6 +140,9 @@ export class HttpServer {
     ctx.contentLength = cl === '' ? -1 : Number(cl);
     ctx.agentId = req.getHeader('x-svc-agent-id');
     ctx.forwardedAuthorization = req.getHeader('x-forwarded-authorization');
+    ctx.sessionId = req.getHeader('x-svc-session-id');
+    ctx.providerOrganization = req.getHeader('openai-organization');
+    ctx.providerProject = req.getHeader('openai-project');
     res.onAborted(() => {
       ctx.aborted = true;
       if (!ctx.responded) {

@@ -1,0 +1,50 @@
+import type { Logger } from '@aduana/shared';
+import type { DecisionRecord, DecisionStore } from '../decisions/decision-store.js';
+import type { Ledger } from '../ledger/index.js';
+
+/**
+ * Where every decision goes: the decision index (GET /admin/decisions, resolve) and the tenant's hash chain in the
+ * ledger, decisions and proxy calls in the same chain. Neither write is awaited on the request path: the decision is
+ * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (DECISIONS.md), and
+ * shutdown flushes both.
+ */
+export class AuditTrail {
+  constructor(
+    private readonly decisions: DecisionStore,
+    private readonly ledger: Ledger,
+    private readonly logger: Logger,
+  ) {}
+
+  record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}): void {
+    void this.decisions.record(d);
+    this.ledger
+      .appendGrouped(d.tenant_id, {
+        event_type: d.event_type,
+        payload,
+        metadata: { agent_id: d.agent_id, trace_id: d.trace_id, ...metadata },
+        decision: {
+          decision_id: d.decision_id,
+          execution_status: d.execution_status,
+          risk_score: d.risk_score,
+          rule: d.rule,
+          policy_version: d.policy_version,
+          policies_evaluated: d.policies_evaluated,
+          triggered: d.triggered.map((t) => ({ policy_id: t.policyId, type: t.type, action: t.action, risk: t.risk })),
+        },
+        created_at: d.created_at,
+      })
+      .catch((err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed'));
+  }
+
+  /** A held decision's resolution, chained after the decision itself. */
+  async recordResolution(d: DecisionRecord): Promise<void> {
+    await this.ledger.append(d.tenant_id, [
+      {
+        event_type: 'decision.resolved',
+        payload: { decision_id: d.decision_id, resolution: d.resolution },
+        metadata: { agent_id: d.agent_id, trace_id: d.trace_id },
+        decision: null,
+      },
+    ]);
+  }
+}

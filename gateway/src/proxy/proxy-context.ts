@@ -1,0 +1,73 @@
+import type { Principal } from '../auth/principal.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { PolicySet } from '../policy/compile-policy-set.js';
+import type { Evaluation, Triggered } from '../policy/evaluation.js';
+import type { Verdict } from '../policy/types.js';
+import type { Endpoint } from './endpoints.js';
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** How the call ended, for the ledger. */
+export type Outcome = 'completed' | 'blocked' | 'upstream_error' | 'upstream_unavailable' | 'client_aborted' | 'upstream_aborted' | 'error';
+
+/**
+ * One proxied call as it moves through the stages. Every field is declared and initialised here (one hidden class);
+ * stages read and write these, nothing else.
+ */
+export class ProxyContext {
+  readonly http: RequestContext;
+  readonly endpoint: Endpoint;
+  principal: Principal | null = null;
+  decisionId = '';
+  /** Parsed request body (governed endpoints). */
+  request: Record<string, unknown> | null = null;
+  /** Bytes sent upstream: the client's own bytes unless a stage rewrote the body (then re-serialised once). */
+  upstreamBody: Buffer | null = null;
+  requestRewritten = false;
+  model = '';
+  stream = false;
+  /** The client asked for usage in the stream itself (else the usage chunk we ask for is not relayed). */
+  clientWantsStreamUsage = false;
+  /** The request's text (messages, prompt, input), for policies and the hallucination shield. */
+  inputText = '';
+  sessionId = '';
+  policySet: PolicySet | null = null;
+  evaluation: Evaluation | null = null;
+  /** Output-side triggers (content filters, hallucination shield). */
+  outputTriggered: Triggered[] = [];
+  verdict: Verdict = 'ALLOW';
+  rule = '';
+  riskScore = 0;
+  inputRedactions = 0;
+  outputRedactions = 0;
+  upstreamStatus = 0;
+  upstreamHeaders: Record<string, string> = {};
+  /** Non-streamed answer bytes as relayed to the client. */
+  answer: Buffer | null = null;
+  /** The answer's text (choices' content), for output checks; bounded. */
+  answerText = '';
+  usage: Usage | null = null;
+  costBrl = 0;
+  /** SHA-256 hex of the bytes relayed to the client. */
+  outputHash = '';
+  outcome: Outcome = 'completed';
+  /** The status line went out (a stream started): errors can only be told in-band now. */
+  headersSent = false;
+  /** The call was refused before forwarding (auth, validation, size): x-svc-verdict is DENIED. */
+  deniedBeforeForward = false;
+  /** Milliseconds spent in governance (never upstream time). */
+  governanceMs = 0;
+  /** performance.now() when the upstream request was sent / when its answer was complete. */
+  forwardedAt = 0;
+  upstreamDoneAt = 0;
+  readonly abort = new AbortController();
+
+  constructor(http: RequestContext, endpoint: Endpoint) {
+    this.http = http;
+    this.endpoint = endpoint;
+  }
+}

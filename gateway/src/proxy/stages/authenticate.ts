@@ -1,0 +1,22 @@
+import { GatewayError } from '../../errors.js';
+import type { Authenticator } from '../../auth/authenticate.js';
+import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import { hasScope } from '../../auth/principal.js';
+import type { RequestStage } from './stage.js';
+
+/** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id the spec requires. */
+export function authenticateStage(auth: Authenticator, runtimes: TenantRuntimes): RequestStage {
+  return {
+    name: 'authenticate',
+    run(c) {
+      const p = auth.fromHeader(c.http.authorization);
+      c.principal = p;
+      c.http.principal = p;
+      if (!hasScope(p, 'runtime:write')) throw new GatewayError('missing_scope', 'token lacks the runtime:write scope');
+      runtimes.admit(p);
+      c.policySet = runtimes.policySet(p.tenantId);
+      if (c.http.agentId === '') throw new GatewayError('missing_agent_id');
+      if (c.http.agentId.length > 256) throw new GatewayError('invalid_request', 'x-svc-agent-id: at most 256 characters');
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { GatewayError } from '../../errors.js';
+import type { RequestStage } from './stage.js';
+
+/**
+ * The shape the provider requires, checked before anything is spent on it: a model, and the endpoint's input field of
+ * the right type. A body the provider would reject anyway is answered here with a clear 400.
+ */
+export function preflightStage(): RequestStage {
+  return {
+    name: 'preflight',
+    run(c) {
+      const req = c.request as Record<string, unknown>;
+      if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
+      if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
+      switch (c.endpoint.kind) {
+        case 'chat': {
+          const m = req['messages'];
+          if (!Array.isArray(m) || m.length === 0) throw new GatewayError('invalid_request', 'messages: required non-empty array');
+          for (let i = 0; i < m.length; i++) {
+            const msg = m[i] as Record<string, unknown> | null;
+            if (!msg || typeof msg !== 'object' || typeof msg['role'] !== 'string') throw new GatewayError('invalid_request', `messages[${i}]: must be an object with a role`);
+          }
+          break;
+        }
+        case 'completions': {
+          const p = req['prompt'];
+          if (typeof p !== 'string' && !Array.isArray(p)) throw new GatewayError('invalid_request', 'prompt: required string or array');
+          break;
+        }
+        case 'embeddings': {
+          const i = req['input'];
+          if (typeof i !== 'string' && !Array.isArray(i)) throw new GatewayError('invalid_request', 'input: required string or array');
+          if (c.stream) throw new GatewayError('invalid_request', 'stream: embeddings do not stream');
+          break;
+        }
+        case 'models':
+          break;
+      }
+      const sid = c.http.sessionId;
+      if (sid.length > 256) throw new GatewayError('invalid_request', 'x-svc-session-id: at most 256 characters');
+      c.sessionId = sid;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { formatTraceparent, type TraceContext } from '@aduana/shared';
+import { GatewayError } from '../../errors.js';
+
+export interface UpstreamOptions {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  connections: number;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/** Upstream response headers worth relaying to the client (ids, rate-limit hints, processing time). */
+const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|anthropic-)/;
+
+/**
+ * The one connection pool to the LLM provider, made at boot (keep-alive, pipelining off). The provider key is the
+ * caller's `x-forwarded-authorization`, or the sidecar's UPSTREAM_API_KEY; it is forwarded, never stored or logged.
+ */
+export class UpstreamClient {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+
+  constructor(opts: UpstreamOptions) {
+    const url = new URL(opts.baseUrl);
+    this.#pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    this.#basePath = url.pathname.replace(/\/$/, '');
+    this.#apiKey = opts.apiKey;
+    this.#timeoutMs = opts.timeoutMs;
+  }
+
+  async send(opts: {
+    method: 'GET' | 'POST';
+    path: string;
+    body: Buffer | null;
+    forwardedAuthorization: string;
+    trace: TraceContext;
+    extraHeaders: Record<string, string>;
+    signal: AbortSignal;
+  }): Promise<UpstreamResponse> {
+    const headers: Record<string, string> = {
+      ...opts.extraHeaders,
+      accept: 'application/json, text/event-stream',
+      // Identity: output checks read the answer, and relaying compressed bytes would need decompression anyway.
+      'accept-encoding': 'identity',
+      traceparent: formatTraceparent(opts.trace),
+    };
+    const auth = opts.forwardedAuthorization || (this.#apiKey ? `Bearer ${this.#apiKey}` : '');
+    if (auth) headers['authorization'] = auth;
+    if (opts.body) headers['content-type'] = 'application/json';
+    try {
+      const res = await this.#pool.request({
+        method: opts.method,
+        path: this.#basePath + opts.path,
+        headers,
+        body: opts.body,
+        signal: opts.signal,
+        headersTimeout: this.#timeoutMs,
+        bodyTimeout: this.#timeoutMs,
+      });
+      const relayed: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) {
+        if (v !== undefined && RELAY.test(k)) relayed[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      return { status: res.statusCode, headers: relayed, body: res.body };
+    } catch (err) {
+      throw toUpstreamError(err);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+}
+
+/** Refused, reset, timed out, DNS: all "the provider is unavailable" (503) to the caller. */
+export function toUpstreamError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
+    return new GatewayError('upstream_unavailable', 'upstream LLM provider timed out');
+  }
+  return new GatewayError('upstream_unavailable');
+}
