@@ -29,7 +29,11 @@ export interface PreparedInput {
   prefix: string;
   eventType: string;
   agentId: string | null;
-  /** The five caller fields as they will read back (JSON round-trip of what was hashed). */
+  /**
+   * The caller's five fields, as given: not re-parsed from the canonical text (that cost ~10% of batch throughput).
+   * canonicalize follows JSON.stringify's rules (toJSON, dropped undefined members), so their JSON form is exactly
+   * what was hashed; `get`/`list` return the stored, parsed form.
+   */
   fields: Required<LedgerInput>;
 }
 
@@ -81,8 +85,7 @@ export function prepareInput(input: unknown, index: number, now: string, maxEntr
     throw bad(`not JSON-serialisable (${err instanceof Error ? err.message : String(err)})`);
   }
   if (Buffer.byteLength(canonical) > maxEntryBytes) throw bad(`larger than ${maxEntryBytes} bytes`);
-  // Parse back what will be hashed, so the returned entry is exactly what a verifier re-canonicalises.
-  const fields = JSON.parse(canonical) as Required<LedgerInput>;
+  const fields = { created_at: createdAt, decision, event_type: eventType, metadata, payload };
   return { prefix: canonical.slice(0, -1), eventType, agentId, fields };
 }
 

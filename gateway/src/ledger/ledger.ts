@@ -42,6 +42,8 @@ export interface LedgerOptions {
   anchor?: AnchorOptions;
   /** Clock for created_at defaults and checkpoint timestamps (tests). */
   now?: () => Date;
+  /** verify() rebuilds the Merkle tree on a worker thread for chains at least this long (default 16,384). */
+  verifyWorkerThreshold?: number;
   /** Background failures (checkpoint writes, anchoring): never thrown, reported here. */
   onError?: (err: unknown, context: string) => void;
 }
@@ -134,6 +136,7 @@ export class Ledger {
   readonly #now: () => Date;
   readonly #onError: (err: unknown, context: string) => void;
   readonly #interval: NodeJS.Timeout;
+  readonly #verifyWorkerThreshold: number | undefined;
   #closed = false;
 
   private constructor(root: RootDatabase, options: LedgerOptions) {
@@ -145,6 +148,7 @@ export class Ledger {
     this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => {});
+    this.#verifyWorkerThreshold = options.verifyWorkerThreshold;
     this.#anchor = options.anchorUrl
       ? new AnchorQueue(options.anchorUrl, { ...options.anchor, onError: (err) => this.#onError(err, 'anchor') })
       : null;
@@ -260,7 +264,7 @@ export class Ledger {
   /** Recomputes the chain, the Merkle tree and every checkpoint; yields to the event loop as it goes. */
   verify(tenantId: string): Promise<VerifyReport> {
     checkTenant(tenantId);
-    return verifyChain(this.#dbs, tenantId, this.#signer.publicKey);
+    return verifyChain(this.#dbs, tenantId, this.#signer.publicKey, { workerThreshold: this.#verifyWorkerThreshold });
   }
 
   /** Merkle root of the first `treeSize` committed entries (default: all). */

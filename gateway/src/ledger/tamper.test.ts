@@ -6,15 +6,21 @@ import { editCanonical, rawEntries } from './test-fixtures/raw-entries.js';
 import { event, TempLedger } from './test-fixtures/temp-ledger.js';
 
 const SIZE = 40;
+
+// Every case runs twice: Merkle tree rebuilt in the verifying thread, and on a worker thread (long chains).
+describe.each([
+  ['inline tree check', Infinity],
+  ['worker tree check', 1],
+])('tamper detection (%s)', (_label, verifyWorkerThreshold) => {
 let t: TempLedger;
 let raw: Database<Buffer, Key>;
 
 beforeEach(async () => {
-  t = new TempLedger({ checkpointEvery: 16 });
+  t = new TempLedger({ checkpointEvery: 16, verifyWorkerThreshold });
   for (let i = 0; i < SIZE; i += 8) await t.ledger.append('acme', Array.from({ length: 8 }, (_, j) => event(i + j + 1, { agent: 'a' })));
   await t.ledger.append('other', [event(1)]);
   await t.ledger.close();
-  await t.reopen({ checkpointEvery: 16 });
+  await t.reopen({ checkpointEvery: 16, verifyWorkerThreshold });
   raw = rawEntries(t.root);
   expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: SIZE, checkpointsChecked: 3 });
 });
@@ -22,7 +28,6 @@ afterEach(async () => {
   await t.dispose();
 });
 
-describe('tamper detection', () => {
   it('finds a payload changed in LMDB at its seq', async () => {
     const record = raw.get(['acme', 13])!;
     await raw.put(['acme', 13], editCanonical(record, (c) => c.replace('"query 13"', '"query 31"')));

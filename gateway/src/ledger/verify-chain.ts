@@ -2,89 +2,109 @@ import { hash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { verifyCheckpointSignature, type LedgerPublicKey } from './checkpoint.js';
 import { chainTail } from './entry-input.js';
-import { GENESIS_PREV_HASH, leafHash } from './hash.js';
-import { pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
-import { checkRecord, completedLevels, recordCanonical, recordHash, recordNode, recordNodeCount } from './record-codec.js';
+import { GENESIS_PREV_HASH } from './hash.js';
+import { checkRecord, completedLevels, recordNodeCount } from './record-codec.js';
 import { committedSize, listCheckpoints, MAX_SEQ, type LedgerDbs } from './store.js';
+import { InlineTreeChecker, WorkerTreeChecker, type TreeBreak, type TreeChecker } from './tree-check.js';
 
 export interface VerifyReport {
   ok: boolean;
-  /** Entries whose hash, link and position checked out, from seq 1 without a break. */
+  /** Entries that checked out, from seq 1 up to the first break. */
   checked: number;
-  /** First seq where the chain breaks (changed, missing or moved entry), or null. */
+  /** First seq where the chain breaks (changed, missing or moved entry, or a checkpoint it contradicts), or null. */
   firstBrokenSeq: number | null;
   reason: string | null;
   /** Size the chain should have (the committed counter). */
   expectedSize: number;
+  /** Checkpoints whose signature and root matched. */
   checkpointsChecked: number;
 }
 
+export interface VerifyOptions {
+  /** Chains at least this long recompute the Merkle tree on a worker thread (default 16,384). */
+  workerThreshold?: number;
+}
+
 const YIELD_EVERY = 16_384;
+const RECORD_HEADER = 34; // version, hash, node count (record-codec.ts)
 
 /**
  * Recomputes a tenant's chain from seq 1: each record's stored bytes re-hashed with the previous hash, its tail
- * (prev_hash, seq, tenant_id) compared with what the chain dictates, its stored Merkle subtree roots recomputed,
- * and every checkpoint's root and signature compared with the tree at its size.
+ * (prev_hash, seq, tenant_id) compared with what the chain dictates; meanwhile the Merkle tree is rebuilt from the
+ * recomputed hashes and compared with the stored subtree roots and every checkpoint (whose signatures are checked
+ * first). The earliest break of any kind is reported.
  */
-export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: LedgerPublicKey): Promise<VerifyReport> {
+export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: LedgerPublicKey, options: VerifyOptions = {}): Promise<VerifyReport> {
   const expectedSize = committedSize(dbs, tenantId);
   const checkpoints = listCheckpoints(dbs, tenantId);
-  const tenantJson = JSON.stringify(tenantId);
-  const peaks: Peak[] = [];
-  let prev = GENESIS_PREV_HASH;
-  let checked = 0;
-  let nextCp = 0;
-  let checkpointsChecked = 0;
-  // prev_hash ‖ canonical bytes, assembled in one reused buffer rather than a string per entry.
-  let scratch = Buffer.allocUnsafe(64 * 1024);
-  const report = (seq: number | null, reason: string | null): VerifyReport => ({
-    ok: seq === null,
-    checked,
-    firstBrokenSeq: seq,
-    reason,
-    expectedSize,
-    checkpointsChecked,
-  });
+  const breaks: TreeBreak[] = [];
+  for (const cp of checkpoints) {
+    if (!verifyCheckpointSignature(cp, publicKey) || cp.tenant_id !== tenantId) {
+      breaks.push({ seq: cp.tree_size, reason: `checkpoint at tree size ${cp.tree_size} has a bad signature` });
+      break;
+    }
+  }
+  const roots = checkpoints.map((cp) => [cp.tree_size, cp.root_hash] as const);
+  const tree: TreeChecker = expectedSize >= (options.workerThreshold ?? 16_384) ? new WorkerTreeChecker(roots) : new InlineTreeChecker(roots);
+  const chainBreak = await checkChain(dbs, tenantId, tree, expectedSize);
+  if (chainBreak) breaks.push(chainBreak);
+  const treeBreak = await tree.finish();
+  if (treeBreak) breaks.push(treeBreak);
 
+  const first = breaks.reduce<TreeBreak | null>((a, b) => (a === null || b.seq < a.seq ? b : a), null);
+  const checked = first ? first.seq - 1 : expectedSize;
+  if (!first) {
+    const orphan = checkpoints.find((cp) => cp.tree_size > checked);
+    if (orphan) {
+      const seq = checked + 1;
+      const reason = `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${checked}): entries were removed`;
+      return { ok: false, checked, firstBrokenSeq: seq, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
+    }
+  }
+  return {
+    ok: first === null,
+    checked,
+    firstBrokenSeq: first?.seq ?? null,
+    reason: first?.reason ?? null,
+    expectedSize,
+    checkpointsChecked: checkpoints.filter((cp) => cp.tree_size <= checked).length,
+  };
+}
+
+/** The hash chain itself; feeds each recomputed hash to the tree checker. Returns the first break, if any. */
+async function checkChain(dbs: LedgerDbs, tenantId: string, tree: TreeChecker, expectedSize: number): Promise<TreeBreak | null> {
+  const tenantJson = JSON.stringify(tenantId);
+  let prev = GENESIS_PREV_HASH;
+  let seq = 0;
+  // prev_hash ‖ canonical bytes assembled in one reused buffer, and the expected tail in another: no per-entry
+  // allocations besides the hash itself.
+  let input = Buffer.allocUnsafe(64 * 1024);
+  const tail = Buffer.allocUnsafe(1024); // ≤ ~900 bytes: the tenant id is ≤ 256 UTF-8 bytes
   for (const { key, value } of dbs.entries.getRange({ start: [tenantId, 1], end: [tenantId, MAX_SEQ] })) {
-    const seq = checked + 1;
+    seq++;
     const keySeq = (key as [string, number])[1];
-    if (keySeq !== seq) return report(seq, `entry ${seq} is missing (next stored entry is ${keySeq})`);
+    if (keySeq !== seq) return { seq, reason: `entry ${seq} is missing (next stored entry is ${keySeq})` };
     try {
       checkRecord(value);
     } catch {
-      return report(seq, `entry ${seq} is not a valid ledger record`);
+      return { seq, reason: `entry ${seq} is not a valid ledger record` };
     }
-    const canonical = recordCanonical(value);
-    const tail = Buffer.from(chainTail(prev, seq, tenantJson));
-    if (canonical.length < tail.length || Buffer.compare(canonical.subarray(canonical.length - tail.length), tail) !== 0) {
-      return report(seq, `entry ${seq} does not carry seq ${seq}, tenant ${tenantId} and prev_hash ${prev} (moved, or changed)`);
+    if (recordNodeCount(value) !== completedLevels(seq)) return { seq, reason: `entry ${seq}: wrong number of stored Merkle subtree roots` };
+    const textAt = RECORD_HEADER + recordNodeCount(value) * 32;
+    const needed = 64 + value.length - textAt;
+    if (input.length < needed) input = Buffer.allocUnsafe(needed * 2);
+    input.write(prev, 0, 'latin1');
+    value.copy(input, 64, textAt);
+    const tailLength = tail.write(chainTail(prev, seq, tenantJson));
+    if (needed - 64 < tailLength || tail.compare(input, needed - tailLength, needed, 0, tailLength) !== 0) {
+      return { seq, reason: `entry ${seq} does not carry seq ${seq}, tenant ${tenantId} and prev_hash ${prev} (moved, or changed)` };
     }
-    const needed = 64 + canonical.length;
-    if (scratch.length < needed) scratch = Buffer.allocUnsafe(needed * 2);
-    scratch.write(prev, 0, 'latin1');
-    scratch.set(canonical, 64);
-    const computed = hash('sha256', scratch.subarray(0, needed), 'buffer');
-    if (Buffer.compare(computed, recordHash(value)) !== 0) return report(seq, `entry ${seq}: stored hash does not match its content`);
-    const nodes = pushLeaf(peaks, leafHash(computed));
-    if (recordNodeCount(value) !== completedLevels(seq)) return report(seq, `entry ${seq}: wrong number of Merkle subtree roots`);
-    for (let level = 1; level <= nodes.length; level++) {
-      if (Buffer.compare(nodes[level - 1]!, recordNode(value, level)) !== 0) return report(seq, `entry ${seq}: stored Merkle subtree root (level ${level}) is wrong`);
-    }
+    const computed = hash('sha256', input.subarray(0, needed), 'buffer');
+    if (computed.compare(value, 1, 33) !== 0) return { seq, reason: `entry ${seq}: stored hash does not match its content` };
+    tree.add(computed, value);
     prev = computed.toString('hex');
-    checked = seq;
-    for (let cp = checkpoints[nextCp]; cp !== undefined && cp.tree_size === seq; cp = checkpoints[++nextCp]) {
-      if (!verifyCheckpointSignature(cp, publicKey)) return report(seq, `checkpoint at tree size ${seq} has a bad signature`);
-      if (cp.root_hash !== rootFromPeaks(peaks).toString('hex')) {
-        const lastGood = nextCp > 0 ? checkpoints[nextCp - 1]!.tree_size : 0;
-        return report(seq, `entries ${lastGood + 1}..${seq} differ from the signed checkpoint at tree size ${seq} (chain rewritten)`);
-      }
-      checkpointsChecked++;
-    }
     if (seq % YIELD_EVERY === 0) await yieldToLoop();
   }
-  if (checked < expectedSize) return report(checked + 1, `entry ${checked + 1} is missing (the chain should hold ${expectedSize})`);
-  const orphan = checkpoints[nextCp];
-  if (orphan) return report(checked + 1, `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${checked}): entries were removed`);
-  return report(null, null);
+  if (seq < expectedSize) return { seq: seq + 1, reason: `entry ${seq + 1} is missing (the chain should hold ${expectedSize})` };
+  return null;
 }
