@@ -56,9 +56,13 @@ afterEach(async () => {
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: false, firstBrokenSeq: 9, checked: 8 });
   });
 
-  it('finds the last entry deleted', async () => {
+  it('finds the last entry deleted, and refuses to append over the hole after a restart', async () => {
     await raw.remove(['acme', SIZE]);
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: false, firstBrokenSeq: SIZE });
+    const ledger = await t.reopen({ checkpointEvery: 16, verifyWorkerThreshold });
+    await expect(ledger.append('acme', [event(99)])).rejects.toMatchObject({ code: 'write_failed' });
+    expect(ledger.head('acme').size).toBe(SIZE - 1);
+    expect((await ledger.append('other', [event(2)]))[0]!.seq).toBe(2);
   });
 
   it('finds two entries swapped at the first of them', async () => {

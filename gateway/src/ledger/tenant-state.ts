@@ -1,7 +1,8 @@
+import { LedgerError } from './errors.js';
 import { GENESIS_PREV_HASH } from './hash.js';
 import { peaksOf, type Peak } from './merkle.js';
 import type { PreparedInput } from './entry-input.js';
-import { lastRecord, latestCheckpoint, subtreeReader, type LedgerDbs } from './store.js';
+import { committedSize, lastRecord, latestCheckpoint, subtreeReader, type LedgerDbs } from './store.js';
 import { recordHash } from './record-codec.js';
 
 /**
@@ -34,10 +35,18 @@ export class TenantState {
     this.lastCheckpointSize = lastCheckpointSize;
   }
 
-  /** Rebuilds the head from the last stored entry and the Merkle peaks from O(log n) stored subtree roots. */
+  /**
+   * Rebuilds the head from the last stored entry and the Merkle peaks from O(log n) stored subtree roots. Fails
+   * closed when entries the size counter vouches for are gone (deleted behind the API's back): appending after them
+   * would hide the deletion.
+   */
   static load(dbs: LedgerDbs, tenantId: string): TenantState {
     const last = lastRecord(dbs, tenantId);
     const size = last?.seq ?? 0;
+    const counted = committedSize(dbs, tenantId);
+    if (counted > size) {
+      throw new LedgerError('write_failed', `ledger of tenant ${tenantId} is damaged: entries ${size + 1}..${counted} are missing; appends are refused (run verify)`);
+    }
     const headHash = last ? Buffer.from(recordHash(last.record)).toString('hex') : GENESIS_PREV_HASH;
     const peaks = size > 0 ? peaksOf(subtreeReader(dbs, tenantId), size) : [];
     return new TenantState(tenantId, size, headHash, peaks, latestCheckpoint(dbs, tenantId)?.tree_size ?? 0);
