@@ -89,12 +89,7 @@ export class ProxyHandler {
 
   #runRequestStages(c: ProxyContext): void {
     const stages = c.endpoint.governed ? this.d.pipeline.request : this.d.pipeline.request.slice(0, 1);
-    try {
-      for (const stage of stages) stage.run(c);
-    } catch (err) {
-      if (c.outcome !== 'blocked') c.deniedBeforeForward = true;
-      throw err;
-    }
+    for (const stage of stages) stage.run(c);
   }
 
   async #relayWhole(c: ProxyContext, up: UpstreamResponse): Promise<void> {
@@ -188,6 +183,8 @@ export class ProxyHandler {
 
   #fail(c: ProxyContext, err: unknown): void {
     const http = c.http;
+    // Refused before forwarding (size, auth, validation): the call did not get through.
+    if (c.forwardedAt === 0) c.deniedBeforeForward = true;
     if (err instanceof GatewayError && (err.code === 'upstream_unavailable' || err.code === 'upstream_error')) {
       c.outcome = err.code === 'upstream_error' ? 'upstream_error' : 'upstream_unavailable';
     } else if (!(err instanceof GatewayError)) {

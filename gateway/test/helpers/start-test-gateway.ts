@@ -72,7 +72,7 @@ export async function call(
   }
   const res = await request(`${base}${path}`, { method: method as 'GET', headers, body });
   const text = await res.body.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
