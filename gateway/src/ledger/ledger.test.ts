@@ -190,5 +190,6 @@ describe('Ledger tenant isolation', () => {
     expect(t.ledger.get('acme2', 2)).toBeUndefined();
     expect(t.ledger.list('nobody', { limit: 10 })).toEqual({ events: [], cursor: null, total: 0 });
     for (const tenant of ['acme', 'acme2', 'acm']) expect((await t.ledger.verify(tenant)).ok).toBe(true);
+    expect(t.ledger.tenants()).toEqual(['acm', 'acme', 'acme2']);
   });
 });

@@ -254,6 +254,19 @@ export class Ledger {
     return record ? decodeEntry(record) : undefined;
   }
 
+  /** Tenants with at least one entry, in key order (for `aduana ledger verify` without --tenant): one read per tenant. */
+  tenants(): string[] {
+    const out: string[] = [];
+    let start: [string, number] | undefined;
+    for (;;) {
+      let key: [string, number] | undefined;
+      for (const k of this.#dbs.entries.getKeys({ ...(start ? { start } : {}), limit: 1 })) key = k as [string, number];
+      if (key === undefined || (start !== undefined && key[0] === start[0])) return out;
+      out.push(key[0]);
+      start = [key[0], MAX_SEQ]; // skip the rest of this tenant's keys
+    }
+  }
+
   /** The committed head (what readers can see), not counting batches still being written. */
   head(tenantId: string): LedgerHead {
     checkTenant(tenantId);
