@@ -2,7 +2,7 @@ import RE2 from 're2';
 import type { PiiEntity, PiiMatch } from './entities.js';
 import type { Recognizer } from './recognizer.js';
 import { recognizersFor } from './recognizers/index.js';
-import { prefixLanguage } from './regex-prefix.js';
+import { maxMatchLength, prefixLanguage, relaxRepetitions } from './regex-prefix.js';
 
 /** A found, validated candidate of recognizer `k` (index into `recognizers`), before overlaps are merged. */
 export interface Candidate {
@@ -16,43 +16,61 @@ export interface Candidate {
  * - `set`: one RE2.Set over all patterns. One linear pass answers "which recognizers can match at all"; most
  *   prompts hold no PII, so this single call is the whole cost of the common case.
  * - `regexes`: one global RE2 per recognizer, run only for the recognizers the set named.
- * - `growth`: the prefix languages of all patterns, anchored at the end: its leftmost match in a stream's buffer is
- *   the first place where an entity could still be growing, i.e. how much the stream must hold back.
+ * - `growth`: the prefix languages of the bounded patterns, anchored at the end: its leftmost match in a stream's
+ *   buffer, searched no further back than `growthWindow` (the longest possible match), is the first place where an
+ *   entity could still be growing, i.e. how much the stream must hold back. `openGrowth` does the same for the
+ *   recognizers whose validator extends a match without bound (PEM keys), searched over the whole open buffer.
  */
 export interface CompiledPii {
   readonly entities: readonly PiiEntity[];
   readonly recognizers: readonly Recognizer[];
   readonly regexes: readonly RE2[];
   readonly set: ReturnType<typeof RE2.Set> | null;
-  readonly growth: RE2;
+  readonly growth: RE2 | null;
+  readonly growthWindow: number;
+  readonly openGrowth: RE2 | null;
 }
 
 export function compilePii(entities: readonly PiiEntity[]): CompiledPii {
   const recognizers = recognizersFor(entities);
   const regexes = recognizers.map((r) => new RE2(r.pattern, 'gu'));
   const set = recognizers.length ? new RE2.Set(recognizers.map((r) => r.pattern), 'u') : null;
-  const prefixes = recognizers.map((r) => {
-    const p = prefixLanguage(r.pattern);
-    return r.growth ? `${p}|${r.growth}` : p;
-  });
-  const growth = new RE2(`(?:${prefixes.join('|') || ''})$`, 'gu');
-  return { entities: Object.freeze([...entities]), recognizers, regexes, set, growth };
+  const bounded = recognizers.filter((r) => r.growth === undefined);
+  const open = recognizers.filter((r) => r.growth !== undefined);
+  const anchoredAtEnd = (ps: string[]): RE2 | null => (ps.length ? new RE2(`(?:${ps.join('|')})$`, 'u') : null);
+  const growth = anchoredAtEnd(bounded.map((r) => prefixLanguage(r.pattern, true)));
+  const growthWindow = bounded.reduce((w, r) => Math.max(w, maxMatchLength(r.pattern)), 0);
+  if (!Number.isFinite(growthWindow)) throw new Error('PII recognizer patterns must be bounded unless they declare growth');
+  const openGrowth = anchoredAtEnd(
+    open.map((r) => `${prefixLanguage(r.pattern, true)}|${relaxRepetitions(r.growth as string)}`),
+  );
+  return { entities: Object.freeze([...entities]), recognizers, regexes, set, growth, growthWindow, openGrowth };
 }
 
 /**
- * Scans recognizer k of `c` over `text` from `from`, appending validated candidates to `out`; stops at the first
- * candidate starting at or after `stopAt`. Returns where the next search must start.
+ * Scans recognizer k of `c` over `text` from `from`, appending validated candidates to `out`. `ascii`, when given,
+ * is `text` as a UTF-8 buffer of an ASCII-only text (so byte offsets are UTF-16 offsets): every regex then reads the
+ * one buffer instead of each converting the string to UTF-8 again.
  */
-export function scanOne(c: CompiledPii, k: number, text: string, from: number, out: Candidate[]): number {
+export function scanOne(c: CompiledPii, k: number, text: string, from: number, out: Candidate[], ascii?: Buffer): void {
   const re = c.regexes[k] as RE2;
   const rec = c.recognizers[k] as Recognizer;
   let pos = from;
   for (;;) {
     re.lastIndex = pos;
-    const m = re.exec(text);
-    if (m === null) return text.length;
-    const s = m.index;
-    const e = s + (m[0] as string).length;
+    let s: number;
+    let e: number;
+    if (ascii !== undefined) {
+      const m = re.exec(ascii);
+      if (m === null) return;
+      s = m.index;
+      e = s + m[0].length;
+    } else {
+      const m = re.exec(text);
+      if (m === null) return;
+      s = m.index;
+      e = s + (m[0] as string).length;
+    }
     const end = rec.validate(text, s, e);
     if (end >= 0) {
       out.push({ k, start: s, end });
@@ -60,7 +78,7 @@ export function scanOne(c: CompiledPii, k: number, text: string, from: number, o
     } else {
       pos = rec.resumeAfterReject ? rec.resumeAfterReject(text, s, e) : s + 1;
     }
-    if (pos >= text.length) return text.length;
+    if (pos >= text.length) return;
   }
 }
 
@@ -93,7 +111,12 @@ export function scanText(c: CompiledPii, text: string): PiiMatch[] {
   const hits = c.set.match(text);
   if (hits.length === 0) return [];
   const cands: Candidate[] = [];
-  for (const k of hits) scanOne(c, k, text, 0, cands);
+  let ascii: Buffer | undefined;
+  if (hits.length > 1) {
+    const buf = Buffer.from(text, 'utf8');
+    if (buf.length === text.length) ascii = buf;
+  }
+  for (const k of hits) scanOne(c, k, text, 0, cands, ascii);
   return mergeCandidates(c, cands);
 }
 

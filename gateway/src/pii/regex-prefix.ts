@@ -14,7 +14,7 @@ type Node =
   | { t: 'assert' }
   | { t: 'seq'; items: Node[] }
   | { t: 'alt'; items: Node[] }
-  | { t: 'rep'; body: Node; max: number; quant: string };
+  | { t: 'rep'; body: Node; min: number; max: number; quant: string };
 
 class Parser {
   private i = 0;
@@ -49,9 +49,11 @@ class Parser {
     for (;;) {
       const c = this.s[this.i];
       let max: number;
+      let min = 0;
       const from = this.i;
       if (c === '*' || c === '+') {
         max = Infinity;
+        min = c === '+' ? 1 : 0;
         this.i++;
       } else if (c === '?') {
         max = 1;
@@ -59,13 +61,14 @@ class Parser {
       } else if (c === '{') {
         const m = /^\{(\d+)(,(\d*))?\}/.exec(this.s.slice(this.i));
         if (!m) throw new Error(`regex-prefix: bad quantifier at ${this.i} in ${this.s}`);
-        max = m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+        min = Number(m[1]);
+        max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
         this.i += m[0].length;
       } else {
         return n;
       }
       if (this.s[this.i] === '?') this.i++;
-      n = { t: 'rep', body: n, max, quant: this.s.slice(from, this.i) };
+      n = { t: 'rep', body: n, min, max, quant: this.s.slice(from, this.i) };
     }
   }
 
@@ -116,6 +119,13 @@ class Parser {
   }
 }
 
+/**
+ * Relaxed mode turns every bounded repetition `{m,n}` into `{m,}`: a superset again, and the one RE2 can search fast. Bounded
+ * counters (`[a-z]{0,62}`) in an unanchored search make the DFA track one counter per possible start, a new state
+ * per input character; the caller bounds the search window by the pattern's maximum length instead.
+ */
+let relaxed = false;
+
 /** The node's language with assertions removed. */
 function body(n: Node): string {
   switch (n.t) {
@@ -128,6 +138,8 @@ function body(n: Node): string {
     case 'alt':
       return `(?:${n.items.map(body).join('|')})`;
     case 'rep':
+      // Keep the minimum: dropping it would let `[A-Z]{2}\d{2}…` start anywhere, e.g. at a space.
+      if (relaxed && n.max > 1) return `(?:${body(n.body)})${n.min === 0 ? '*' : `{${n.min},}`}`;
       return `(?:${body(n.body)})${n.quant.replace(/\?$/, n.quant.length > 1 ? '' : '?')}`;
   }
 }
@@ -154,13 +166,56 @@ function pre(n: Node): string {
       return `(?:${n.items.map(pre).join('|')})`;
     case 'rep': {
       if (n.max <= 1) return pre(n.body);
-      const times = n.max === Infinity ? '*' : `{0,${n.max - 1}}`;
+      const times = n.max === Infinity || relaxed ? '*' : `{0,${n.max - 1}}`;
       return `(?:${body(n.body)})${times}${pre(n.body)}`;
     }
   }
 }
 
-/** RE2 source matching exactly the prefixes (empty included) of what `pattern` can consume, ignoring assertions. */
-export function prefixLanguage(pattern: string): string {
-  return pre(new Parser(pattern).parse());
+/**
+ * RE2 source matching the prefixes (empty included) of what `pattern` can consume, ignoring assertions; with
+ * `relax`, bounded repetitions become unbounded (see `relaxed`).
+ */
+export function prefixLanguage(pattern: string, relax = false): string {
+  relaxed = relax;
+  try {
+    return pre(new Parser(pattern).parse());
+  } finally {
+    relaxed = false;
+  }
+}
+
+/** `pattern` with bounded repetitions made unbounded (a superset). */
+export function relaxRepetitions(pattern: string): string {
+  relaxed = true;
+  try {
+    return body(new Parser(pattern).parse());
+  } finally {
+    relaxed = false;
+  }
+}
+
+/** Atoms that may match a character outside the BMP count as two UTF-16 units. */
+function atomWidth(src: string): number {
+  return src.startsWith('\\p') || src.startsWith('\\P') || src.startsWith('[^') || src === '.' ? 2 : 1;
+}
+
+function maxLen(n: Node): number {
+  switch (n.t) {
+    case 'atom':
+      return atomWidth(n.src);
+    case 'assert':
+      return 0;
+    case 'seq':
+      return n.items.reduce((a, x) => a + maxLen(x), 0);
+    case 'alt':
+      return Math.max(...n.items.map(maxLen));
+    case 'rep':
+      return n.max === 0 ? 0 : maxLen(n.body) * n.max;
+  }
+}
+
+/** The longest match of `pattern`, in UTF-16 code units (Infinity when unbounded). */
+export function maxMatchLength(pattern: string): number {
+  return maxLen(new Parser(pattern).parse());
 }

@@ -1,3 +1,4 @@
+import type RE2 from 're2';
 import type { Candidate, CompiledPii } from './compile.js';
 import { applyRedactions, mergeCandidates } from './compile.js';
 import type { Recognizer } from './recognizer.js';
@@ -9,6 +10,17 @@ export interface PiiStreamRedactor {
   end(): string;
   /** How many entities were redacted so far. */
   readonly matches: number;
+}
+
+/**
+ * Absolute position of the leftmost match of `re` (anchored at the end) at or after raw index `from`. `search` on a
+ * slice, because it returns just an index: RE2's `exec` builds a match array and costs ten times more per call. The
+ * prefix patterns have no assertions, so the slice loses no context.
+ */
+function leftmostGrowth(re: RE2 | null, raw: string, from: number, base: number, B: number): number {
+  if (re === null) return B;
+  const at = re.search(from === 0 ? raw : raw.slice(from));
+  return at < 0 ? B : base + from + at;
 }
 
 /** Raw characters kept before the emitted point: validators and RE2 look up to 4 back (JSON escapes, `12.` joins). */
@@ -72,12 +84,15 @@ export class StreamRedactor implements PiiStreamRedactor {
     let minPos = B;
     for (const p of pos) if (p < minPos) minPos = p;
 
-    // F: first position from which some entity could still be growing.
+    // F: first position from which some entity could still be growing. A bounded pattern cannot have a growing
+    // match that started more than its maximum length ago, so its search starts no earlier than that.
     let F = B;
     if (!final && minPos < B) {
-      c.growth.lastIndex = minPos - base;
-      const g = c.growth.exec(raw);
-      if (g !== null) F = base + g.index;
+      F = leftmostGrowth(c.growth, raw, Math.max(minPos, B - c.growthWindow) - base, base, B);
+      // Open-ended recognizers (PEM keys) all start with '-': without one there is nothing open to find.
+      if (c.openGrowth !== null && raw.indexOf('-', minPos - base) >= 0) {
+        F = Math.min(F, leftmostGrowth(c.openGrowth, raw, minPos - base, base, B));
+      }
     }
 
     let E = F;
@@ -101,7 +116,7 @@ export class StreamRedactor implements PiiStreamRedactor {
 
     // Merge what is final; a merged match that straddles E waits, so it can still absorb later overlaps.
     const cands = this.pending;
-    let out = '';
+    let out: string;
     if (cands.length === 0) {
       out = raw.slice(this.emitted - base, E - base);
     } else {

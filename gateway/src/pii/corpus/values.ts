@@ -1,4 +1,3 @@
-import { generateToken } from '@aduana/shared';
 import type { PiiEntity } from '../entities.js';
 import { cnpjWithDigits, cpfWithDigits, ibanWithDigits, luhnCheckDigit } from './check-digits.js';
 import type { Prng } from './prng.js';
@@ -284,9 +283,8 @@ const apiKey: EntityValues = {
     (r) => `xox${r.pick(['b', 'p', 'a'])}-${r.digits(12)}-${r.digits(13)}-${r.chars(24, ALNUM)}`,
     (r) => `${r.pick(['sk', 'rk'])}_live_${r.chars(r.int(24, 99), ALNUM)}`,
     (r) => `AIza${r.chars(35, ALNUM + '-_')}`,
-    () => generateToken('pat'),
-    () => generateToken('sk'),
-    () => generateToken('ses'),
+    // aduana tokens (shared/src/tokens): prefix, 30 base62 characters and a 6-character checksum.
+    (r) => `adu_${r.pick(['pat', 'sk', 'ses'])}_${r.chars(36, ALNUM)}`,
     (r) => jwt(r),
     (r) => pem(r),
   ],

@@ -1,5 +1,5 @@
 import type { Recognizer } from '../recognizer.js';
-import { boundaryAfter, boundaryBefore } from '../text-boundaries.js';
+import { boundaryAfter, boundaryBefore, isDigitCode } from '../text-boundaries.js';
 
 /** Real keys are random: they mix digits and letters. Slugs such as `sk-learn-pipeline-config` do not. */
 function looksRandom(s: string): boolean {
@@ -15,6 +15,10 @@ function looksRandom(s: string): boolean {
   return digit && (upper || lower);
 }
 
+const BODY_CHAR = /[A-Za-z0-9_-]/;
+/** Longer than any prefix plus body below. */
+const MAX_TOKEN = 300;
+
 function bounded(text: string, start: number, end: number): boolean {
   return boundaryBefore(text, start) && boundaryAfter(text, end) && text[end] !== '-';
 }
@@ -29,6 +33,14 @@ function tokenShape(id: string, pattern: string, prefixLen: number, needsMix = t
       if (!bounded(text, start, end)) return -1;
       if (needsMix && !looksRandom(text.slice(start + prefixLen, end))) return -1;
       return end;
+    },
+    resumeAfterReject(text, start, end) {
+      // Rejected for a body without digits: a later start whose whole body window (prefix + longest body, under
+      // MAX_TOKEN) holds no digit is rejected too. Skipping those keeps `sk-sk-sk-…` from costing a scan each.
+      if (!needsMix || !boundaryBefore(text, start) || looksRandom(text.slice(start + prefixLen, end))) return start + 1;
+      let k = start;
+      while (k < text.length && BODY_CHAR.test(text[k] as string) && !isDigitCode(text.charCodeAt(k))) k++;
+      return Math.max(start + 1, k - MAX_TOKEN);
     },
   };
 }

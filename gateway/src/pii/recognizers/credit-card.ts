@@ -96,5 +96,26 @@ export const creditCard: Recognizer = {
     }
     return -1;
   },
-  resumeAfterReject: (text, start) => skipDigits(text, start),
+  resumeAfterReject: nextCardStart,
 };
+
+/**
+ * After a rejected candidate, the next start worth trying: a valid card's first printed group is 4 digits (every
+ * grouping above starts with one) or, unspaced, the whole 13-19 digit number; and it starts a digit run. Skipping
+ * other positions changes nothing the validator would accept, and keeps digit soup like `1 2 3 4 …` linear.
+ */
+function nextCardStart(text: string, start: number): number {
+  let i = skipDigits(text, start);
+  while (i < text.length) {
+    if (!isDigitCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const runEnd = skipDigits(text, i);
+    const len = runEnd - i;
+    // A run that reaches the end of what we have may still grow (streams): stop there and let the validator decide.
+    if (len === 4 || len >= 13 || runEnd >= text.length) return i;
+    i = runEnd;
+  }
+  return text.length;
+}

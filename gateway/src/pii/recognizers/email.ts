@@ -9,7 +9,7 @@ const L = 'A-Za-z0-9\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F';
 const LOCAL_EDGE = `[${L}_%+\\-]`;
 const LOCAL = `${LOCAL_EDGE}(?:[${L}._%+\\-]{0,62}${LOCAL_EDGE})?`;
 // Domain: 1-8 labels of letters/digits/hyphens (no hyphen at either end), then a 2-24 letter TLD.
-const LABEL = `[${L}](?:[${L}\\-]*[${L}])?`;
+const LABEL = `[${L}](?:[${L}\\-]{0,61}[${L}])?`;
 const DOMAIN = `(?:${LABEL}\\.){1,8}[A-Za-z]{2,24}`;
 
 /**

@@ -1,6 +1,6 @@
 import { isIPv6 } from 'node:net';
 import type { Recognizer } from '../recognizer.js';
-import { boundaryAfter, isDigitCode, numericBoundaryBefore, skipDigits } from '../text-boundaries.js';
+import { boundaryAfter, isDigitCode, numericBoundaryBefore } from '../text-boundaries.js';
 
 export const ipv4: Recognizer = {
   entity: 'IP_ADDRESS',
@@ -18,7 +18,12 @@ export const ipv4: Recognizer = {
     }
     return end;
   },
-  resumeAfterReject: (text, start) => skipDigits(text, start),
+  resumeAfterReject(text, start) {
+    // Inside a run of digits and dots every later start follows a digit or a dot: all rejected above.
+    let k = start;
+    while (k < text.length && (isDigitCode(text.charCodeAt(k)) || text[k] === '.')) k++;
+    return Math.max(k, start + 1);
+  },
 };
 
 function ipv6Adjacent(c: string | undefined): boolean {
