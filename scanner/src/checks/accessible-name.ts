@@ -1,30 +1,78 @@
 import type { CheerioAPI } from 'cheerio';
 import type { Element } from 'domhandler';
+import type { PageProbe } from '../snapshot/snapshot.js';
+import type { Derived } from './derived.js';
 
 /**
  * A static approximation of the accessible name (accname 1.2) for form controls and buttons, shared by the
  * accessibility and agent-readiness checks: agents find controls by the same names screen readers announce.
  */
 
-/** Inputs that take user data and so need a label (hidden, submit, reset, button and image are named otherwise). */
-export const LABELLABLE = 'input:not([type="hidden" i]):not([type="submit" i]):not([type="reset" i]):not([type="button" i]):not([type="image" i]), select, textarea';
-export const BUTTONS = 'button, input[type="submit" i], input[type="reset" i], input[type="button" i], input[type="image" i], [role="button"]';
+/** Input types named otherwise than by a label (hidden has no name at all). */
+const NOT_LABELLED = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
+const BUTTON_INPUTS = new Set(['submit', 'reset', 'button', 'image']);
+
+/** Controls that take user data and so need a label, in document order. */
+export function labellable(derived: Derived, page: PageProbe): Element[] {
+  return derived.index(page).all.filter((el) =>
+    el.tagName === 'input' ? !NOT_LABELLED.has((el.attribs['type'] ?? '').toLowerCase()) : el.tagName === 'select' || el.tagName === 'textarea',
+  );
+}
+
+/** Buttons: <button>, button-like inputs, role="button", in document order. */
+export function buttons(derived: Derived, page: PageProbe): Element[] {
+  return derived.index(page).all.filter(
+    (el) => el.tagName === 'button' || (el.tagName === 'input' && BUTTON_INPUTS.has((el.attribs['type'] ?? '').toLowerCase())) || el.attribs['role'] === 'button',
+  );
+}
+
+interface NameIndex {
+  /** ids that a non-empty <label for> names. */
+  readonly labelled: ReadonlySet<string>;
+  /** Elements by id, for aria-labelledby (their text is read only when a control points at them). */
+  readonly byId: ReadonlyMap<string, Element>;
+}
+
+// One index per parsed document (the Derived cache hands every check the same CheerioAPI): looking each control's
+// label up with a document-wide selector made a page with hundreds of fields quadratic.
+const indexes = new WeakMap<CheerioAPI, NameIndex>();
+
+function indexOf($: CheerioAPI): NameIndex {
+  let index = indexes.get($);
+  if (!index) {
+    const labelled = new Set<string>();
+    for (const el of $('label[for]').toArray()) if ($(el).text().trim() !== '') labelled.add($(el).attr('for') ?? '');
+    const byId = new Map<string, Element>();
+    for (const el of $('[id]').toArray()) if (!byId.has(el.attribs['id'] ?? '')) byId.set(el.attribs['id'] ?? '', el);
+    index = { labelled, byId };
+    indexes.set($, index);
+  }
+  return index;
+}
 
 function ariaName($: CheerioAPI, el: Element): boolean {
-  const node = $(el);
-  if ((node.attr('aria-label') ?? '').trim()) return true;
-  const ids = (node.attr('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
-  return ids.some((id) => $(`[id="${id.replace(/"/g, '')}"]`).text().trim() !== '');
+  if ((el.attribs['aria-label'] ?? '').trim()) return true;
+  const ids = (el.attribs['aria-labelledby'] ?? '').split(/\s+/).filter(Boolean);
+  if (ids.length === 0) return false;
+  const { byId } = indexOf($);
+  return ids.some((id) => {
+    const target = byId.get(id);
+    return target !== undefined && $(target).text().trim() !== '';
+  });
 }
 
 export function controlHasLabel($: CheerioAPI, el: Element): boolean {
   if (ariaName($, el)) return true;
-  const node = $(el);
-  const id = node.attr('id');
-  if (id && $(`label[for="${id.replace(/"/g, '')}"]`).text().trim() !== '') return true;
-  if (node.closest('label').text().trim() !== '') return true;
+  const id = el.attribs['id'];
+  if (id && indexOf($).labelled.has(id)) return true;
+  for (let p = el.parent; p; p = p.parent) {
+    if (p.type === 'tag' && (p as Element).tagName === 'label') {
+      if ($(p).text().trim() !== '') return true;
+      break;
+    }
+  }
   // title and placeholder are last-resort names in accname; axe accepts title, we accept both as a weak name.
-  return (node.attr('title') ?? '').trim() !== '' || (node.attr('placeholder') ?? '').trim() !== '';
+  return (el.attribs['title'] ?? '').trim() !== '' || (el.attribs['placeholder'] ?? '').trim() !== '';
 }
 
 export function buttonHasName($: CheerioAPI, el: Element): boolean {

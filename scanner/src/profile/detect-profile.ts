@@ -36,20 +36,19 @@ export function detectProfile(snapshot: Snapshot, derived: Derived): ProfileEvid
 export function commerceSignals(snapshot: Snapshot, derived: Derived): string[] {
   const page = snapshot.page;
   if (!derived.isHtml(page)) return [];
-  const $ = derived.html(page);
   const signals: string[] = [];
   const types = derived.jsonLd(page).flatMap((b) => b.types);
   const products = types.filter((t) => t === 'Product' || t === 'Offer' || t === 'AggregateOffer');
   if (products.length > 0) signals.push(`schema.org ${[...new Set(products)].join('/')} in JSON-LD`);
-  const cart = $('a[href], form[action]')
-    .toArray()
-    .map((el) => $(el).attr('href') ?? $(el).attr('action') ?? '')
-    .find((href) => COMMERCE_PATH.test(href));
+  const cart = [...derived.tag(page, 'a').map((el) => el.attribs['href'] ?? ''), ...derived.tag(page, 'form').map((el) => el.attribs['action'] ?? '')].find((href) =>
+    COMMERCE_PATH.test(href),
+  );
   if (cart) signals.push(`cart/checkout link ${cart}`);
-  const payment = $('script[src]')
-    .toArray()
-    .map((el) => $(el).attr('src') ?? '')
+  const payment = derived
+    .tag(page, 'script')
+    .map((el) => el.attribs['src'] ?? '')
     .find((src) => {
+      if (src === '') return false;
       try {
         return PAYMENT_SCRIPT.test(new URL(src, page.finalUrl).hostname);
       } catch {

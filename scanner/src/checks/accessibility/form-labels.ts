@@ -1,7 +1,7 @@
 import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
-import { controlHasLabel, describe, LABELLABLE } from '../accessible-name.js';
+import { controlHasLabel, describe, labellable } from '../accessible-name.js';
 
 /** axe label: every form control that takes input has a programmatic label. */
 export const formLabels: Check<'page'> = {
@@ -17,7 +17,7 @@ export const formLabels: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
-    const controls = $(LABELLABLE).toArray();
+    const controls = labellable(derived, page);
     if (controls.length === 0) return notApplicable('No form controls on the page.');
     const unlabelled = controls.filter((el) => !controlHasLabel($, el));
     if (unlabelled.length === 0) return pass(`All ${controls.length} form control(s) are labelled.`);

@@ -17,7 +17,7 @@ export const htmlLang: Check<'page'> = {
   references: [REF.wcagLanguage, REF.lang],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const value = derived.html(page)('html').attr('lang');
+    const value = derived.tag(page, 'html')[0]?.attribs['lang'];
     if (value !== undefined && BCP47.test(value.trim())) return pass(`<html lang="${value}">.`);
     return fail({
       severity: 'Medium',

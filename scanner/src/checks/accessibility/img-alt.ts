@@ -15,12 +15,11 @@ export const imgAlt: Check<'page'> = {
   references: [REF.wcagNonText, REF.w3cImages],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
-    const imgs = $('img').toArray();
+    const imgs = derived.tag(page, 'img');
     if (imgs.length === 0) return notApplicable('No <img> elements.');
     const missing = imgs.filter((el) => {
-      const img = $(el);
-      return img.attr('alt') === undefined && !img.attr('aria-label') && !img.attr('aria-labelledby') && !/^(presentation|none)$/i.test(img.attr('role') ?? '');
+      const a = el.attribs;
+      return a['alt'] === undefined && !a['aria-label'] && !a['aria-labelledby'] && !/^(presentation|none)$/i.test(a['role'] ?? '');
     });
     if (missing.length === 0) return pass(`All ${imgs.length} image(s) have alt text or are marked decorative.`);
     return fail({
@@ -28,7 +27,7 @@ export const imgAlt: Check<'page'> = {
       effort: 'Baixo',
       score: 1 - missing.length / imgs.length,
       title: 'Images without alternative text',
-      evidence: `${missing.length} of ${imgs.length} <img> without alt: ${missing.slice(0, 3).map((el) => `<img src="${$(el).attr('src') ?? ''}">`).join(', ')}.`,
+      evidence: `${missing.length} of ${imgs.length} <img> without alt: ${missing.slice(0, 3).map((el) => `<img src="${el.attribs['src'] ?? ''}">`).join(', ')}.`,
       impact: 'Screen-reader users hear the file name or nothing; engines and agents cannot tell what the image shows.',
       businessImpact: 'Excludes visually impaired customers (a legal exposure under accessibility laws) and loses image search.',
       recommendation: 'Add alt text describing each informative image; use alt="" for purely decorative ones.',

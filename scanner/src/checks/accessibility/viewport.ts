@@ -1,6 +1,7 @@
 import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { byName } from '../dom.js';
 
 /**
  * Lighthouse viewport + axe meta-viewport: a responsive viewport is declared, and zoom is not disabled
@@ -18,8 +19,7 @@ export const viewport: Check<'page'> = {
   references: [REF.wcagResize, REF.mdnViewport],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const meta = derived.html(page)('meta[name="viewport" i]').first();
-    const content = meta.attr('content');
+    const content = byName(derived.tag(page, 'meta'), 'name', 'viewport')?.attribs['content'];
     if (content === undefined) {
       return fail({
         severity: 'Medium',

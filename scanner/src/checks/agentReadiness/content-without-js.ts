@@ -19,7 +19,7 @@ export const contentWithoutJs: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const text = derived.visibleText(page);
-    const scripts = derived.html(page)('script').length;
+    const scripts = derived.tag(page, 'script').length;
     if (text.length >= MIN_TEXT_CHARS) return pass(`${text.length} characters of text in the HTML without JavaScript: "${text.slice(0, 80)}…".`);
     return fail({
       severity: 'High',

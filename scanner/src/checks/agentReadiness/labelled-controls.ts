@@ -1,7 +1,7 @@
 import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
-import { BUTTONS, buttonHasName, controlHasLabel, describe, LABELLABLE } from '../accessible-name.js';
+import { buttonHasName, buttons, controlHasLabel, describe, labellable } from '../accessible-name.js';
 
 /** Agents operate pages through the accessible names of controls: every field and button must have one. */
 export const labelledControls: Check<'page'> = {
@@ -17,12 +17,12 @@ export const labelledControls: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
-    const fields = $(LABELLABLE).toArray();
-    const buttons = $(BUTTONS).toArray();
-    if (fields.length + buttons.length === 0) return notApplicable('No forms or buttons on the page.');
-    const unnamed = [...fields.filter((el) => !controlHasLabel($, el)), ...buttons.filter((el) => !buttonHasName($, el))];
-    const total = fields.length + buttons.length;
-    if (unnamed.length === 0) return pass(`${fields.length} field(s) and ${buttons.length} button(s), all named.`);
+    const fields = labellable(derived, page);
+    const found = buttons(derived, page);
+    if (fields.length + found.length === 0) return notApplicable('No forms or buttons on the page.');
+    const unnamed = [...fields.filter((el) => !controlHasLabel($, el)), ...found.filter((el) => !buttonHasName($, el))];
+    const total = fields.length + found.length;
+    if (unnamed.length === 0) return pass(`${fields.length} field(s) and ${found.length} button(s), all named.`);
     return fail({
       severity: 'Low',
       effort: 'Baixo',

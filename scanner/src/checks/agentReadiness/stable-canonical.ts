@@ -1,6 +1,7 @@
 import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { hasToken } from '../dom.js';
 
 /** Agents cite and revisit URLs: the page should declare a canonical without session or tracking parameters. */
 const VOLATILE = /[?&](utm_[a-z]+|gclid|fbclid|sessionid|sid|jsessionid|phpsessid)=/i;
@@ -17,7 +18,7 @@ export const stableCanonical: Check<'page'> = {
   references: [REF.gscCanonical, REF.lhCanonical],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const href = (derived.html(page)('link[rel~="canonical" i]').first().attr('href') ?? '').trim();
+    const href = (derived.tag(page, 'link').find((el) => hasToken(el, 'rel', 'canonical'))?.attribs['href'] ?? '').trim();
     const text = {
       effort: 'Baixo' as const,
       impact: 'Without a stable canonical, agents cite whichever variant they fetched (with tracking or session parameters).',

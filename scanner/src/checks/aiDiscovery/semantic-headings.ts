@@ -2,6 +2,8 @@ import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.j
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
+const HEADING = /^h[1-6]$/;
+
 /** Clean outline: headings present, none empty, no level skipped on the way down (h2 -> h4). */
 export const semanticHeadings: Check<'page'> = {
   id: 'aiDiscovery.semantic-headings',
@@ -16,8 +18,9 @@ export const semanticHeadings: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
-    const headings = $('h1, h2, h3, h4, h5, h6')
-      .toArray()
+    const headings = derived
+      .index(page)
+      .all.filter((el) => HEADING.test(el.tagName))
       .map((el) => ({ level: Number(el.tagName.slice(1)), text: $(el).text().replace(/\s+/g, ' ').trim() }));
     const problems: string[] = [];
     if (headings.length === 0) problems.push('no headings at all');

@@ -46,7 +46,7 @@ export const structuredData: Check<'page'> = {
       });
     }
     // Consistency: the entity's name or headline should appear in the visible text or title.
-    const visible = normalise(`${derived.html(page)('title').text()} ${derived.visibleText(page)}`);
+    const visible = normalise(`${derived.html(page)(derived.tag(page, 'title')).text()} ${derived.visibleText(page)}`);
     const mismatches: string[] = [];
     for (const type of key) {
       const prop = NAME_PROPERTY[type];

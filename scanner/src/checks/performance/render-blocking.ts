@@ -1,6 +1,7 @@
 import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { hasToken, inHead } from '../dom.js';
 
 /**
  * Lighthouse render-blocking-resources, statically: classic scripts in <head> without async/defer, and stylesheets
@@ -20,18 +21,14 @@ export const renderBlocking: Check<'page'> = {
   references: [REF.lhRenderBlocking],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
-    const scripts = $('head script[src]')
-      .toArray()
-      .filter((el) => {
-        const s = $(el);
-        return s.attr('async') === undefined && s.attr('defer') === undefined && (s.attr('type') ?? '').toLowerCase() !== 'module';
-      })
-      .map((el) => $(el).attr('src') ?? '');
-    const styles = $('head link[rel~="stylesheet" i][href]')
-      .toArray()
-      .filter((el) => !/^(print|not\s)/i.test(($(el).attr('media') ?? '').trim()))
-      .map((el) => $(el).attr('href') ?? '');
+    const scripts = derived
+      .tag(page, 'script')
+      .filter((el) => el.attribs['src'] !== undefined && el.attribs['async'] === undefined && el.attribs['defer'] === undefined && (el.attribs['type'] ?? '').toLowerCase() !== 'module' && inHead(el))
+      .map((el) => el.attribs['src'] ?? '');
+    const styles = derived
+      .tag(page, 'link')
+      .filter((el) => hasToken(el, 'rel', 'stylesheet') && el.attribs['href'] !== undefined && !/^(print|not\s)/i.test((el.attribs['media'] ?? '').trim()) && inHead(el))
+      .map((el) => el.attribs['href'] ?? '');
     const problems: string[] = [];
     if (scripts.length > 0) problems.push(`${scripts.length} blocking script(s) in <head>: ${scripts.slice(0, 3).join(', ')}`);
     if (styles.length > MAX_STYLESHEETS) problems.push(`${styles.length} render-blocking stylesheets: ${styles.slice(0, 3).join(', ')}…`);

@@ -18,15 +18,15 @@ export const privacyPolicyLink: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
-    const link = $('a[href]')
-      .toArray()
-      .find((el) => PRIVACY.test($(el).text()) || PRIVACY.test($(el).attr('href') ?? ''));
+    const anchors = derived.tag(page, 'a').filter((el) => el.attribs['href'] !== undefined);
+    // The address first: it is free to test, the text needs a tree walk.
+    const link = anchors.find((el) => PRIVACY.test(el.attribs['href'] ?? '')) ?? anchors.find((el) => PRIVACY.test($(el).text()));
     if (link) return pass(`Privacy link: <a href="${$(link).attr('href')}">${$(link).text().trim().slice(0, 60)}</a>.`);
     return fail({
       severity: 'Medium',
       effort: 'Baixo',
       title: 'No link to a privacy policy',
-      evidence: `None of the page’s ${$('a[href]').length} link(s) mentions privacy (privacidade, LGPD, GDPR…).`,
+      evidence: `None of the page’s ${anchors.length} link(s) mentions privacy (privacidade, LGPD, GDPR…).`,
       impact: 'Visitors cannot find out what personal data is collected, why, and how to exercise their rights.',
       businessImpact: 'The LGPD (art. 9) and GDPR require this information to be easily accessible; its absence invites complaints and fines.',
       recommendation: 'Link the privacy policy from every page (usually the footer), in the visitors’ language.',

@@ -20,8 +20,10 @@ export const thirdPartyTrackers: Check<'page'> = {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const found = new Map<string, string>();
-    for (const el of $('script[src], img[src], iframe[src]').toArray()) {
-      const src = $(el).attr('src') ?? '';
+    for (const el of [...derived.tag(page, 'script'), ...derived.tag(page, 'img'), ...derived.tag(page, 'iframe')]) {
+      const src = el.attribs['src'];
+      // Relative addresses are the page's own origin: no URL parse needed (pages carry hundreds of images).
+      if (src === undefined || !/^\s*(https?:)?\/\//i.test(src)) continue;
       let host: string;
       try {
         host = new URL(src, page.finalUrl).hostname.toLowerCase();
@@ -31,7 +33,7 @@ export const thirdPartyTrackers: Check<'page'> = {
       const hit = TRACKERS.find(([re]) => re.test(host));
       if (hit && !found.has(hit[1])) found.set(hit[1], `<${el.tagName} src="${src.slice(0, 100)}">`);
     }
-    for (const el of $('script:not([src])').toArray()) {
+    for (const el of derived.tag(page, 'script').filter((s) => s.attribs['src'] === undefined)) {
       const code = $(el).text();
       for (const [re, name] of INLINE_TRACKERS) if (!found.has(name) && re.test(code)) found.set(name, `inline script matching ${re.source}`);
     }

@@ -1,10 +1,11 @@
 import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { hasToken } from '../dom.js';
 
 /** Elements whose http:// URL browsers block on an HTTPS page (active) or load with a warning (passive). */
-const ACTIVE = 'script[src], link[rel~="stylesheet" i][href], iframe[src], object[data], embed[src]';
-const PASSIVE = 'img[src], audio[src], video[src], source[src]';
+const ACTIVE = [['script', 'src'], ['link', 'href'], ['iframe', 'src'], ['object', 'data'], ['embed', 'src']] as const;
+const PASSIVE = [['img', 'src'], ['audio', 'src'], ['video', 'src'], ['source', 'src']] as const;
 
 export const mixedContent: Check<'page'> = {
   id: 'security.mixed-content',
@@ -18,12 +19,13 @@ export const mixedContent: Check<'page'> = {
   references: [REF.mixedContent, REF.owaspTls],
   run({ page, derived }) {
     if (!page.finalUrl.startsWith('https://')) return notApplicable('Page is not served over HTTPS.');
-    const $ = derived.html(page);
-    const insecure = (selector: string): string[] =>
-      $(selector)
-        .toArray()
-        .map((el) => `<${'tagName' in el ? el.tagName : ''} ${$(el).attr('src') ?? $(el).attr('href') ?? $(el).attr('data') ?? ''}>`)
-        .filter((s) => /\shttp:\/\//i.test(s));
+    const insecure = (tags: readonly (readonly [string, string])[]): string[] =>
+      tags.flatMap(([tag, attribute]) =>
+        derived
+          .tag(page, tag)
+          .filter((el) => /^\s*http:\/\//i.test(el.attribs[attribute] ?? '') && (tag !== 'link' || hasToken(el, 'rel', 'stylesheet')))
+          .map((el) => `<${tag} ${el.attribs[attribute] ?? ''}>`),
+      );
     const active = insecure(ACTIVE);
     const passive = insecure(PASSIVE);
     if (active.length === 0 && passive.length === 0) return pass('No http:// subresources referenced by the HTTPS page.');

@@ -1,6 +1,7 @@
 import { ALL_PROFILES, fail, info, pass, quote, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { byName } from '../dom.js';
 
 const PRIVATE = new Set(['no-referrer', 'same-origin', 'strict-origin', 'strict-origin-when-cross-origin']);
 const UNSAFE = new Set(['unsafe-url', 'no-referrer-when-downgrade']);
@@ -21,9 +22,8 @@ export const referrerPolicy: Check<'page'> = {
   audience: ['development', 'security'],
   references: [REF.referrerPolicy, REF.observatory],
   run({ page, derived }) {
-    const $ = derived.html(page);
     const header = page.headers['referrer-policy'];
-    const meta = $('meta[name="referrer" i]').attr('content');
+    const meta = byName(derived.tag(page, 'meta'), 'name', 'referrer')?.attribs['content'];
     const raw = header ?? meta;
     const text = {
       impact: 'The full URL of the page, with any identifiers in its path or query, can leak to other sites in the Referer header.',

@@ -14,16 +14,16 @@ export const sri: Check<'page'> = {
   audience: ['development', 'security'],
   references: [REF.sri, REF.observatory],
   run({ page, derived }) {
-    const $ = derived.html(page);
     let origin: string;
     try {
       origin = new URL(page.finalUrl).origin;
     } catch {
       return notApplicable('Final URL cannot be parsed.');
     }
-    const external = $('script[src]')
-      .toArray()
-      .map((el) => ({ src: $(el).attr('src') ?? '', integrity: $(el).attr('integrity') }))
+    const external = derived
+      .tag(page, 'script')
+      .filter((el) => el.attribs['src'] !== undefined)
+      .map((el) => ({ src: el.attribs['src'] ?? '', integrity: el.attribs['integrity'] }))
       .filter(({ src }) => {
         try {
           return new URL(src, page.finalUrl).origin !== origin;

@@ -1,6 +1,7 @@
 import { ALL_PROFILES, fail, info, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { hasToken } from '../dom.js';
 
 /**
  * Lighthouse canonical: when a rel=canonical is declared it must be a single, valid, absolute http(s) URL on a sensible
@@ -18,8 +19,7 @@ export const canonical: Check<'page'> = {
   references: [REF.lhCanonical, REF.gscCanonical],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
-    const hrefs = [...new Set($('link[rel~="canonical" i]').toArray().map((el) => ($(el).attr('href') ?? '').trim()))];
+    const hrefs = [...new Set(derived.tag(page, 'link').filter((el) => hasToken(el, 'rel', 'canonical')).map((el) => (el.attribs['href'] ?? '').trim()))];
     const text = {
       effort: 'Baixo' as const,
       impact: 'Search engines may index a duplicate URL (with tracking parameters, another host) instead of the preferred one.',

@@ -15,18 +15,16 @@ export const crawlableLinks: Check<'page'> = {
   references: [REF.lhCrawlableAnchors],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
-    const anchors = $('a').toArray();
+    const anchors = derived.tag(page, 'a');
     if (anchors.length === 0) return notApplicable('No links on the page.');
     const bad = anchors
       .filter((el) => {
-        const a = $(el);
-        const href = a.attr('href');
-        if (a.attr('name') !== undefined && href === undefined) return false; // a named anchor is a target, not a link
-        if (href === undefined) return a.attr('onclick') !== undefined;
-        return /^\s*javascript:/i.test(href) || (href.trim() === '' && a.attr('onclick') !== undefined);
+        const href = el.attribs['href'];
+        if (el.attribs['name'] !== undefined && href === undefined) return false; // a named anchor is a target, not a link
+        if (href === undefined) return el.attribs['onclick'] !== undefined;
+        return /^\s*javascript:/i.test(href) || (href.trim() === '' && el.attribs['onclick'] !== undefined);
       })
-      .map((el) => $.html(el).slice(0, 100));
+      .map((el) => derived.html(page).html(el).slice(0, 100));
     if (bad.length === 0) return pass(`${anchors.length} link(s), all with crawlable href.`);
     return fail({
       severity: 'Low',

@@ -1,6 +1,7 @@
 import { ALL_PROFILES, fail, info, notApplicable, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
+import { hasToken } from '../dom.js';
 
 /** BCP 47 language (and optional script/region), or x-default, as Google and Lighthouse accept them. */
 const HREFLANG = /^(x-default|[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?)$/i;
@@ -21,10 +22,10 @@ export const hreflang: Check<'page'> = {
   references: [REF.lhHreflang, REF.gscHreflang],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
-    const links = $('link[rel~="alternate" i][hreflang]')
-      .toArray()
-      .map((el) => ({ lang: ($(el).attr('hreflang') ?? '').trim(), href: ($(el).attr('href') ?? '').trim() }));
+    const links = derived
+      .tag(page, 'link')
+      .filter((el) => el.attribs['hreflang'] !== undefined && hasToken(el, 'rel', 'alternate'))
+      .map((el) => ({ lang: (el.attribs['hreflang'] ?? '').trim(), href: (el.attribs['href'] ?? '').trim() }));
     const text = {
       effort: 'Médio' as const,
       impact: 'hreflang tells engines which language or regional version of a page to show to which audience.',

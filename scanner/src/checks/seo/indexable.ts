@@ -19,11 +19,11 @@ export const indexable: Check<'page' | 'robotsTxt'> = {
   references: [REF.lhCrawlable, REF.gscRobotsMeta, REF.rfc9309],
   run({ page, robotsTxt, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
     const blockers: string[] = [];
-    for (const el of $('meta[name="robots" i], meta[name="googlebot" i]').toArray()) {
-      const content = $(el).attr('content') ?? '';
-      if (BOT_TOKENS.test(content)) blockers.push(`<meta name="${$(el).attr('name')}" content="${content}">`);
+    for (const el of derived.tag(page, 'meta')) {
+      const name = (el.attribs['name'] ?? '').toLowerCase();
+      const content = el.attribs['content'] ?? '';
+      if ((name === 'robots' || name === 'googlebot') && BOT_TOKENS.test(content)) blockers.push(`<meta name="${el.attribs['name']}" content="${content}">`);
     }
     const xrt = page.headers['x-robots-tag'];
     // An X-Robots-Tag scoped to another bot ("otherbot: noindex") does not block Google; unscoped or googlebot does.

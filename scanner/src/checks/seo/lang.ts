@@ -15,7 +15,7 @@ export const lang: Check<'page'> = {
   references: [REF.lang, REF.gscHreflang],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const htmlLang = (derived.html(page)('html').attr('lang') ?? '').trim();
+    const htmlLang = (derived.tag(page, 'html')[0]?.attribs['lang'] ?? '').trim();
     if (htmlLang) return pass(`<html lang="${htmlLang}">.`);
     const header = page.headers['content-language'];
     if (header) return pass(`Content-Language: ${quote(header)}.`);

@@ -17,11 +17,10 @@ export const openGraph: Check<'page'> = {
   references: [REF.ogp],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const $ = derived.html(page);
     const found = new Map<string, string>();
-    for (const el of $('meta[property^="og:" i]').toArray()) {
-      const prop = ($(el).attr('property') ?? '').toLowerCase();
-      if (!found.has(prop)) found.set(prop, $(el).attr('content') ?? '');
+    for (const el of derived.tag(page, 'meta')) {
+      const prop = (el.attribs['property'] ?? '').toLowerCase();
+      if (prop.startsWith('og:') && !found.has(prop)) found.set(prop, el.attribs['content'] ?? '');
     }
     const missing = REQUIRED.filter((p) => !found.get(p));
     if (missing.length === 0) return pass(REQUIRED.map((p) => `${p}="${found.get(p)}"`).join(', '));

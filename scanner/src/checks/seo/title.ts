@@ -15,7 +15,8 @@ export const title: Check<'page'> = {
   references: [REF.lhTitle, REF.gscTitle],
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
-    const text = derived.html(page)('head title, title').first().text().replace(/\s+/g, ' ').trim();
+    const el = derived.tag(page, 'title')[0];
+    const text = el ? derived.html(page)(el).text().replace(/\s+/g, ' ').trim() : '';
     const common = {
       effort: 'Baixo' as const,
       impact: 'The title is the headline of the result in search engines and answer engines, and the tab name.',
