@@ -54,9 +54,7 @@ export class AnchorQueue {
     }
     this.#queue.push(cp);
     this.stats.queued = this.#queue.length;
-    this.#running ??= this.#drain().finally(() => {
-      this.#running = null;
-    });
+    this.#running ??= this.#drain();
   }
 
   /** Resolves once the queue is empty (tests), or at once when nothing is running. */
@@ -73,9 +71,15 @@ export class AnchorQueue {
   }
 
   async #drain(): Promise<void> {
-    for (let cp = this.#queue.shift(); cp !== undefined && !this.#closed; cp = this.#queue.shift()) {
-      this.stats.queued = this.#queue.length;
-      await this.#send(cp);
+    try {
+      for (let cp = this.#queue.shift(); cp !== undefined && !this.#closed; cp = this.#queue.shift()) {
+        this.stats.queued = this.#queue.length;
+        await this.#send(cp);
+      }
+    } finally {
+      // In the same step that saw the queue empty: an enqueue can never slip in between and find a sender that is
+      // about to stop.
+      this.#running = null;
     }
   }
 
