@@ -20,15 +20,8 @@ export const GATEWAY_CONFIG = {
   checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
   anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
-  sessionTtlHours: { env: 'SESSION_TTL_HOURS', type: 'integer', default: 12, minimum: 1, description: 'lifetime of a login session' },
   patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
-  heartbeatIntervalS: { env: 'HEARTBEAT_INTERVAL_S', type: 'integer', default: 30, minimum: 1, description: 'expected agent heartbeat interval' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
-  otlpEndpoint: { env: 'OTLP_ENDPOINT', type: 'string', default: '', description: 'OTLP/HTTP JSON endpoint for logs and metrics (empty = disabled)' },
-  sentryDsn: { env: 'SENTRY_DSN', type: 'string', default: '', description: 'Sentry DSN for error envelopes (empty = disabled)' },
-  oidcIssuer: { env: 'OIDC_ISSUER', type: 'string', default: '', description: 'OpenID Connect issuer for /auth/idp (empty = disabled)' },
-  oidcClientId: { env: 'OIDC_CLIENT_ID', type: 'string', default: '', description: 'OIDC client id' },
-  oidcClientSecret: { env: 'OIDC_CLIENT_SECRET', type: 'string', default: '', description: 'OIDC client secret' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 

@@ -1,5 +1,6 @@
 import { runAdminCommand } from './admin-commands.js';
 import { runGatewayService, runScannerService, runAllServices } from './service-commands.js';
+import { configMarkdown } from './config-command.js';
 
 const USAGE = `usage: aduana <command>
 
@@ -14,6 +15,7 @@ administration (works on DATA_DIR, also while the services run)
   token create --tenant T --role admin|operator|viewer [--name N] [--expires-in-days D]
   token list [--tenant T]
   token revoke ID
+  config                         every setting of both services (Markdown)
 `;
 
 /** Returns the exit code, or null for a long-running service (it exits on a signal). */
@@ -26,6 +28,9 @@ export async function runCli(argv: string[]): Promise<number | null> {
       return runGatewayService();
     case 'scanner':
       return runScannerService();
+    case 'config':
+      process.stdout.write(configMarkdown());
+      return 0;
     case 'tenant':
     case 'token':
       return runAdminCommand(cmd, rest);

@@ -1,0 +1,29 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { configMarkdown } from '../src/cli/config-command.js';
+import { ERRORS } from '../src/errors.js';
+
+const root = new URL('../../', import.meta.url);
+
+describe('documentation stays in step with the code', () => {
+  it('docs/configuration.md is the output of `aduana config`', () => {
+    expect(readFileSync(new URL('docs/configuration.md', root), 'utf8')).toBe(configMarkdown());
+  });
+
+  it('the error registry: unique (status, message) pairs, types from the documented set', () => {
+    const types = new Set(['invalid_request', 'authentication_error', 'permission_denied', 'svc_policy_violation', 'not_found', 'payload_too_large', 'rate_limit_exceeded', 'internal_error', 'upstream_unavailable', 'upstream_error']);
+    const seen = new Set<string>();
+    for (const [code, e] of Object.entries(ERRORS)) {
+      expect(types.has(e.type), `${code}: ${e.type}`).toBe(true);
+      const key = `${e.status} ${e.message}`;
+      expect(seen.has(key), `duplicate ${key}`).toBe(false);
+      seen.add(key);
+    }
+  });
+
+  it('the README keeps exactly the two setup lines', () => {
+    const readme = readFileSync(new URL('README.md', root), 'utf8');
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
+  });
+});
