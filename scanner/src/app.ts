@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { createLogger } from '@aduana/shared';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
-import { listSetting, type ScannerConfig } from './config.js';
-import { installErrorHandling } from './plugins/error-handler.js';
-import { createRateLimits } from './plugins/rate-limits.js';
-import { createSnapshotSource, type SnapshotSource } from './plugins/snapshot-source.js';
+import type { ScannerConfig } from './config.js';
+import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { rateLimitsPlugin } from './plugins/rate-limits.js';
+import { selfIdentityPlugin } from './plugins/self-identity.js';
+import { createSnapshotSource, snapshotSourcePlugin, type SnapshotSource } from './plugins/snapshot-source.js';
 import { healthRoutes } from './routes/health.js';
 import { seoScanRoutes } from './routes/seo-scan/route.js';
-import type { ScanServices } from './routes/services.js';
 import { superScanRoutes } from './routes/super-scan/route.js';
 
 export interface ScannerAppOptions {
@@ -25,8 +24,9 @@ export interface ScannerAppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The scanner's Fastify app, not yet listening. Infrastructure (rate limits, snapshot source, self identity) is made
- * once here and handed to each route plugin; the error handler is installed on the root so every plugin shares it.
+ * The scanner's Fastify app, not yet listening (call `listen`, or `inject` in tests). Shared infrastructure is
+ * registered first as unencapsulated plugins (error handler, rate limits, snapshot source, self identity); each
+ * resource's routes follow as encapsulated plugins with their schemas beside them.
  */
 export function createScannerApp(config: ScannerConfig, options: ScannerAppOptions = {}): FastifyInstance {
   // Typed as Fastify's logger interface so the instance keeps the default generic (pino's own type is wider).
@@ -46,24 +46,16 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     },
   });
 
-  const services: ScanServices = {
-    rateLimits: createRateLimits(config, options.now),
-    snapshots: options.snapshots ?? createSnapshotSource(config, options.collect),
-    self: {
-      hostnames: listSetting(config.publicHostnames).map((h) => h.toLowerCase()),
-      listeners: () => {
-        const address = app.server.address();
-        return address !== null && typeof address === 'object' ? [{ address: (address as AddressInfo).address, port: (address as AddressInfo).port }] : [];
-      },
-    },
-  };
-
-  installErrorHandling(app);
+  app.register(errorHandlerPlugin);
+  app.register(rateLimitsPlugin, { config, ...(options.now ? { now: options.now } : {}) });
+  // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
+  app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
+  app.register(selfIdentityPlugin, { config });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   app.register(healthRoutes);
-  app.register(superScanRoutes, { services });
-  app.register(seoScanRoutes, { services });
+  app.register(superScanRoutes);
+  app.register(seoScanRoutes);
   return app;
 }

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScannerApp } from '../src/app.js';
-import type { FixtureServer } from '../src/collect/testing/fixture-server.js';
+import { startFixture, type FixtureServer } from '../src/collect/testing/fixture-server.js';
 import { loadScannerConfig } from '../src/config.js';
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
 import { startApiSite, startBareSite, startCommerceSite, startGoodSite, type GoodSite } from './fixtures/sites.js';
@@ -102,6 +102,22 @@ describe('end-to-end assessments of fixture sites', () => {
     const { status, body } = await assess(`http://127.0.0.1:${port}/`);
     expect(status).toBe(502);
     expect(Object.keys(body)).toEqual(['error']);
+  });
+});
+
+describe('a target slower than the time-out', () => {
+  it('answers 502', async () => {
+    // Accepts the connection and never answers.
+    const slow = await startFixture(() => undefined);
+    const quick = createScannerApp(loadScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8', SCANNER_FETCH_TIMEOUT_MS: '300' }, PER_TEST));
+    try {
+      const { status, body } = await assess(`${slow.origin}/`, quick);
+      expect(status).toBe(502);
+      expect(body).toEqual({ error: 'Target did not answer in time.' });
+    } finally {
+      await quick.close();
+      await slow.close();
+    }
   });
 });
 

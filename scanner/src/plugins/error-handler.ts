@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isNetGuardError } from '@aduana/shared';
 import { CollectError } from '../collect/index.js';
 import { ERRORS, ScannerError, type ErrorCode } from '../errors.js';
+import { sharedPlugin } from './shared-plugin.js';
 
 /** Maps anything thrown to a registry code: the single translation from errors to the wire (spec: `{error}`). */
 export function toScannerError(err: unknown): ScannerError {
@@ -30,7 +31,7 @@ function send(reply: FastifyReply, error: ScannerError): FastifyReply {
 }
 
 /** Installed on the root instance, so every route plugin inherits it; no route writes its own error JSON. */
-export function installErrorHandling(app: FastifyInstance): void {
+export const errorHandlerPlugin = sharedPlugin('error-handler', async (app: FastifyInstance) => {
   app.setErrorHandler((err, request, reply) => {
     const error = toScannerError(err);
     if (error.code === 'internal') request.log.error({ err }, 'unhandled error');
@@ -38,4 +39,4 @@ export function installErrorHandling(app: FastifyInstance): void {
     return send(reply, error);
   });
   app.setNotFoundHandler((_request, reply) => send(reply, new ScannerError('not_found')));
-}
+});

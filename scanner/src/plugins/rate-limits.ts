@@ -1,6 +1,13 @@
 import { TokenBuckets } from '@aduana/shared';
 import type { ScannerConfig } from '../config.js';
 import { ScannerError } from '../errors.js';
+import { sharedPlugin } from './shared-plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readonly rateLimits: RateLimits;
+  }
+}
 
 /** The three assessment limits (DECISIONS.md): per client address, per target host, whole platform. */
 export interface RateLimits {
@@ -24,3 +31,8 @@ export function createRateLimits(config: ScannerConfig, now: () => number = Date
     },
   };
 }
+
+/** Decorates the app with `rateLimits`, made once from the config. */
+export const rateLimitsPlugin = sharedPlugin<{ config: ScannerConfig; now?: () => number }>('rate-limits', async (app, { config, now }) => {
+  app.decorate('rateLimits', createRateLimits(config, now));
+});

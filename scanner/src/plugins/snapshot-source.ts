@@ -2,6 +2,13 @@ import { ConfigError, parseAllowList, type AllowList } from '@aduana/shared';
 import { collectSnapshot, type CollectOptions } from '../collect/index.js';
 import { listSetting, type ScannerConfig } from '../config.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { sharedPlugin } from './shared-plugin.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    readonly snapshots: SnapshotSource;
+  }
+}
 
 /** Where snapshots come from. The app gets one at start; tests may add collector options (a CA, the http port). */
 export interface SnapshotSource {
@@ -25,3 +32,11 @@ export function createSnapshotSource(config: ScannerConfig, extra: Partial<Colle
   };
   return { collect: (url) => collectSnapshot(url, options) };
 }
+
+/** Decorates the app with `snapshots`: the real collector, or the source a test hands in. */
+export const snapshotSourcePlugin = sharedPlugin<{ config: ScannerConfig; collect?: Partial<CollectOptions>; source?: SnapshotSource }>(
+  'snapshot-source',
+  async (app, { config, collect, source }) => {
+    app.decorate('snapshots', source ?? createSnapshotSource(config, collect));
+  },
+);
