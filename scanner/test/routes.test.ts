@@ -77,12 +77,14 @@ describe('POST /api/super-scan', () => {
     expect((await scan(make(), { url })).statusCode).toBe(200);
   });
 
-  it('refuses a body that is not JSON with 400, an oversized one with 413, an unknown route with 404', async () => {
+  it('refuses a body that is not JSON with 400, an oversized one with 413, another media type with 415, an unknown route with 404', async () => {
     const a = make();
     const bad = await a.inject({ method: 'POST', url: '/api/super-scan', payload: '{"url":', headers: { 'content-type': 'application/json' } });
     expect([bad.statusCode, Object.keys(bad.json())]).toEqual([400, ['error']]);
     const big = await a.inject({ method: 'POST', url: '/api/super-scan', payload: JSON.stringify({ url: 'https://a.example/', pad: 'x'.repeat(1024 * 1024) }), headers: { 'content-type': 'application/json' } });
     expect([big.statusCode, Object.keys(big.json())]).toEqual([413, ['error']]);
+    const text = await a.inject({ method: 'POST', url: '/api/super-scan', payload: 'url=https://a.example/', headers: { 'content-type': 'text/plain' } });
+    expect([text.statusCode, Object.keys(text.json())]).toEqual([415, ['error']]);
     const missing = await a.inject({ method: 'GET', url: '/nope' });
     expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'Route not found.' }]);
   });

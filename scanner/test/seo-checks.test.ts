@@ -90,4 +90,10 @@ describe('seo checks (Lighthouse SEO semantics where they overlap)', () => {
     const r = runOne('seo.crawlable-links', replaced('<a href="/sobre">Sobre</a>', '<a href="javascript:void(0)">Sobre</a>'));
     expect(r.finding?.evidence).toContain('javascript:void(0)');
   });
+
+  it('link text: generic texts like "clique aqui" fail (Lighthouse link-text)', () => {
+    expect(runOne('seo.link-text', goodSnapshot()).status).toBe('pass');
+    const r = runOne('seo.link-text', replaced('<a href="/sobre">Sobre</a>', '<a href="/sobre">Clique aqui</a>'));
+    expect(r.finding?.evidence).toContain('<a href="/sobre">Clique aqui</a>');
+  });
 });

@@ -53,6 +53,7 @@ export const REF = Object.freeze({
   jsonLd: ref('W3C JSON-LD 1.1', 'https://www.w3.org/TR/json-ld11/'),
   faqHowtoChange: ref('Google Search Central: changes to HowTo and FAQ rich results', 'https://developers.google.com/search/blog/2023/08/howto-faq-changes'),
   lhStatus: ref('Lighthouse: Page has successful HTTP status code', 'https://developer.chrome.com/docs/lighthouse/seo/http-status-code'),
+  lhLinkText: ref('Lighthouse: Links do not have descriptive text', 'https://developer.chrome.com/docs/lighthouse/seo/link-text'),
   lhCrawlableAnchors: ref('Lighthouse: Links are crawlable', 'https://developer.chrome.com/docs/lighthouse/seo/crawlable-anchors'),
   wcagNonText: ref('WCAG 2.2: Understanding Non-text Content', 'https://www.w3.org/WAI/WCAG22/Understanding/non-text-content.html'),
   w3cImages: ref('W3C WAI: images tutorial', 'https://www.w3.org/WAI/tutorials/images/'),

@@ -21,6 +21,7 @@ import { httpStatus } from './seo/http-status.js';
 import { indexable } from './seo/indexable.js';
 import { jsonLd } from './seo/json-ld.js';
 import { lang } from './seo/lang.js';
+import { linkText } from './seo/link-text.js';
 import { metaDescription } from './seo/meta-description.js';
 import { openGraph } from './seo/open-graph.js';
 import { robotsTxt } from './seo/robots-txt.js';
@@ -80,6 +81,7 @@ export const CHECKS: readonly Check[] = Object.freeze([
   indexable,
   jsonLd,
   lang,
+  linkText,
   metaDescription,
   openGraph,
   robotsTxt,
