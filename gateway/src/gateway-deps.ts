@@ -13,6 +13,8 @@ import type { DecisionEngine } from './decisions/decision-engine.js';
 import type { DecideRequestValidator } from './decisions/decide-request.js';
 import type { Ledger } from './ledger/index.js';
 import type { AuditTrail } from './audit/audit-trail.js';
+import type { EventIngestor } from './events/event-ingestor.js';
+import type { IngestValidator } from './events/ingest-event.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -31,6 +33,8 @@ export interface GatewayDeps {
   readonly decideValidator: DecideRequestValidator;
   readonly ledger: Ledger;
   readonly audit: AuditTrail;
+  readonly ingestor: EventIngestor;
+  readonly ingestValidator: IngestValidator;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }

@@ -27,6 +27,9 @@ import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
 import { createPipeline } from './proxy/pipeline.js';
 import { ProxyHandler } from './proxy/proxy-handler.js';
 import { registerProxyRoutes } from './proxy/proxy-routes.js';
+import { EventIngestor } from './events/event-ingestor.js';
+import { IngestValidator } from './events/ingest-event.js';
+import { registerEventRoutes } from './routes/events-routes.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -84,6 +87,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     decideValidator: new DecideRequestValidator(),
     ledger,
     audit,
+    ingestor: new EventIngestor(runtimes, ledger, decisions),
+    ingestValidator: new IngestValidator(),
     onDecisionResolved: (d) => audit.recordResolution(d),
   };
   const upstream = new UpstreamClient({
@@ -103,6 +108,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerHealthRoutes(api, deps);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
+  registerEventRoutes(api, deps);
   const proxy = new ProxyHandler({
     server: api,
     pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator() }),

@@ -175,6 +175,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
       for (const c of checks) {
         if (c.kind === 'rate') {
+          if (input.scoreOnly) continue;
           const key = c.perAgent ? `${c.id}\0${input.agentId}` : c.id;
           const { window, count } = hit(state.windows.get(key), input.now, c.windowMs);
           state.windows.set(key, window);
@@ -213,7 +214,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           }
         }
         const { verdict, rule, riskScore } = decide(triggered);
-        if (verdict === 'ALLOW') state.sessionRisk.set(sessionKey, prior + riskScore);
+        if (verdict === 'ALLOW' && !input.scoreOnly) state.sessionRisk.set(sessionKey, prior + riskScore);
         return { verdict, rule, riskScore, policiesEvaluated: size, triggered, redactInput };
       }
 

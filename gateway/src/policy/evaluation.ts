@@ -13,6 +13,11 @@ export interface EvaluationInput {
   /** All text of the input, joined with '\n'. */
   text: string;
   now: number;
+  /**
+   * Score without acting: rate-limit windows are not counted and session risk is not accumulated (ingested events
+   * are records of what happened, not requests to act).
+   */
+  scoreOnly?: boolean;
 }
 
 export interface Triggered {

@@ -1,0 +1,82 @@
+import { performance } from 'node:perf_hooks';
+import { newId } from '@aduana/shared';
+import type { Principal } from '../auth/principal.js';
+import { collectStrings } from '../decisions/decide-request.js';
+import type { DecisionEnvelope } from '../decisions/decision-engine.js';
+import type { DecisionStore } from '../decisions/decision-store.js';
+import type { Ledger, LedgerEntry, LedgerInput } from '../ledger/index.js';
+import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
+import type { IngestEvent } from './ingest-event.js';
+
+export interface Ingested {
+  envelope: Omit<DecisionEnvelope, 'policies_evaluated'>;
+  entry: LedgerEntry;
+}
+
+/**
+ * POST /v1/events and the batch endpoint: each event is risk-scored by the tenant's compiled policies (score only:
+ * no rate windows counted, no session risk accumulated), then the whole set is appended to the tenant's chain in one
+ * transaction and flushed to disk before this resolves. An acknowledged event is never lost.
+ */
+export class EventIngestor {
+  constructor(
+    private readonly runtimes: TenantRuntimes,
+    private readonly ledger: Ledger,
+    private readonly decisions: DecisionStore,
+  ) {}
+
+  async ingest(principal: Principal, events: readonly IngestEvent[], traceId: string, startedAt: number): Promise<Ingested[]> {
+    const tenantId = principal.tenantId;
+    const set = this.runtimes.policySet(tenantId);
+    const state = this.runtimes.state(tenantId);
+    const now = Date.now();
+    const createdAt = new Date(now).toISOString();
+    const scored = events.map((ev) => {
+      const text: string[] = [ev.event_type];
+      collectStrings(ev.payload, text, 1 << 20);
+      const agentId = ev.metadata?.agent_id ?? '';
+      const evaluation = set.evaluate(
+        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text: text.join('\n'), now, scoreOnly: true },
+        state,
+      );
+      return { ev, agentId, evaluation, decisionId: newId('dec') };
+    });
+    const inputs: LedgerInput[] = scored.map(({ ev, evaluation, decisionId }) => ({
+      event_type: ev.event_type,
+      payload: ev.payload,
+      metadata: ev.metadata ?? {},
+      decision: {
+        decision_id: decisionId,
+        execution_status: evaluation.verdict,
+        risk_score: evaluation.riskScore,
+        rule: evaluation.rule,
+        policy_version: set.label,
+        trace_id: traceId,
+      },
+      created_at: createdAt,
+    }));
+    const entries = await this.ledger.append(tenantId, inputs);
+    const latency = Math.round((performance.now() - startedAt) * 1000) / 1000;
+    return scored.map(({ ev, agentId, evaluation, decisionId }, i) => {
+      void this.decisions.record({
+        decision_id: decisionId,
+        tenant_id: tenantId,
+        agent_id: agentId,
+        execution_status: evaluation.verdict,
+        risk_score: evaluation.riskScore,
+        event_type: ev.event_type,
+        trace_id: traceId,
+        created_at: createdAt,
+        rule: evaluation.rule,
+        policy_version: set.label,
+        policies_evaluated: evaluation.policiesEvaluated,
+        triggered: evaluation.triggered,
+        resolution: null,
+      });
+      return {
+        envelope: { decision_id: decisionId, execution_status: evaluation.verdict, risk_score: evaluation.riskScore, latency_ms: latency, trace_id: traceId, tenant_id: tenantId, timestamp: createdAt },
+        entry: entries[i] as LedgerEntry,
+      };
+    });
+  }
+}
