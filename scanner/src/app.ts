@@ -46,6 +46,8 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     },
   });
 
+  // The API speaks JSON only: without Fastify's default text/plain parser, other media types get 415.
+  app.removeContentTypeParser('text/plain');
   app.register(errorHandlerPlugin);
   app.register(rateLimitsPlugin, { config, ...(options.now ? { now: options.now } : {}) });
   // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
