@@ -23,12 +23,15 @@ export interface LedgerEntry extends Required<LedgerInput> {
  * An input validated and encoded before any chain state changes, so a bad item in a batch fails the whole batch
  * before anything is assigned or written. `prefix` is the canonical JSON of the five caller fields without its
  * closing brace: under RFC 8785's key order (created_at < decision < event_type < metadata < payload < prev_hash <
- * seq < tenant_id) the full entry's canonical text is `prefix + chainTail(...)`.
+ * seq < tenant_id) the full entry's canonical text is `prefix + chainTail(...)` (as UTF-8 bytes).
  */
 export interface PreparedInput {
-  prefix: string;
+  /** UTF-8, encoded once here rather than per copy. */
+  prefix: Buffer;
   eventType: string;
   agentId: string | null;
+  /** agent id and event_type joined by \0 (neither holds control characters): the batch's counter grouping. */
+  countKey: string;
   /**
    * The caller's five fields, as given: not re-parsed from the canonical text (that cost ~10% of batch throughput).
    * canonicalize follows JSON.stringify's rules (toJSON, dropped undefined members), so their JSON form is exactly
@@ -84,9 +87,10 @@ export function prepareInput(input: unknown, index: number, now: string, maxEntr
   } catch (err) {
     throw bad(`not JSON-serialisable (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (Buffer.byteLength(canonical) > maxEntryBytes) throw bad(`larger than ${maxEntryBytes} bytes`);
   const fields = { created_at: createdAt, decision, event_type: eventType, metadata, payload };
-  return { prefix: canonical.slice(0, -1), eventType, agentId, fields };
+  const prefix = Buffer.from(canonical.slice(0, -1));
+  if (prefix.length + 1 > maxEntryBytes) throw bad(`larger than ${maxEntryBytes} bytes`);
+  return { prefix, eventType, agentId, countKey: `${agentId ?? ''}\0${eventType}`, fields };
 }
 
 /** The canonical text's fixed tail after `prefix`: prev_hash, seq and tenant_id (JSON-encoded), then `}`. */

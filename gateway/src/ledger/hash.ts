@@ -14,6 +14,17 @@ export function entryHash(prevHash: string, canonicalWithoutHash: string): Buffe
   return hash('sha256', prevHash + canonicalWithoutHash, 'buffer');
 }
 
+let entryInput = Buffer.allocUnsafe(64 * 1024);
+
+/** entryHash over bytes: prev_hash (ASCII) and canonical UTF-8 text already encoded, joined in a reused buffer. */
+export function entryHashOfBytes(prevHash: string, canonical: Uint8Array): Buffer {
+  const needed = 64 + canonical.length;
+  if (entryInput.length < needed) entryInput = Buffer.allocUnsafe(needed * 2);
+  entryInput.write(prevHash, 0, 'latin1');
+  entryInput.set(canonical, 64);
+  return hash('sha256', entryInput.subarray(0, needed), 'buffer');
+}
+
 // One scratch buffer for the 0x00/0x01-prefixed Merkle inputs: `hash()` copies its input synchronously.
 const scratch = Buffer.alloc(65);
 

@@ -5,9 +5,9 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { chainTail, isValidName, prepareInput, type LedgerEntry, type LedgerInput, type PreparedInput } from './entry-input.js';
 import { LedgerError } from './errors.js';
 import { exportTenantJsonl } from './export-jsonl.js';
-import { entryHash, GENESIS_PREV_HASH, leafHash } from './hash.js';
+import { entryHashOfBytes, GENESIS_PREV_HASH, leafHash } from './hash.js';
 import { consistencyPath, inclusionPath, pushLeaf, rangeHash } from './merkle.js';
-import { encodeRecord, recordHash } from './record-codec.js';
+import { draftRecord, recordHash, sealRecord } from './record-codec.js';
 import {
   committedSize,
   decodeEntry,
@@ -410,20 +410,28 @@ export class Ledger {
     const firstSeq = state.size + 1;
     const records: Buffer[] = [];
     const result: LedgerEntry[] = [];
-    const bumped = new Map<string, CounterBump>();
+    const groups = new Map<string, { input: PreparedInput; n: number }>();
     for (const input of prepared) {
       const seq = state.size + 1;
       const prevHash = state.headHash;
-      const canonical = input.prefix + chainTail(prevHash, seq, state.tenantJson);
-      const hash = entryHash(prevHash, canonical);
-      records.push(encodeRecord(hash, pushLeaf(state.peaks, leafHash(hash)), canonical));
+      const { record, textAt } = draftRecord(seq, input.prefix, chainTail(prevHash, seq, state.tenantJson));
+      const hash = entryHashOfBytes(prevHash, record.subarray(textAt));
+      sealRecord(record, hash, pushLeaf(state.peaks, leafHash(hash)));
+      records.push(record);
       state.size = seq;
       state.headHash = hash.toString('hex');
+      const group = groups.get(input.countKey);
+      if (group) group.n++;
+      else groups.set(input.countKey, { input, n: 1 });
+      result.push({ ...input.fields, seq, tenant_id: tenantId, prev_hash: prevHash, hash: state.headHash });
+    }
+    // Counters move once per (agent, event_type) of the batch, not once per entry.
+    const bumped = new Map<string, CounterBump>();
+    for (const { input, n } of groups.values()) {
       for (const bump of countersFor(tenantId, input)) {
-        state.counts.set(bump.id, (state.counts.get(bump.id) ?? counts.get(bump.key) ?? 0) + 1);
+        state.counts.set(bump.id, (state.counts.get(bump.id) ?? counts.get(bump.key) ?? 0) + n);
         bumped.set(bump.id, bump);
       }
-      result.push({ ...input.fields, seq, tenant_id: tenantId, prev_hash: prevHash, hash: state.headHash });
     }
     const size = state.size;
     const writeAll = (): void => {

@@ -63,3 +63,24 @@ export function completedLevels(seq: number): number {
   }
   return m;
 }
+
+/**
+ * Allocates a record for an entry of `seq` and writes its canonical text (prefix bytes + tail) in place; the hash and
+ * subtree roots are filled in by `sealRecord` once computed from that text. Returns the record and where the text starts.
+ */
+export function draftRecord(seq: number, prefix: Buffer, tail: string): { record: Buffer; textAt: number } {
+  const m = completedLevels(seq);
+  const textAt = NODES_AT + m * 32;
+  const record = Buffer.allocUnsafe(textAt + prefix.length + Buffer.byteLength(tail));
+  record[0] = VERSION;
+  record[COUNT_AT] = m;
+  prefix.copy(record, textAt);
+  record.write(tail, textAt + prefix.length, 'utf8');
+  return { record, textAt };
+}
+
+export function sealRecord(record: Buffer, hash: Uint8Array, nodes: readonly Uint8Array[]): void {
+  if (nodes.length !== record[COUNT_AT]) throw new RangeError('subtree roots do not match the record');
+  record.set(hash, HASH_AT);
+  for (let i = 0; i < nodes.length; i++) record.set(nodes[i]!, NODES_AT + i * 32);
+}

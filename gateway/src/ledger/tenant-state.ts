@@ -60,8 +60,8 @@ export interface CounterBump {
   key: [string, ...string[]];
 }
 
-/** The counters (and index prefixes) one entry increments: by agent, by event_type, by both. */
-export function countersFor(tenantId: string, input: PreparedInput): CounterBump[] {
+/** The counters (and index prefixes) an entry increments: by event_type, by agent, by both. */
+export function countersFor(tenantId: string, input: Pick<PreparedInput, 'agentId' | 'eventType'>): CounterBump[] {
   const bumps: CounterBump[] = [{ id: `t\0${input.eventType}`, key: [tenantId, 't', input.eventType] }];
   if (input.agentId !== null) {
     bumps.push({ id: `a\0${input.agentId}`, key: [tenantId, 'a', input.agentId] });
