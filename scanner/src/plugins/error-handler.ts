@@ -35,7 +35,8 @@ export const errorHandlerPlugin = sharedPlugin('error-handler', async (app: Fast
   app.setErrorHandler((err, request, reply) => {
     const error = toScannerError(err);
     if (error.code === 'internal') request.log.error({ err }, 'unhandled error');
-    else request.log.info({ code: error.code, cause: err instanceof Error && err !== error ? err.message : undefined }, 'request refused');
+    // The cause's code, not its message: messages carry the target URL, whose query may hold someone's token.
+    else request.log.info({ code: error.code, cause: (err as { code?: unknown }).code }, 'request refused');
     return send(reply, error);
   });
   app.setNotFoundHandler((_request, reply) => send(reply, new ScannerError('not_found')));
