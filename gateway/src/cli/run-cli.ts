@@ -1,6 +1,7 @@
 import { runAdminCommand } from './admin-commands.js';
 import { runGatewayService, runScannerService, runAllServices } from './service-commands.js';
 import { configMarkdown } from './config-command.js';
+import { runLedgerCommand } from './ledger-commands.js';
 
 const USAGE = `usage: aduana <command>
 
@@ -15,6 +16,8 @@ administration (works on DATA_DIR, also while the services run)
   token create --tenant T --role admin|operator|viewer [--name N] [--expires-in-days D]
   token list [--tenant T]
   token revoke ID
+  ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
+  ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
   config                         every setting of both services (Markdown)
 `;
 
@@ -28,6 +31,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
       return runGatewayService();
     case 'scanner':
       return runScannerService();
+    case 'ledger':
+      return runLedgerCommand(rest);
     case 'config':
       process.stdout.write(configMarkdown());
       return 0;
