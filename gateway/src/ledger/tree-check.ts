@@ -15,6 +15,8 @@ export interface TreeBreak {
  */
 export interface TreeChecker {
   add(entryHash: Buffer, record: Buffer): void;
+  /** Resolves when the checker can take more (bounds the memory queued for a worker). */
+  ready(): Promise<void>;
   finish(): Promise<TreeBreak | null>;
 }
 
@@ -56,6 +58,10 @@ export class InlineTreeChecker implements TreeChecker {
         return;
       }
     }
+  }
+
+  ready(): Promise<void> {
+    return Promise.resolve();
   }
 
   finish(): Promise<TreeBreak | null> {
@@ -116,14 +122,16 @@ function check(hashes, counts, nodes) {
 }
 parentPort.on('message', (msg) => {
   if (msg === 'finish') {
-    parentPort.postMessage(broken);
+    parentPort.postMessage({ done: true, broken });
     return;
   }
   if (broken === null) broken = check(Buffer.from(msg.hashes), new Uint8Array(msg.counts), Buffer.from(msg.nodes));
+  parentPort.postMessage({ done: false });
 });
 `;
 
 const CHUNK = 8192;
+const MAX_CHUNKS_IN_FLIGHT = 4;
 
 /**
  * On a worker thread: the tree costs two SHA-256 per entry against the chain's one, so on a second core it runs
@@ -136,10 +144,33 @@ export class WorkerTreeChecker implements TreeChecker {
   #nodes = Buffer.allocUnsafe(CHUNK * 32 * 2);
   #n = 0;
   #nodeBytes = 0;
+  #inFlight = 0;
+  #onAck: (() => void) | null = null;
+  #onDone: ((broken: TreeBreak | null) => void) | null = null;
+  #failure: unknown = null;
 
   constructor(roots: ReadonlyArray<readonly [number, string]>) {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { roots } });
     this.#worker.unref();
+    this.#worker.on('message', (msg: { done: boolean; broken?: TreeBreak | null }) => {
+      if (msg.done) {
+        this.#onDone?.(msg.broken ?? null);
+        return;
+      }
+      this.#inFlight--;
+      this.#onAck?.();
+    });
+    this.#worker.on('error', (err) => {
+      this.#failure = err;
+      this.#onAck?.();
+      this.#onDone?.(null);
+    });
+  }
+
+  async ready(): Promise<void> {
+    while (this.#inFlight > MAX_CHUNKS_IN_FLIGHT && this.#failure === null) {
+      await new Promise<void>((resolve) => (this.#onAck = resolve));
+    }
   }
 
   add(entryHash: Buffer, record: Buffer): void {
@@ -161,14 +192,13 @@ export class WorkerTreeChecker implements TreeChecker {
   }
 
   async finish(): Promise<TreeBreak | null> {
-    this.#send();
-    const result = new Promise<TreeBreak | null>((resolve, reject) => {
-      this.#worker.once('message', (msg: TreeBreak | null) => resolve(msg));
-      this.#worker.once('error', reject);
-    });
-    this.#worker.postMessage('finish');
     try {
-      return await result;
+      this.#send();
+      const result = new Promise<TreeBreak | null>((resolve) => (this.#onDone = resolve));
+      if (this.#failure === null) this.#worker.postMessage('finish');
+      const broken = this.#failure === null ? await result : null;
+      if (this.#failure !== null) throw this.#failure;
+      return broken;
     } finally {
       await this.#worker.terminate();
     }
@@ -181,6 +211,7 @@ export class WorkerTreeChecker implements TreeChecker {
     const counts = this.#counts.buffer.slice(0, this.#n);
     const nodes = this.#nodes.buffer.slice(this.#nodes.byteOffset, this.#nodes.byteOffset + this.#nodeBytes);
     this.#worker.postMessage({ hashes, counts, nodes }, [hashes, counts, nodes]);
+    this.#inFlight++;
     this.#n = 0;
     this.#nodeBytes = 0;
   }

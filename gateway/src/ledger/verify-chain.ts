@@ -122,7 +122,10 @@ async function checkChain(dbs: LedgerDbs, tenantId: string, tree: TreeChecker, e
     if (computed.compare(value, 1, 33) !== 0) return { seq, reason: `entry ${seq}: stored hash does not match its content` };
     tree.add(computed, value);
     prev = computed.toString('hex');
-    if (seq % YIELD_EVERY === 0) await yieldToLoop();
+    if (seq % YIELD_EVERY === 0) {
+      await tree.ready();
+      await yieldToLoop();
+    }
   }
   if (seq < expectedSize) return { seq: seq + 1, reason: `entry ${seq + 1} is missing (the chain should hold ${expectedSize})` };
   return null;
