@@ -1,5 +1,5 @@
 import { load, type CheerioAPI } from 'cheerio';
-import type { AnyNode, Element, Text } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import { parseCsp, type CspPolicy } from '../parse/csp.js';
 import { parseJsonLd, type JsonLdBlock } from '../parse/json-ld.js';
 import { parseRobotsTxt, type RobotsTxt } from '../parse/robots-txt.js';
@@ -101,15 +101,15 @@ export class Derived {
   visibleText(page: PageProbe): string {
     if (this.#text === undefined) {
       // A walk rather than clone-and-remove: cloning a 200 KB body cost more than every check together.
-      const $ = this.html(page);
-      const start = $('body').get(0) ?? $.root().get(0);
+      const start = this.tag(page, 'body')[0] ?? this.html(page).root().get(0);
       const parts: string[] = [];
       const stack: AnyNode[] = start ? [start] : [];
       while (stack.length > 0) {
         const node = stack.pop() as AnyNode;
-        if (node.type === 'text') parts.push((node as Text).data);
-        else if ('children' in node && !(node.type === 'tag' && HIDDEN.has((node as Element).tagName)) && node.type !== 'script' && node.type !== 'style') {
-          for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i] as AnyNode);
+        if (node.type === 'text') parts.push(node.data);
+        else if ((node.type === 'tag' && !HIDDEN.has(node.tagName)) || node.type === 'root') {
+          const children = node.children;
+          for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as AnyNode);
         }
       }
       this.#text = parts.join('').replace(/\s+/g, ' ').trim();
