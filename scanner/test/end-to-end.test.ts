@@ -131,7 +131,8 @@ describe('with the default configuration (private destinations refused)', () => 
     await strict?.close();
   });
 
-  for (const host of ['127.0.0.1', 'localhost', '[::1]', '0x7f000001', '2130706433', '10.0.0.1', '169.254.169.254']) {
+  const spellings = ['127.0.0.1', 'localhost', '[::1]', '0x7f000001', '2130706433', '0177.0.0.1', '127.1', '[::ffff:127.0.0.1]', '0.0.0.0', '10.0.0.1', '192.168.1.1', '100.64.0.1', '169.254.169.254'];
+  for (const host of spellings) {
     it(`refuses ${host} with 400`, async () => {
       const before = bare.connections();
       const { status, body } = await assess(`http://${host}:${bare.port}/`, strict);

@@ -5,6 +5,7 @@ import { createScannerApp } from '../src/app.js';
 import { CollectError } from '../src/collect/index.js';
 import { loadScannerConfig, type SCANNER_CONFIG } from '../src/config.js';
 import type { SnapshotSource } from '../src/plugins/snapshot-source.js';
+import { SCORING_VERSION } from '../src/scoring/scoring.js';
 import type { Snapshot } from '../src/snapshot/snapshot.js';
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
 import { goodSnapshot, page } from './fixtures/snapshots.js';
@@ -43,6 +44,9 @@ describe('POST /api/super-scan', () => {
     expect(schemaErrors(validateAssessment, body)).toBe('');
     expect(body).toMatchObject({ requestId: 'edge-123', url: 'https://cafe.example/', mode: 'static', profile: 'content', grade: 'A', commerceRisk: null });
     expect(res.headers['x-request-id']).toBe('edge-123');
+    // The scoring algorithm's version travels with every assessment, so stored scores stay comparable.
+    expect(body.scoringVersion).toBe(SCORING_VERSION);
+    expect(body.scanId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('honours an explicit profile', async () => {
