@@ -29,6 +29,7 @@ export interface CompiledPii {
   readonly growth: RE2 | null;
   readonly growthWindow: number;
   readonly openGrowth: RE2 | null;
+  readonly openGrowthWindow: number;
 }
 
 export function compilePii(entities: readonly PiiEntity[]): CompiledPii {
@@ -44,7 +45,18 @@ export function compilePii(entities: readonly PiiEntity[]): CompiledPii {
   const openGrowth = anchoredAtEnd(
     open.map((r) => `${prefixLanguage(r.pattern, true)}|${relaxRepetitions(r.growth as string)}`),
   );
-  return { entities: Object.freeze([...entities]), recognizers, regexes, set, growth, growthWindow, openGrowth };
+  const openGrowthWindow = open.reduce((w, r) => Math.max(w, r.maxLength ?? Infinity), 0);
+  if (!Number.isFinite(openGrowthWindow)) throw new Error('PII recognizers with growth must declare maxLength');
+  return {
+    entities: Object.freeze([...entities]),
+    recognizers,
+    regexes,
+    set,
+    growth,
+    growthWindow,
+    openGrowth,
+    openGrowthWindow,
+  };
 }
 
 /**

@@ -25,4 +25,6 @@ export interface Recognizer {
    * otherwise the prefix language is derived from `pattern`.
    */
   readonly growth?: string;
+  /** With `growth`: the longest match the validator can return, so a stream never holds back more than this. */
+  readonly maxLength?: number;
 }

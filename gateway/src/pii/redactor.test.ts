@@ -74,4 +74,21 @@ describe('createPiiRedactor', () => {
       expect(r.scan(evil)).toEqual([]);
     }
   });
+
+  it('survives lone surrogates and keeps offsets after them', () => {
+    const text = 'broken \uD83D pair, then ana@example.com and \uDE00 4111 1111 1111 1111';
+    const found = r.scan(text).map((m) => text.slice(m.start, m.end));
+    expect(found).toEqual(['ana@example.com', '4111 1111 1111 1111']);
+  });
+
+  it('redacts a whole PEM private key, plain or inside a JSON string, and not public keys', () => {
+    const body = Array.from({ length: 30 }, (_, i) => `MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC${String(i).padStart(2, '0')}abcdefghijk`);
+    const plain = `key:\n-----BEGIN PRIVATE KEY-----\n${body.join('\n')}\n-----END PRIVATE KEY-----\nbye`;
+    expect(r.redact(plain).text).toBe('key:\n[REDACTED:API_KEY]\nbye');
+    const json = JSON.stringify({ k: plain });
+    expect(r.redact(json).text).toBe(JSON.stringify({ k: 'key:\n[REDACTED:API_KEY]\nbye' }));
+    const pub = '-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----';
+    expect(r.redact(pub).text).toBe(pub);
+  });
 });
+

@@ -113,5 +113,35 @@ describe('stream redaction', () => {
     expect(s.matches).toBe(2);
     expect(() => s.push('x')).toThrow();
   });
+
+  it('equals whole-text redaction on random entity-dense noise (fuzz, seeded)', () => {
+    const rng = createPrng(99);
+    const atoms = [
+      '4111', ' ', '-', '.', '1', '55', '9', '(11)', '+', '@', 'ana', 'example.com', '.br', ':', '::', 'ff', '192.168',
+      '529.982.247-25', '11.222.333/0001-81', 'DE89 3704', ' 0044 0532 0130 00', 'sk-', 'Ab3', '\n', '\\n', 'eyJ',
+      '-----BEGIN PRIVATE KEY-----', 'MIIEvQ', '-----END PRIVATE KEY-----', 'é', '🙂', '0', '2', '/', 'AKIA', 'Z',
+    ];
+    for (let doc = 0; doc < 300; doc++) {
+      let text = '';
+      const len = rng.int(1, 60);
+      for (let i = 0; i < len; i++) text += rng.pick(atoms);
+      const want = redactor.redact(text).text;
+      for (let round = 0; round < 3; round++) {
+        const sizes = randomSizes(rng, text.length, [1, 3, 17][round] as number);
+        const got = streamPieces(redactor, text, sizes).join('');
+        if (got !== want) expect({ text, sizes, got }).toEqual({ text, sizes, got: want });
+      }
+    }
+  });
+
+  it('keeps offsets right when a chunk ends inside a surrogate pair', () => {
+    for (const text of ['🙂::1 ok', '🙂529.982.247-25', '🙂-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----', 'x🙂🙂ana@example.com']) {
+      const want = redactor.redact(text).text;
+      for (let cut = 1; cut < text.length; cut++) {
+        expect(streamPieces(redactor, text, [cut]).join(''), `${text} cut at ${cut}`).toBe(want);
+        expect(streamPieces(redactor, text, Array.from({ length: text.length }, () => 1)).join('')).toBe(want);
+      }
+    }
+  });
 });
 

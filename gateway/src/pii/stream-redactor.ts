@@ -51,6 +51,8 @@ export class StreamRedactor implements PiiStreamRedactor {
   private pending: Candidate[] = [];
   private count = 0;
   private ended = false;
+  /** A high surrogate that ended the last chunk: held until its pair arrives, so no offset ever splits a pair. */
+  private carry = '';
 
   constructor(private readonly c: CompiledPii) {
     this.pos = new Array<number>(c.recognizers.length).fill(0);
@@ -63,12 +65,22 @@ export class StreamRedactor implements PiiStreamRedactor {
   push(chunk: string): string {
     if (this.ended) throw new Error('PiiStreamRedactor: push() after end()');
     if (chunk.length === 0) return '';
-    this.raw += chunk;
+    let text = this.carry + chunk;
+    this.carry = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.carry = text.slice(-1);
+      text = text.slice(0, -1);
+      if (text.length === 0) return '';
+    }
+    this.raw += text;
     return this.advance(false);
   }
 
   end(): string {
     if (this.ended) return '';
+    this.raw += this.carry;
+    this.carry = '';
     const out = this.advance(true);
     this.ended = true;
     this.raw = '';
@@ -90,8 +102,9 @@ export class StreamRedactor implements PiiStreamRedactor {
     if (!final && minPos < B) {
       F = leftmostGrowth(c.growth, raw, Math.max(minPos, B - c.growthWindow) - base, base, B);
       // Open-ended recognizers (PEM keys) all start with '-': without one there is nothing open to find.
-      if (c.openGrowth !== null && raw.indexOf('-', minPos - base) >= 0) {
-        F = Math.min(F, leftmostGrowth(c.openGrowth, raw, minPos - base, base, B));
+      if (c.openGrowth !== null && raw.indexOf('-', Math.max(minPos, B - c.openGrowthWindow) - base) >= 0) {
+        const from = Math.max(minPos, B - c.openGrowthWindow);
+        F = Math.min(F, leftmostGrowth(c.openGrowth, raw, from - base, base, B));
       }
     }
 
@@ -137,7 +150,10 @@ export class StreamRedactor implements PiiStreamRedactor {
       E = cut;
     }
     this.emitted = E;
-    const keepFrom = Math.max(base, E - CONTEXT);
+    let keepFrom = Math.max(base, E - CONTEXT);
+    // Keep surrogate pairs whole in the context too.
+    const lo = raw.charCodeAt(keepFrom - base);
+    if (keepFrom > base && lo >= 0xdc00 && lo <= 0xdfff) keepFrom--;
     if (keepFrom > base) {
       this.raw = raw.slice(keepFrom - base);
       this.base = keepFrom;

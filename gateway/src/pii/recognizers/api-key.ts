@@ -72,6 +72,8 @@ const PEM_HEADER = '-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----';
 const PEM_END = /^-----END (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const PEM_LINE = /^(?:[A-Za-z0-9+/=]{1,128}|(?:Proc-Type|DEK-Info|Comment): [^\r\n\\]{1,200})/;
 const NL_AT = /^(?:\r?\n|\\r\\n|\\n)/;
+/** An 8192-bit RSA key is about 6.5 KB of PEM; past this, the rest of a "key" is not key material we redact. */
+const PEM_MAX = 16_384;
 
 /**
  * A PEM private key: the header, then (extended in code, because RE2 bounds repetition) every base64 or header line
@@ -85,6 +87,7 @@ const pemPrivateKey: Recognizer = {
   growth:
     `${PEM_HEADER}(?:${NL}(?:[A-Za-z0-9+/=]{0,128}|(?:Proc-Type|DEK-Info|Comment): [^\\r\\n\\\\]{0,200}))*` +
     `(?:${NL}-{0,5}(?:E(?:N(?:D[A-Z0-9 ]{0,60}-{0,5})?)?)?)?(?:\\r|\\\\r?|\\\\r\\\\)?`,
+  maxLength: PEM_MAX + 300,
   validate(text, start, end) {
     let e = end;
     for (;;) {
@@ -97,7 +100,7 @@ const pemPrivateKey: Recognizer = {
         break;
       }
       const line = PEM_LINE.exec(rest);
-      if (!line) break;
+      if (!line || e + nl[0].length + line[0].length - start > PEM_MAX) break;
       e += nl[0].length + line[0].length;
     }
     return e;
