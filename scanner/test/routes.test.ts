@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { NetGuardError } from '@aduana/shared';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -189,5 +190,19 @@ describe('POST /api/seo-scan', () => {
     expect((await seo(a, { url: 'https://cafe.example/' })).json().keyword).toBeUndefined();
     expect((await seo(a, { url: 'javascript:alert(1)' })).statusCode).toBe(400);
     expect((await seo(a, { url: 'https://cafe.example/', keyword: 'k'.repeat(201) })).statusCode).toBe(400);
+  });
+});
+
+describe('observability', () => {
+  it('publishes one assessment event per super-scan on the diagnostics channel', async () => {
+    const events: unknown[] = [];
+    const listener = (message: unknown) => events.push(message);
+    subscribe('aduana:scanner:assessment', listener);
+    try {
+      await scan(make(), { url: 'https://cafe.example/?token=secret' }, { 'x-request-id': 'obs-1' });
+    } finally {
+      unsubscribe('aduana:scanner:assessment', listener);
+    }
+    expect(events).toEqual([{ kind: 'super-scan', requestId: 'obs-1', target: 'https://cafe.example', score: 100, grade: 'A', profile: 'content', erroredChecks: [] }]);
   });
 });

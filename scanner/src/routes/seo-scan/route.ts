@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { seoAudit } from '../../seo/seo-audit.js';
+import { publishAssessment } from '../../observability/channels.js';
 import { checkTarget } from '../target.js';
 import { SEO_SCAN_REQUEST_SCHEMA, type SeoScanRequest } from './schema.js';
 
@@ -10,7 +11,14 @@ export const seoScanRoutes: FastifyPluginAsync = async (app) => {
     app.rateLimits.take(request.ip, target.hostname);
     const snapshot = await app.snapshots.collect(target.href);
     const audit = seoAudit(snapshot, { requestId: request.id, ...(request.body.keyword === undefined ? {} : { keyword: request.body.keyword }) });
-    request.log.info({ target: target.origin, score: audit.score }, 'seo audit done');
+    publishAssessment({
+      kind: 'seo-scan',
+      requestId: request.id,
+      target: target.origin,
+      score: audit.score,
+      grade: audit.grade,
+      erroredChecks: audit.checks.filter((c) => c.status === 'error').map((c) => c.id),
+    });
     return audit;
   });
 };

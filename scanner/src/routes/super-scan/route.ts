@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { assess } from '../../assessment/assess.js';
+import { publishAssessment } from '../../observability/channels.js';
 import { checkTarget } from '../target.js';
 import { SCAN_REQUEST_SCHEMA, type ScanRequest } from './schema.js';
 
@@ -10,12 +11,15 @@ export const superScanRoutes: FastifyPluginAsync = async (app) => {
     app.rateLimits.take(request.ip, target.hostname);
     const snapshot = await app.snapshots.collect(target.href);
     const { assessment, results } = assess(snapshot, { profile: request.body.profile ?? 'auto', requestId: request.id });
-    const errored = results.filter((r) => r.status === 'error');
-    // Origin only: a query string may carry someone's token.
-    request.log.info(
-      { target: target.origin, scanId: assessment.scanId, score: assessment.globalScore, grade: assessment.grade, profile: assessment.profile, errored: errored.map((r) => r.check.id) },
-      'assessment done',
-    );
+    publishAssessment({
+      kind: 'super-scan',
+      requestId: request.id,
+      target: target.origin,
+      score: assessment.globalScore,
+      grade: assessment.grade,
+      profile: assessment.profile,
+      erroredChecks: results.filter((r) => r.status === 'error').map((r) => r.check.id),
+    });
     return assessment;
   });
 };
