@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@aduana/shared';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
 import type { ScannerConfig } from './config.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
@@ -37,7 +37,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     // One line per request (DECISIONS.md), written in onResponse below, instead of Fastify's two.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();

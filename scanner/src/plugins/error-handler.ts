@@ -36,7 +36,7 @@ export const errorHandlerPlugin = sharedPlugin('error-handler', async (app: Fast
     const error = toScannerError(err);
     if (error.code === 'internal') request.log.error({ err }, 'unhandled error');
     // The cause's code, not its message: messages carry the target URL, whose query may hold someone's token.
-    else request.log.info({ code: error.code, cause: (err as { code?: unknown }).code }, 'request refused');
+    else request.log.debug({ code: error.code, cause: (err as { code?: unknown }).code }, 'request refused');
     return send(reply, error);
   });
   app.setNotFoundHandler((_request, reply) => send(reply, new ScannerError('not_found')));
