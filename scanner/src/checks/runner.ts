@@ -1,7 +1,7 @@
 import type { Finding } from '../assessment/assessment.js';
 import { SEVERITY_PRIORITY } from '../scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
-import type { Check, CheckInput, Profile } from './check.js';
+import type { Check, CheckInput, Profile, Verdict } from './check.js';
 import { Derived } from './derived.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'info' | 'not_applicable' | 'not_measured' | 'error';
@@ -45,7 +45,7 @@ export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, der
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };
   }
-  let verdict;
+  let verdict: Verdict;
   try {
     verdict = check.run(input);
   } catch (err) {
