@@ -89,7 +89,8 @@ export const creditCard: Recognizer = {
       if (g < groups.length) count -= groups[g] as number;
       if (count < 13 || count > 19) continue;
       // `1234 5678 9012 3456 7890 1234` continues in the same grouping: an account number, not a card and a tail.
-      if (g < groups.length && groups[g - 1] === 4 && groups[g] === 4) continue;
+      // Read the text, not `groups`: the pattern stops at 19 digits, mid-group.
+      if (sep !== '' && text[e] === sep && skipDigits(text, e + 1) - (e + 1) >= 4) continue;
       if (!numericBoundaryAfter(text, e)) continue;
       const d = digits.slice(0, count);
       if (groupingOk(groups.slice(0, g)) && luhnValid(d) && knownIssuer(d)) return e;

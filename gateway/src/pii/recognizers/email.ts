@@ -27,7 +27,7 @@ export const email: Recognizer = {
   validate(text, _start, end) {
     // `a@b.com1` or `a@b.co_uk` is no address; `a@b.com.` (end of sentence) is.
     if (isWordChar(text, end) || text[end] === '@') return -1;
-    const dot = text.lastIndexOf('.', end);
+    const dot = text.lastIndexOf('.', end - 1);
     if (FILE_EXTENSIONS.has(text.slice(dot + 1, end).toLowerCase())) return -1;
     return end;
   },

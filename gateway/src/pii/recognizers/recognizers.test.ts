@@ -15,11 +15,12 @@ const CASES: Record<PiiEntity, { valid: [string, string][]; invalid: string[] }>
     valid: [
       ['mail ana@example.com now', 'ana@example.com'],
       ['end of sentence: joão.silva@empresa.com.br.', 'joão.silva@empresa.com.br'],
+      ['see logo@example.pt. Ok', 'logo@example.pt'],
       ['<first.last+tag@sub.domain.co.uk>', 'first.last+tag@sub.domain.co.uk'],
       ['"email":"X_Y-Z@ACME-CORP.IO"', 'X_Y-Z@ACME-CORP.IO'],
       ['..leading.dots@example.org', 'leading.dots@example.org'],
     ],
-    invalid: ['@handle', 'user@localhost', 'a@b.c', 'icon@2x.png', 'lodash@4.17.21', 'x@example..com', 'a@b.com1', 'name at example dot com'],
+    invalid: ['@handle', 'user@localhost', 'a@b.c', 'icon@2x.png', 'see icon@2x.png.', 'lodash@4.17.21', 'x@example..com', 'a@b.com1', 'name at example dot com'],
   },
   PHONE: {
     valid: [
