@@ -1,6 +1,7 @@
 import { IF_EXISTS, type RootDatabase } from 'lmdb';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './anchor-queue.js';
 import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
+import { CommitQueue, type QueuedBatch } from './commit-queue.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { chainTail, isValidName, prepareInput, type LedgerEntry, type LedgerInput, type PreparedInput } from './entry-input.js';
 import { LedgerError } from './errors.js';
@@ -96,17 +97,6 @@ export interface ConsistencyProof {
   proof: string[];
 }
 
-interface GroupItem {
-  input: PreparedInput;
-  resolve: (entry: LedgerEntry) => void;
-  reject: (err: unknown) => void;
-}
-
-interface Group {
-  items: GroupItem[];
-  timer: NodeJS.Timeout | null;
-}
-
 const MAX_LIST_LIMIT = 10_000;
 
 /** A promise for the flush of the transaction the writes just issued belong to (lmdb-js: resolved put = committed only). */
@@ -128,10 +118,11 @@ export class Ledger {
   readonly #anchor: AnchorQueue | null;
   readonly #states = new Map<string, TenantState>();
   readonly #recovering = new Map<string, Promise<TenantState>>();
-  readonly #groups = new Map<string, Group>();
+  /** append(): callers of one event-loop turn share a chain append. */
+  readonly #turnQueue: CommitQueue;
+  /** appendGrouped(): entries wait up to groupCommitMs for company. */
+  readonly #groupQueue: CommitQueue;
   readonly #checkpointEvery: number;
-  readonly #groupCommitMs: number;
-  readonly #maxGroupSize: number;
   readonly #maxEntryBytes: number;
   readonly #now: () => Date;
   readonly #onError: (err: unknown, context: string) => void;
@@ -143,8 +134,8 @@ export class Ledger {
     this.#dbs = openLedgerDbs(root);
     this.#signer = CheckpointSigner.load(options.keyDir);
     this.#checkpointEvery = options.checkpointEvery ?? 1000;
-    this.#groupCommitMs = options.groupCommitMs ?? 5;
-    this.#maxGroupSize = options.maxGroupSize ?? 1000;
+    this.#turnQueue = new CommitQueue((tenantId, batches) => this.#commitQueued(tenantId, batches), 'turn', 10_000);
+    this.#groupQueue = new CommitQueue((tenantId, batches) => this.#commitQueued(tenantId, batches), options.groupCommitMs ?? 5, options.maxGroupSize ?? 1000);
     this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
     this.#now = options.now ?? (() => new Date());
     this.#onError = options.onError ?? (() => {});
@@ -180,8 +171,7 @@ export class Ledger {
     if (!Array.isArray(inputs) || inputs.length === 0) throw new LedgerError('invalid_input', 'a batch holds at least one event');
     const now = this.#now().toISOString();
     const prepared = inputs.map((input, i) => prepareInput(input, i, now, this.#maxEntryBytes));
-    const state = this.#healthyState(tenantId) ?? (await this.#recover(tenantId));
-    return this.#commit(state, prepared);
+    return this.#turnQueue.add(tenantId, prepared);
   }
 
   /**
@@ -193,16 +183,7 @@ export class Ledger {
       this.#checkOpen();
       checkTenant(tenantId);
       const prepared = prepareInput(input, 0, this.#now().toISOString(), this.#maxEntryBytes);
-      return new Promise((resolve, reject) => {
-        let group = this.#groups.get(tenantId);
-        if (!group) {
-          group = { items: [], timer: null };
-          this.#groups.set(tenantId, group);
-        }
-        group.items.push({ input: prepared, resolve, reject });
-        if (group.items.length >= this.#maxGroupSize) this.#commitGroup(tenantId);
-        else group.timer ??= setTimeout(() => this.#commitGroup(tenantId), this.#groupCommitMs);
-      });
+      return this.#groupQueue.add(tenantId, [prepared]).then((entries) => entries[0]!);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -350,7 +331,8 @@ export class Ledger {
   /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops anchoring. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    for (const tenantId of [...this.#groups.keys()]) this.#commitGroup(tenantId);
+    this.#turnQueue.flushAll();
+    this.#groupQueue.flushAll();
     this.#closed = true;
     clearInterval(this.#interval);
     for (const state of this.#states.values()) await Promise.allSettled([...state.inflight]);
@@ -485,18 +467,18 @@ export class Ledger {
     if (state.durableSize - state.lastCheckpointSize >= this.#checkpointEvery) this.#checkpoint(state, state.durableSize);
   }
 
-  #commitGroup(tenantId: string): void {
-    const group = this.#groups.get(tenantId);
-    if (!group) return;
-    this.#groups.delete(tenantId);
-    if (group.timer) clearTimeout(group.timer);
-    const items = group.items;
+  /** Commits queued batches of several callers as one append; each caller gets its own slice (or the shared failure). */
+  #commitQueued(tenantId: string, batches: QueuedBatch[]): void {
     const run = async (): Promise<void> => {
       const state = this.#healthyState(tenantId) ?? (await this.#recover(tenantId));
-      const entries = await this.#commit(state, items.map((item) => item.input));
-      items.forEach((item, i) => item.resolve(entries[i]!));
+      const entries = await this.#commit(state, batches.length === 1 ? batches[0]!.inputs : batches.flatMap((b) => b.inputs));
+      let at = 0;
+      for (const batch of batches) {
+        batch.resolve(entries.slice(at, at + batch.inputs.length));
+        at += batch.inputs.length;
+      }
     };
-    run().catch((err: unknown) => items.forEach((item) => item.reject(err)));
+    run().catch((err: unknown) => batches.forEach((batch) => batch.reject(err)));
   }
 
   /** Interval tick (and close): a checkpoint for every tenant with durable entries past its last checkpoint. */
