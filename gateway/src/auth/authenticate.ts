@@ -39,34 +39,26 @@ export class Authenticator {
   }
 
   #pat(token: string): Principal {
-    const rec = this.store.tokens.get(hashToken(token)) as TokenRecord | undefined;
-    if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
-    if (rec.revoked_at) throw new GatewayError('token_revoked');
-    if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired');
-    return {
-      kind: 'pat',
-      id: rec.id,
-      tenantId: rec.tenant_id,
-      role: rec.role,
-      scopes: ROLE_SCOPES[rec.role],
-      userId: rec.user_id,
-      email: '',
-    };
+    return this.#principal('pat', this.store.tokens.get(hashToken(token)) as TokenRecord | undefined, 'token');
   }
 
   #session(token: string): Principal {
-    const rec = this.store.sessions.get(hashToken(token)) as SessionRecord | undefined;
+    return this.#principal('ses', this.store.sessions.get(hashToken(token)) as SessionRecord | undefined, 'session');
+  }
+
+  /** One set of rules for both kinds of bearer: unknown, revoked and expired are 401s, each with its own message. */
+  #principal(kind: 'pat' | 'ses', rec: TokenRecord | SessionRecord | undefined, noun: 'token' | 'session'): Principal {
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
-    if (rec.revoked_at) throw new GatewayError('token_revoked', 'session has ended');
-    if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired', 'session has expired');
+    if (rec.revoked_at) throw new GatewayError('token_revoked', `${noun} has been revoked`);
+    if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired', `${noun} has expired`);
     return {
-      kind: 'session',
+      kind: kind === 'pat' ? 'pat' : 'session',
       id: rec.id,
       tenantId: rec.tenant_id,
       role: rec.role,
       scopes: ROLE_SCOPES[rec.role],
       userId: rec.user_id,
-      email: rec.email,
+      email: 'email' in rec ? rec.email : '',
     };
   }
 
