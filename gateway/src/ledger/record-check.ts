@@ -1,47 +1,53 @@
 import { Worker } from 'node:worker_threads';
-import { leafHash } from './hash.js';
+import { entryHashOfBytes, leafHash } from './hash.js';
 import { pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
-import { recordNode, recordNodeCount } from './record-codec.js';
+import { recordCanonical, recordHash, recordNode, recordNodeCount } from './record-codec.js';
 
-/** Where the recomputed Merkle tree disagrees with what is stored or signed. */
-export interface TreeBreak {
+/** Where a recomputation disagrees with what is stored or signed. */
+export interface ChainBreak {
   seq: number;
   reason: string;
 }
 
 /**
- * Recomputes a tenant's RFC 9162 tree from its entry hashes, in seq order from 1, and compares it with the subtree
- * roots stored in each record and with each checkpoint's signed root (`roots`: [tree_size, root hex], ascending).
+ * Recomputes, record by record in seq order from 1, what only hashing can check: each record's hash from its own
+ * bytes (prev_hash taken from the previous record's stored hash, whose link the caller checks), the RFC 9162 tree
+ * from those hashes against the subtree roots stored in each record, and each checkpoint's signed root
+ * (`roots`: [tree_size, root hex], ascending).
  */
-export interface TreeChecker {
-  add(entryHash: Buffer, record: Buffer): void;
+export interface RecordChecker {
+  add(record: Buffer): void;
   /** Resolves when the checker can take more (bounds the memory queued for a worker). */
   ready(): Promise<void>;
-  finish(): Promise<TreeBreak | null>;
+  finish(): Promise<ChainBreak | null>;
 }
 
-function checkpointBreak(roots: ReadonlyArray<readonly [number, string]>, index: number): TreeBreak {
-  const size = roots[index]![0];
-  const lastGood = index > 0 ? roots[index - 1]![0] : 0;
-  return { seq: size, reason: `entries ${lastGood + 1}..${size} differ from the signed checkpoint at tree size ${size} (chain rewritten)` };
-}
+const GENESIS = '0'.repeat(64);
 
 /** In the caller's thread: for short chains, where a worker's start-up costs more than it saves. */
-export class InlineTreeChecker implements TreeChecker {
+export class InlineRecordChecker implements RecordChecker {
   readonly #roots: ReadonlyArray<readonly [number, string]>;
   readonly #peaks: Peak[] = [];
+  #prev = GENESIS;
   #seq = 0;
   #nextRoot = 0;
-  #broken: TreeBreak | null = null;
+  #broken: ChainBreak | null = null;
 
   constructor(roots: ReadonlyArray<readonly [number, string]>) {
     this.#roots = roots;
   }
 
-  add(entryHash: Buffer, record: Buffer): void {
+  add(record: Buffer): void {
     if (this.#broken) return;
     const seq = ++this.#seq;
-    const nodes = pushLeaf(this.#peaks, leafHash(entryHash));
+    const stored = recordHash(record);
+    const computed = entryHashOfBytes(this.#prev, recordCanonical(record));
+    if (computed.compare(stored) !== 0) {
+      this.#broken = { seq, reason: `entry ${seq}: stored hash does not match its content` };
+      return;
+    }
+    this.#prev = computed.toString('hex');
+    const nodes = pushLeaf(this.#peaks, leafHash(computed));
     if (recordNodeCount(record) !== nodes.length) {
       this.#broken = { seq, reason: `entry ${seq}: wrong number of stored Merkle subtree roots` };
       return;
@@ -54,7 +60,8 @@ export class InlineTreeChecker implements TreeChecker {
     }
     for (let r = this.#roots[this.#nextRoot]; r !== undefined && r[0] === seq; r = this.#roots[++this.#nextRoot]) {
       if (rootFromPeaks(this.#peaks).toString('hex') !== r[1]) {
-        this.#broken = checkpointBreak(this.#roots, this.#nextRoot);
+        const lastGood = this.#nextRoot > 0 ? this.#roots[this.#nextRoot - 1]![0] : 0;
+        this.#broken = { seq, reason: `entries ${lastGood + 1}..${seq} differ from the signed checkpoint at tree size ${seq} (chain rewritten)` };
         return;
       }
     }
@@ -64,22 +71,24 @@ export class InlineTreeChecker implements TreeChecker {
     return Promise.resolve();
   }
 
-  finish(): Promise<TreeBreak | null> {
+  finish(): Promise<ChainBreak | null> {
     return Promise.resolve(this.#broken);
   }
 }
 
 // The worker's code, as plain JS evaluated by `new Worker(…, { eval: true })`: it works the same from the TS
-// sources (tests), from dist/, and under any loader, with no separate file to ship. It mirrors InlineTreeChecker;
-// the tamper tests run against both.
+// sources (tests), from dist/ and under any loader, with no separate file to ship. It mirrors InlineRecordChecker
+// (record layout: record-codec.ts); the tamper tests run against both.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { hash } = require('node:crypto');
 const roots = workerData.roots;
 const peaks = [];
+let input = Buffer.allocUnsafe(64 * 1024);
 const leafIn = Buffer.alloc(33);
 const nodeIn = Buffer.alloc(65);
 nodeIn[0] = 1;
+let prev = '0'.repeat(64);
 let seq = 0;
 let nextRoot = 0;
 let broken = null;
@@ -92,24 +101,33 @@ function rootHex() {
   }
   return r.toString('hex');
 }
-function check(hashes, counts, nodes) {
-  let nodeAt = 0;
-  for (let i = 0; i < counts.length; i++) {
+function check(records, offsets) {
+  for (let i = 0; i + 1 < offsets.length; i++) {
     seq++;
-    hashes.copy(leafIn, 1, i * 32, i * 32 + 32);
-    let h = hash('sha256', leafIn, 'buffer');
+    const start = offsets[i];
+    const end = offsets[i + 1];
+    const m = records[start + 33];
+    const textAt = start + 34 + m * 32;
+    const needed = 64 + end - textAt;
+    if (input.length < needed) input = Buffer.allocUnsafe(needed * 2);
+    input.write(prev, 0, 'latin1');
+    records.copy(input, 64, textAt, end);
+    let h = hash('sha256', input.subarray(0, needed), 'buffer');
+    if (h.compare(records, start + 1, start + 33) !== 0) return { seq, reason: 'entry ' + seq + ': stored hash does not match its content' };
+    prev = h.toString('hex');
+    h.copy(leafIn, 1);
+    h = hash('sha256', leafIn, 'buffer');
     let level = 0;
     while (peaks.length > 0 && peaks[peaks.length - 1].level === level) {
       peaks.pop().hash.copy(nodeIn, 1);
       h.copy(nodeIn, 33);
       h = hash('sha256', nodeIn, 'buffer');
       level++;
-      if (level > counts[i]) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
-      const at = nodeAt + (level - 1) * 32;
-      if (h.compare(nodes, at, at + 32) !== 0) return { seq, reason: 'entry ' + seq + ': stored Merkle subtree root (level ' + level + ') is wrong' };
+      if (level > m) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
+      const at = start + 34 + (level - 1) * 32;
+      if (h.compare(records, at, at + 32) !== 0) return { seq, reason: 'entry ' + seq + ': stored Merkle subtree root (level ' + level + ') is wrong' };
     }
-    if (level !== counts[i]) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
-    nodeAt += counts[i] * 32;
+    if (level !== m) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
     peaks.push({ level, hash: h });
     for (let r = roots[nextRoot]; r !== undefined && r[0] === seq; r = roots[++nextRoot]) {
       if (rootHex() !== r[1]) {
@@ -125,34 +143,33 @@ parentPort.on('message', (msg) => {
     parentPort.postMessage({ done: true, broken });
     return;
   }
-  if (broken === null) broken = check(Buffer.from(msg.hashes), new Uint8Array(msg.counts), Buffer.from(msg.nodes));
+  if (broken === null) broken = check(Buffer.from(msg.records), new Uint32Array(msg.offsets));
   parentPort.postMessage({ done: false });
 });
 `;
 
-const CHUNK = 8192;
+const CHUNK_ENTRIES = 4096;
 const MAX_CHUNKS_IN_FLIGHT = 4;
 
 /**
- * On a worker thread: the tree costs two SHA-256 per entry against the chain's one, so on a second core it runs
- * alongside the chain check instead of after it (verification is ~2x faster on long chains).
+ * On a worker thread: hashing (the entry hash, the leaf, the tree: three SHA-256 per entry) is most of
+ * verification's work, so it runs on a second core while the reading thread walks LMDB and checks links.
  */
-export class WorkerTreeChecker implements TreeChecker {
+export class WorkerRecordChecker implements RecordChecker {
   readonly #worker: Worker;
-  #hashes = Buffer.allocUnsafe(CHUNK * 32);
-  #counts = new Uint8Array(CHUNK);
-  #nodes = Buffer.allocUnsafe(CHUNK * 32 * 2);
+  #records = Buffer.allocUnsafe(CHUNK_ENTRIES * 1024);
+  #offsets = new Uint32Array(CHUNK_ENTRIES + 1);
   #n = 0;
-  #nodeBytes = 0;
+  #bytes = 0;
   #inFlight = 0;
   #onAck: (() => void) | null = null;
-  #onDone: ((broken: TreeBreak | null) => void) | null = null;
+  #onDone: ((broken: ChainBreak | null) => void) | null = null;
   #failure: unknown = null;
 
   constructor(roots: ReadonlyArray<readonly [number, string]>) {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { roots } });
     this.#worker.unref();
-    this.#worker.on('message', (msg: { done: boolean; broken?: TreeBreak | null }) => {
+    this.#worker.on('message', (msg: { done: boolean; broken?: ChainBreak | null }) => {
       if (msg.done) {
         this.#onDone?.(msg.broken ?? null);
         return;
@@ -167,34 +184,28 @@ export class WorkerTreeChecker implements TreeChecker {
     });
   }
 
+  add(record: Buffer): void {
+    if (this.#bytes + record.length > this.#records.length) {
+      const grown = Buffer.allocUnsafe((this.#records.length + record.length) * 2);
+      this.#records.copy(grown, 0, 0, this.#bytes);
+      this.#records = grown;
+    }
+    this.#offsets[this.#n] = this.#bytes;
+    record.copy(this.#records, this.#bytes);
+    this.#bytes += record.length;
+    if (++this.#n === CHUNK_ENTRIES) this.#send();
+  }
+
   async ready(): Promise<void> {
     while (this.#inFlight > MAX_CHUNKS_IN_FLIGHT && this.#failure === null) {
       await new Promise<void>((resolve) => (this.#onAck = resolve));
     }
   }
 
-  add(entryHash: Buffer, record: Buffer): void {
-    entryHash.copy(this.#hashes, this.#n * 32);
-    const count = recordNodeCount(record);
-    this.#counts[this.#n] = count;
-    if (count > 0) {
-      const bytes = count * 32;
-      if (this.#nodeBytes + bytes > this.#nodes.length) {
-        const grown = Buffer.allocUnsafe((this.#nodes.length + bytes) * 2);
-        this.#nodes.copy(grown, 0, 0, this.#nodeBytes);
-        this.#nodes = grown;
-      }
-      // The stored roots sit right after the 34-byte record header (record-codec.ts).
-      record.copy(this.#nodes, this.#nodeBytes, 34, 34 + bytes);
-      this.#nodeBytes += bytes;
-    }
-    if (++this.#n === CHUNK) this.#send();
-  }
-
-  async finish(): Promise<TreeBreak | null> {
+  async finish(): Promise<ChainBreak | null> {
     try {
       this.#send();
-      const result = new Promise<TreeBreak | null>((resolve) => (this.#onDone = resolve));
+      const result = new Promise<ChainBreak | null>((resolve) => (this.#onDone = resolve));
       if (this.#failure === null) this.#worker.postMessage('finish');
       const broken = this.#failure === null ? await result : null;
       if (this.#failure !== null) throw this.#failure;
@@ -206,13 +217,13 @@ export class WorkerTreeChecker implements TreeChecker {
 
   #send(): void {
     if (this.#n === 0) return;
+    this.#offsets[this.#n] = this.#bytes;
     // Copies of exactly the used bytes, transferred (not cloned) to the worker.
-    const hashes = this.#hashes.buffer.slice(this.#hashes.byteOffset, this.#hashes.byteOffset + this.#n * 32);
-    const counts = this.#counts.buffer.slice(0, this.#n);
-    const nodes = this.#nodes.buffer.slice(this.#nodes.byteOffset, this.#nodes.byteOffset + this.#nodeBytes);
-    this.#worker.postMessage({ hashes, counts, nodes }, [hashes, counts, nodes]);
+    const records = this.#records.buffer.slice(this.#records.byteOffset, this.#records.byteOffset + this.#bytes);
+    const offsets = this.#offsets.buffer.slice(0, (this.#n + 1) * 4);
+    this.#worker.postMessage({ records, offsets }, [records, offsets]);
     this.#inFlight++;
     this.#n = 0;
-    this.#nodeBytes = 0;
+    this.#bytes = 0;
   }
 }

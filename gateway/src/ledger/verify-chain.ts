@@ -1,11 +1,10 @@
-import { hash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { verifyCheckpointSignature, type LedgerPublicKey } from './checkpoint.js';
 import { chainTail } from './entry-input.js';
 import { GENESIS_PREV_HASH } from './hash.js';
 import { checkRecord, completedLevels, recordNodeCount } from './record-codec.js';
 import { committedSize, listCheckpoints, MAX_SEQ, type LedgerDbs } from './store.js';
-import { InlineTreeChecker, WorkerTreeChecker, type TreeBreak, type TreeChecker } from './tree-check.js';
+import { InlineRecordChecker, WorkerRecordChecker, type ChainBreak, type RecordChecker } from './record-check.js';
 
 export interface VerifyReport {
   ok: boolean;
@@ -21,26 +20,27 @@ export interface VerifyReport {
 }
 
 export interface VerifyOptions {
-  /** Chains at least this long recompute the Merkle tree on a worker thread (default 16,384). */
+  /** Chains at least this long are hashed on a worker thread (default 16,384). */
   workerThreshold?: number;
 }
 
 const YIELD_EVERY = 16_384;
-const RECORD_HEADER = 34; // version, hash, node count (record-codec.ts)
 // Fixed parts of the canonical tail (entry-input.ts chainTail).
 const PREV_KEY = Buffer.from(',"prev_hash":"');
 const SEQ_KEY = Buffer.from('","seq":');
 
 /**
- * Recomputes a tenant's chain from seq 1: each record's stored bytes re-hashed with the previous hash, its tail
- * (prev_hash, seq, tenant_id) compared with what the chain dictates; meanwhile the Merkle tree is rebuilt from the
- * recomputed hashes and compared with the stored subtree roots and every checkpoint (whose signatures are checked
- * first). The earliest break of any kind is reported.
+ * Recomputes a tenant's chain from seq 1 and reports the earliest break of any kind. This thread walks LMDB and
+ * checks position and links: keys contiguous from 1, and each record's canonical tail carrying its seq, its tenant
+ * and the previous record's stored hash. A RecordChecker (a worker thread for long chains) re-hashes every record
+ * from its bytes against its stored hash, rebuilds the Merkle tree against the stored subtree roots, and compares
+ * every checkpoint's root; checkpoint signatures are checked first. Together: each stored hash is the hash of its
+ * content, and each content names the previous stored hash, which is the chain.
  */
 export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: LedgerPublicKey, options: VerifyOptions = {}): Promise<VerifyReport> {
   const expectedSize = committedSize(dbs, tenantId);
   const checkpoints = listCheckpoints(dbs, tenantId);
-  const breaks: TreeBreak[] = [];
+  const breaks: ChainBreak[] = [];
   for (const cp of checkpoints) {
     if (!verifyCheckpointSignature(cp, publicKey) || cp.tenant_id !== tenantId) {
       breaks.push({ seq: cp.tree_size, reason: `checkpoint at tree size ${cp.tree_size} has a bad signature` });
@@ -48,24 +48,24 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
     }
   }
   const roots = checkpoints.map((cp) => [cp.tree_size, cp.root_hash] as const);
-  const tree: TreeChecker = expectedSize >= (options.workerThreshold ?? 16_384) ? new WorkerTreeChecker(roots) : new InlineTreeChecker(roots);
-  let chainBreak: TreeBreak | null;
+  const checker: RecordChecker =
+    expectedSize >= (options.workerThreshold ?? 16_384) ? new WorkerRecordChecker(roots) : new InlineRecordChecker(roots);
+  let linkBreak: ChainBreak | null;
   try {
-    chainBreak = await checkChain(dbs, tenantId, tree, expectedSize);
+    linkBreak = await checkLinks(dbs, tenantId, checker, expectedSize);
   } finally {
-    const treeBreak = await tree.finish(); // also stops the worker when the chain check threw
-    if (treeBreak) breaks.push(treeBreak);
+    const hashBreak = await checker.finish(); // also stops the worker when the walk threw
+    if (hashBreak) breaks.push(hashBreak);
   }
-  if (chainBreak) breaks.push(chainBreak);
+  if (linkBreak) breaks.push(linkBreak);
 
-  const first = breaks.reduce<TreeBreak | null>((a, b) => (a === null || b.seq < a.seq ? b : a), null);
+  const first = breaks.reduce<ChainBreak | null>((a, b) => (a === null || b.seq < a.seq ? b : a), null);
   const checked = first ? first.seq - 1 : expectedSize;
   if (!first) {
     const orphan = checkpoints.find((cp) => cp.tree_size > checked);
     if (orphan) {
-      const seq = checked + 1;
       const reason = `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${checked}): entries were removed`;
-      return { ok: false, checked, firstBrokenSeq: seq, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
+      return { ok: false, checked, firstBrokenSeq: checked + 1, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
     }
   }
   return {
@@ -78,16 +78,12 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
   };
 }
 
-/** The hash chain itself; feeds each recomputed hash to the tree checker. Returns the first break, if any. */
-async function checkChain(dbs: LedgerDbs, tenantId: string, tree: TreeChecker, expectedSize: number): Promise<TreeBreak | null> {
-  const tenantJson = JSON.stringify(tenantId);
-  let prev = GENESIS_PREV_HASH;
+/** Position and links; hands each record to the checker. Returns the first break it sees itself, if any. */
+async function checkLinks(dbs: LedgerDbs, tenantId: string, checker: RecordChecker, expectedSize: number): Promise<ChainBreak | null> {
+  const suffix = Buffer.from(chainTail(GENESIS_PREV_HASH, 0, JSON.stringify(tenantId)).split('"seq":0')[1]!); // ,"tenant_id":"…"}
+  const prev = Buffer.from(GENESIS_PREV_HASH, 'latin1'); // previous record's stored hash, as the ASCII hex its successor names
+  const digits = Buffer.allocUnsafe(32);
   let seq = 0;
-  // prev_hash ‖ canonical bytes assembled in one reused buffer, and the expected tail in another: no per-entry
-  // allocations besides the hash itself.
-  let input = Buffer.allocUnsafe(64 * 1024);
-  const tail = Buffer.allocUnsafe(32); // seq digits
-  const suffix = Buffer.from(chainTail(GENESIS_PREV_HASH, 0, tenantJson).split('"seq":0')[1]!); // ,"tenant_id":"…"}
   for (const { key, value } of dbs.entries.getRange({ start: [tenantId, 1], end: [tenantId, MAX_SEQ] })) {
     seq++;
     const keySeq = (key as [string, number])[1];
@@ -97,33 +93,27 @@ async function checkChain(dbs: LedgerDbs, tenantId: string, tree: TreeChecker, e
     } catch {
       return { seq, reason: `entry ${seq} is not a valid ledger record` };
     }
-    if (recordNodeCount(value) !== completedLevels(seq)) return { seq, reason: `entry ${seq}: wrong number of stored Merkle subtree roots` };
-    const textAt = RECORD_HEADER + recordNodeCount(value) * 32;
-    const needed = 64 + value.length - textAt;
-    if (input.length < needed) input = Buffer.allocUnsafe(needed * 2);
-    input.write(prev, 0, 'latin1');
-    value.copy(input, 64, textAt);
-    // The canonical tail must read `,"prev_hash":"<prev>","seq":<seq>,"tenant_id":<tenant>}`: compared piecewise in
-    // place (prev is already at input[0, 64)), which is measurably cheaper than building the string per entry.
-    const digits = tail.write(String(seq), 0, 'latin1');
-    const seqAt = needed - suffix.length - digits;
+    const m = recordNodeCount(value);
+    if (m !== completedLevels(seq)) return { seq, reason: `entry ${seq}: wrong number of stored Merkle subtree roots` };
+    // The tail must read `,"prev_hash":"<prev>","seq":<seq>,"tenant_id":<tenant>}`; compared piecewise in place.
+    const end = value.length;
+    const digitCount = digits.write(String(seq), 0, 'latin1');
+    const seqAt = end - suffix.length - digitCount;
     const prevAt = seqAt - SEQ_KEY.length - 64;
     if (
-      prevAt - PREV_KEY.length < 64 ||
-      input.compare(suffix, 0, suffix.length, needed - suffix.length, needed) !== 0 ||
-      input.compare(tail, 0, digits, seqAt, seqAt + digits) !== 0 ||
-      input.compare(SEQ_KEY, 0, SEQ_KEY.length, seqAt - SEQ_KEY.length, seqAt) !== 0 ||
-      input.compare(input, 0, 64, prevAt, prevAt + 64) !== 0 ||
-      input.compare(PREV_KEY, 0, PREV_KEY.length, prevAt - PREV_KEY.length, prevAt) !== 0
+      prevAt - PREV_KEY.length < 34 + m * 32 ||
+      value.compare(suffix, 0, suffix.length, end - suffix.length, end) !== 0 ||
+      value.compare(digits, 0, digitCount, seqAt, seqAt + digitCount) !== 0 ||
+      value.compare(SEQ_KEY, 0, SEQ_KEY.length, seqAt - SEQ_KEY.length, seqAt) !== 0 ||
+      value.compare(prev, 0, 64, prevAt, prevAt + 64) !== 0 ||
+      value.compare(PREV_KEY, 0, PREV_KEY.length, prevAt - PREV_KEY.length, prevAt) !== 0
     ) {
-      return { seq, reason: `entry ${seq} does not carry seq ${seq}, tenant ${tenantId} and prev_hash ${prev} (moved, or changed)` };
+      return { seq, reason: `entry ${seq} does not carry seq ${seq}, tenant ${tenantId} and prev_hash ${prev.toString('latin1')} (moved, or changed)` };
     }
-    const computed = hash('sha256', input.subarray(0, needed), 'buffer');
-    if (computed.compare(value, 1, 33) !== 0) return { seq, reason: `entry ${seq}: stored hash does not match its content` };
-    tree.add(computed, value);
-    prev = computed.toString('hex');
+    checker.add(value);
+    prev.write(value.toString('hex', 1, 33), 0, 'latin1');
     if (seq % YIELD_EVERY === 0) {
-      await tree.ready();
+      await checker.ready();
       await yieldToLoop();
     }
   }
