@@ -1,4 +1,4 @@
-import type { ConsistencyProof, InclusionProof } from './ledger.js';
+import type { ConsistencyProof, InclusionProof } from './ledger-types.js';
 import { verifyConsistencyPath, verifyInclusionPath } from './merkle.js';
 
 /**
