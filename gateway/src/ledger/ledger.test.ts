@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '@aduana/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_PREV_HASH, LedgerError, type LedgerEntry } from './index.js';
+import { rawEntries } from './test-fixtures/raw-entries.js';
 import { event, TempLedger } from './test-fixtures/temp-ledger.js';
 
 let t: TempLedger;
@@ -107,6 +108,28 @@ describe('Ledger batch atomicity', () => {
     const [next] = await t.ledger.append('acme', [event(4)]);
     expect(next!.seq).toBe(2);
     expect((await t.ledger.verify('acme')).ok).toBe(true);
+  });
+
+  it('keeps each caller\'s batch whole and contiguous when concurrent callers share one append', async () => {
+    const a = t.ledger.append('acme', [event(1), event(2), event(3)]);
+    const bad = t.ledger.append('acme', [event(4), { ...event(5), payload: [] as unknown as Record<string, unknown> }]);
+    const c = t.ledger.append('acme', [event(6), event(7)]);
+    const [ea, eb, ec] = await Promise.allSettled([a, bad, c]);
+    expect(eb.status).toBe('rejected');
+    const seqsA = (ea as PromiseFulfilledResult<LedgerEntry[]>).value.map((e) => e.seq);
+    const seqsC = (ec as PromiseFulfilledResult<LedgerEntry[]>).value.map((e) => e.seq);
+    expect(seqsA).toEqual([1, 2, 3]);
+    expect(seqsC).toEqual([4, 5]);
+    expect(t.ledger.list('acme', { limit: 10 }).events.map((e) => e.payload.i)).toEqual([1, 2, 3, 6, 7]);
+  });
+
+  it('fails a write whose predecessor vanished, and then refuses to append over the hole', async () => {
+    await t.ledger.append('acme', [event(1), event(2), event(3)]);
+    await rawEntries(t.root).remove(['acme', 3]); // behind the API's back, while the in-memory head says 3
+    expect((await rejection(t.ledger.append('acme', [event(4)]))).code).toBe('write_failed');
+    expect((await rejection(t.ledger.append('acme', [event(5)]))).code).toBe('write_failed');
+    expect(t.ledger.head('acme').size).toBe(2);
+    expect((await t.ledger.verify('acme')).firstBrokenSeq).toBe(3);
   });
 
   it('refuses an empty batch and a bad tenant id', async () => {
