@@ -3,8 +3,7 @@
  * on the two shapes the ledger hashes: an entry (64 hex chars of prev_hash + ~450 bytes of canonical JSON) and a
  * Merkle node (0x01 || left || right, 65 bytes).
  *
- * Run: node --experimental-transform-types --conditions=source \
- *        --import ./gateway/src/ledger/test-fixtures/register-ts.mjs bench/src/ledger-hash.ts
+ * Run: `npx tsc -b && node bench/dist/ledger-hash.js`.
  */
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';

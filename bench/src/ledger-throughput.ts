@@ -2,9 +2,7 @@
  * Ledger throughput on a real LMDB environment (ext4 temp dir, fsync on): durable single appends from 64 concurrent
  * callers, batches of 100, group-committed proxy appends, and verification. Prints each figure beside its target.
  *
- * Run (no build needed):
- *   node --experimental-transform-types --no-warnings --conditions=source \
- *     --import ./gateway/src/ledger/test-fixtures/register-ts.mjs bench/src/ledger-throughput.ts [seconds per phase]
+ * Run: `npm run bench:ledger` (or `node bench/dist/ledger-throughput.js [seconds per phase]` after `npx tsc -b`).
  * LEDGER_BENCH_DIR picks the data directory (default: the OS temp dir; it must be on a real disk to mean anything).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '@aduana/shared';
 // Relative on purpose: @aduana/gateway exports no ledger entry point yet (tsc resolves this through the project reference).
-import { Ledger, type LedgerInput } from '../../gateway/src/ledger/index.js';
+import { Ledger, type LedgerInput } from '@aduana/gateway/ledger';
 
 const seconds = Number(process.argv[2] ?? 3);
 const dir = mkdtempSync(join(process.env.LEDGER_BENCH_DIR ?? tmpdir(), 'aduana-ledger-bench-'));

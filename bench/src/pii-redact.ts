@@ -8,7 +8,7 @@
  */
 import { fmt, microBench, table } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
-import type { Candidate } from '../../gateway/src/pii/compile.js';
+import type { Candidate } from '@aduana/gateway/pii/compile';
 import { pii, piiCompile } from './pii-module.js';
 
 const PROMPT_1KB = `You are a helpful assistant for the logistics team. Summarise the following shipment notes in three bullet points

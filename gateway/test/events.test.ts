@@ -147,9 +147,13 @@ describe('verification and proofs', () => {
 
   it('serves inclusion and consistency proofs that verify against a signed checkpoint; forged ones fail', async () => {
     const tok = await t.tenant('ev-proofs');
-    await call(t.url, 'POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: Array.from({ length: 12 }, (_, i) => ev(i)) } });
+    // A checkpoint is signed once CHECKPOINT_EVERY (5 here) more entries are durable: two batches, two checkpoints.
+    const checkpointCount = async () => (await call(t.url, 'GET', '/v1/events/checkpoints', { token: tok.viewer })).body.data.length;
+    await call(t.url, 'POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: Array.from({ length: 6 }, (_, i) => ev(i)) } });
+    await expect.poll(checkpointCount, { timeout: 5000 }).toBe(1);
+    await call(t.url, 'POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: Array.from({ length: 6 }, (_, i) => ev(i + 6)) } });
+    await expect.poll(checkpointCount, { timeout: 5000 }).toBe(2);
     const cps = await call(t.url, 'GET', '/v1/events/checkpoints', { token: tok.viewer });
-    expect(cps.body.data.length).toBeGreaterThan(0);
     const latest = (await call(t.url, 'GET', '/v1/events/checkpoints/latest', { token: tok.viewer })).body;
     expect(verifyCheckpointSignature(latest.checkpoint, latest.public_key)).toBe(true);
     const size = latest.checkpoint.tree_size as number;

@@ -1,0 +1,81 @@
+import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socket } from 'uWebSockets.js';
+
+/**
+ * The benchmark's provider: an OpenAI-compatible endpoint on loopback that answers as fast as it can (uWS, canned
+ * bodies), so the harness measures the gateway's overhead, not the mock's. Non-streamed chat returns a fixed
+ * completion; streamed chat sends `streamChunks` content events, then usage and [DONE].
+ */
+export interface MockProvider {
+  url: string;
+  port: number;
+  close(): void;
+}
+
+const ANSWER = JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: 1700000000,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Here is a short summary of the accounts that match your filters, grouped by segment.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 230, completion_tokens: 18, total_tokens: 248 },
+});
+
+function sse(obj: unknown): string {
+  return `data: ${JSON.stringify(obj)}\n\n`;
+}
+
+export function startMockProvider(port = 0, streamChunks = 20): Promise<MockProvider> {
+  const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'gpt-4o-mini' };
+  const first = sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+  const words = Array.from({ length: streamChunks }, (_, i) => sse({ ...base, choices: [{ index: 0, delta: { content: `word${i} ` }, finish_reason: null }] }));
+  const tail = sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + sse({ ...base, choices: [], usage: { prompt_tokens: 230, completion_tokens: streamChunks, total_tokens: 230 + streamChunks } }) + 'data: [DONE]\n\n';
+  return new Promise((resolve, reject) => {
+    let socket: us_listen_socket | null = null;
+    const app = App()
+      .post('/v1/chat/completions', (res) => {
+        let body = '';
+        let aborted = false;
+        res.onAborted(() => (aborted = true));
+        res.onData((chunk, last) => {
+          body += Buffer.from(chunk).toString('latin1');
+          if (!last || aborted) return;
+          const stream = body.includes('"stream":true');
+          if (stream && body.includes('"slow-stream"')) {
+            // Held-open stream (memory under concurrent streams): one content event every 20 ms.
+            res.cork(() => res.writeHeader('content-type', 'text/event-stream').write(first));
+            let i = 0;
+            const timer = setInterval(() => {
+              if (aborted) return clearInterval(timer);
+              res.cork(() => {
+                if (i < words.length) res.write(words[i++] as string);
+                else {
+                  clearInterval(timer);
+                  res.end(tail);
+                }
+              });
+            }, 20);
+            return;
+          }
+          res.cork(() => {
+            if (!stream) {
+              res.writeHeader('content-type', 'application/json').end(ANSWER);
+              return;
+            }
+            res.writeHeader('content-type', 'text/event-stream').write(first);
+            for (const w of words) res.write(w);
+            res.end(tail);
+          });
+        });
+      })
+      .get('/v1/models', (res) => {
+        res.writeHeader('content-type', 'application/json').end('{"object":"list","data":[]}');
+      })
+      .listen('127.0.0.1', port, (s) => {
+        if (!s) return reject(new Error(`mock provider: cannot listen on ${port}`));
+        socket = s;
+        const p = us_socket_local_port(s as unknown as Parameters<typeof us_socket_local_port>[0]);
+        resolve({ url: `http://127.0.0.1:${p}/v1`, port: p, close: () => socket && us_listen_socket_close(socket) });
+      });
+    void app;
+  });
+}

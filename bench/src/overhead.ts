@@ -1,0 +1,215 @@
+/**
+ * Governance overhead of the proxy (`npm run bench:overhead`).
+ *
+ * A fast mock provider on loopback; the same ~1 KB chat request sent direct and through the gateway (its own process,
+ * RUNTIME_PAID_POLICIES applied) in interleaved, paired rounds after a warm-up. Prints the added latency p50/p90/p99
+ * with its spread (IQR), time-to-first-byte overhead for streams, throughput at a fixed concurrency, start-up time and
+ * resident memory (idle with the paid pack compiled, and under 100 concurrent streams).
+ *
+ *   --rounds N          paired rounds (default 3000)          --warmup N         (default 500)
+ *   --concurrency N     for the throughput runs (default 32)  --duration S       per throughput run (default 8)
+ *   --peer URL          another gateway's chat-completions URL, run side by side (repeatable)
+ *   --peer-header k:v   header for the peers; {MOCK} is replaced by the mock's base URL (repeatable)
+ *   --mock-port N       fixed port for the mock (for peers configured ahead of time)
+ *
+ * Example peer (Portkey's OSS gateway, `npx @portkey-ai/gateway`, port 8787):
+ *   --peer http://127.0.0.1:8787/v1/chat/completions --peer-header x-portkey-provider:openai \
+ *   --peer-header 'x-portkey-custom-host:{MOCK}'
+ */
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { startMockProvider } from './harness/mock-provider.js';
+import { spawnGateway } from './harness/spawn-gateway.js';
+import { aduana } from './harness/cli.js';
+import { summary, rssMiB } from './harness/stats.js';
+import { table, fmt } from './harness/micro-bench.js';
+import { writeResults } from './harness/results-file.js';
+
+const { values: opt } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3000' },
+    warmup: { type: 'string', default: '500' },
+    concurrency: { type: 'string', default: '32' },
+    duration: { type: 'string', default: '8' },
+    peer: { type: 'string', multiple: true, default: [] },
+    'peer-header': { type: 'string', multiple: true, default: [] },
+    'mock-port': { type: 'string', default: '0' },
+  },
+});
+const ROUNDS = Number(opt.rounds);
+const WARMUP = Number(opt.warmup);
+const CONCURRENCY = Number(opt.concurrency);
+const DURATION = Number(opt.duration);
+
+const SYSTEM = 'You are a careful assistant for an account team. Answer briefly, cite only the data you were given, and never invent figures.';
+const USER =
+  'Summarise the renewal risk of the accounts below in two sentences, then list the three that need a call first. ' +
+  'Accounts: Northwind Traders (renews in 40 days, 3 open tickets, usage down 12 percent), Contoso Pharma (renews in ' +
+  '75 days, no tickets, usage flat), Fabrikam Logistics (renews in 20 days, 5 open tickets, two escalations last month), ' +
+  'Tailspin Retail (renews in 88 days, 1 ticket, usage up), Wide World Importers (renews in 15 days, 2 tickets, champion ' +
+  'left the company), Adventure Works (renews in 60 days, 4 tickets, asked about competitor pricing). Keep the tone ' +
+  'neutral and do not promise discounts. Format the list as short bullet points with the account name first.';
+
+function body(stream: boolean, marker = ''): string {
+  return JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER + marker }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
+}
+
+interface Target {
+  name: string;
+  pool: Pool;
+  path: string;
+  headers: Record<string, string>;
+}
+
+function target(name: string, url: string, headers: Record<string, string>): Target {
+  const u = new URL(url);
+  return { name, pool: new Pool(u.origin, { connections: CONCURRENCY + 8 }), path: u.pathname, headers: { 'content-type': 'application/json', ...headers } };
+}
+
+let agentSeq = 0;
+/** Per-request headers: gateway calls rotate agent ids so the pack's per-agent rate limit (120/min) never trips. */
+function headersFor(t: Target): Record<string, string> {
+  if (t.name !== 'aduana') return t.headers;
+  return { ...t.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` };
+}
+
+async function once(t: Target, payload: string): Promise<{ total: number; ttfb: number; firstContent: number; status: number }> {
+  const t0 = performance.now();
+  const res = await t.pool.request({ method: 'POST', path: t.path, headers: headersFor(t), body: payload });
+  let ttfb = -1;
+  let firstContent = -1;
+  for await (const chunk of res.body) {
+    const now = performance.now() - t0;
+    if (ttfb < 0) ttfb = now;
+    if (firstContent < 0 && (chunk as Buffer).includes('"content":"word')) firstContent = now;
+  }
+  return { total: performance.now() - t0, ttfb, firstContent, status: res.statusCode };
+}
+
+async function paired(targets: Target[], payload: string, rounds: number, pick: (r: Awaited<ReturnType<typeof once>>) => number) {
+  const samples: number[][] = targets.map(() => []);
+  for (let i = 0; i < rounds; i++) {
+    // Rotate the order every round so neither path always goes first.
+    const order = targets.map((_, k) => (k + i) % targets.length);
+    const got: number[] = [];
+    for (const k of order) {
+      const r = await once(targets[k] as Target, payload);
+      if (r.status !== 200) throw new Error(`${(targets[k] as Target).name}: HTTP ${r.status}`);
+      got[k] = pick(r);
+    }
+    for (let k = 0; k < targets.length; k++) (samples[k] as number[]).push(got[k] as number);
+  }
+  return samples;
+}
+
+async function throughput(t: Target, payload: string) {
+  const r = await autocannon({
+    url: `${t.pool instanceof Pool ? '' : ''}${originOf(t)}${t.path}`,
+    method: 'POST',
+    connections: CONCURRENCY,
+    duration: DURATION,
+    headers: t.headers,
+    requests: [{ setupRequest: (req) => ({ ...req, body: payload, headers: headersFor(t) }) }],
+  });
+  return { reqPerSec: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+}
+
+const origins = new Map<Target, string>();
+function originOf(t: Target): string {
+  return origins.get(t) as string;
+}
+
+async function main() {
+  const mock = await startMockProvider(Number(opt['mock-port']));
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' });
+  const results: Record<string, unknown> = { startupMs: gw.startupMs };
+  try {
+    const env = { DATA_DIR: gw.dataDir };
+    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
+    const admin = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
+    const pack = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: '{"pack":"RUNTIME_PAID_POLICIES"}' });
+    if (!pack.ok) throw new Error(`apply-pack: HTTP ${pack.status}`);
+
+    const peerHeaders: Record<string, string> = {};
+    for (const h of opt['peer-header'] as string[]) {
+      const i = h.indexOf(':');
+      peerHeaders[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim().replace('{MOCK}', mock.url);
+    }
+    const targets: Target[] = [
+      target('direct', `${mock.url}/chat/completions`, {}),
+      target('aduana', `${gw.url}/v1/proxy/chat/completions`, { authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
+      ...(opt.peer as string[]).map((url, i) => target(`peer${i + 1}`, url, { authorization: 'Bearer sk-bench', ...peerHeaders })),
+    ];
+    for (const t of targets) origins.set(t, new URL(t.name === 'direct' ? mock.url : t.name === 'aduana' ? gw.url : (opt.peer as string[])[Number(t.name.slice(4)) - 1] as string).origin);
+
+    // Warm-up, then the gateway's idle footprint with the paid pack compiled.
+    await paired(targets, body(false), WARMUP, (r) => r.total);
+    await new Promise((r) => setTimeout(r, 500));
+    results.idleRssMiB = await rssMiB(gw.pid);
+
+    const plain = await paired(targets, body(false), ROUNDS, (r) => r.total);
+    const direct = plain[0] as number[];
+    const rows: (string | number)[][] = [];
+    const added: Record<string, unknown> = {};
+    for (let k = 1; k < targets.length; k++) {
+      const diffs = (plain[k] as number[]).map((v, i) => v - (direct[i] as number));
+      const s = summary(diffs);
+      added[(targets[k] as Target).name] = s;
+      rows.push([(targets[k] as Target).name, fmt(s.p50, 3), fmt(s.p90, 3), fmt(s.p99, 3), fmt(s.iqr, 3), s.n]);
+    }
+    const d = summary(direct);
+    results.nonStreamed = { direct: d, added };
+
+    console.log(`\nAdded latency, non-streamed chat (~${body(false).length} B request; ${ROUNDS} paired rounds after ${WARMUP} warm-up; direct p50 ${fmt(d.p50, 3)} ms)`);
+    console.log(table(['path', 'added p50 ms', 'p90 ms', 'p99 ms', 'IQR ms', 'rounds'], rows));
+    console.log('targets: aduana p50 ≤ 0.3 ms, p99 ≤ 1 ms');
+    if (targets.length > 2) {
+      const ours = (added['aduana'] as ReturnType<typeof summary>).p50;
+      for (let k = 2; k < targets.length; k++) {
+        const peer = (added[(targets[k] as Target).name] as ReturnType<typeof summary>).p50;
+        console.log(`${(targets[k] as Target).name} / aduana added-latency ratio (p50): ${fmt(peer / ours, 2)}×`);
+      }
+    }
+
+    const streamTargets = targets.slice(0, 2); // peers' streaming is not compared (see the docs)
+    const ttfb = await paired(streamTargets, body(true), Math.max(200, Math.floor(ROUNDS / 3)), (r) => r.ttfb);
+    const first = await paired(streamTargets, body(true), Math.max(200, Math.floor(ROUNDS / 3)), (r) => r.firstContent);
+    const ttfbAdded = summary((ttfb[1] as number[]).map((v, i) => v - ((ttfb[0] as number[])[i] as number)));
+    const firstAdded = summary((first[1] as number[]).map((v, i) => v - ((first[0] as number[])[i] as number)));
+    results.streamed = { ttfbAdded, firstContentAdded: firstAdded };
+    console.log(`\nStreamed chat (PII stream redaction on): added time to first byte and to first content token`);
+    console.log(table(['measure', 'added p50 ms', 'p90 ms', 'p99 ms', 'IQR ms', 'target'], [
+      ['first byte', fmt(ttfbAdded.p50, 3), fmt(ttfbAdded.p90, 3), fmt(ttfbAdded.p99, 3), fmt(ttfbAdded.iqr, 3), '≤ 0.5 ms'],
+      ['first content token', fmt(firstAdded.p50, 3), fmt(firstAdded.p90, 3), fmt(firstAdded.p99, 3), fmt(firstAdded.iqr, 3), ''],
+    ]));
+
+    const tput: Record<string, unknown> = {};
+    const trows: (string | number)[][] = [];
+    for (const t of targets) {
+      const r = await throughput(t, body(false));
+      tput[t.name] = r;
+      trows.push([t.name, Math.round(r.reqPerSec), r.p50, r.p99, r.non2xx, r.errors]);
+    }
+    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, ...tput };
+    console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (load generator on the same 2 cores)`);
+    console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
+
+    // Footprint under 100 concurrent (held-open) streams.
+    const gwTarget = targets[1] as Target;
+    let peak = 0;
+    const sampler = setInterval(() => void rssMiB(gw.pid).then((v) => (peak = Math.max(peak, v))), 50);
+    await Promise.all(Array.from({ length: 100 }, () => once(gwTarget, body(true, ' slow-stream'))));
+    clearInterval(sampler);
+    results.rss100StreamsMiB = peak;
+    console.log(`\nGateway process: start-up to listening ${fmt(gw.startupMs, 0)} ms (target ≤ 1,000); RSS idle with the paid pack ${fmt(results.idleRssMiB as number, 1)} MiB (≤ 100); peak under 100 concurrent streams ${fmt(peak, 1)} MiB (≤ 200)`);
+    for (const t of targets) await t.pool.close();
+  } finally {
+    await gw.stop();
+    mock.close();
+  }
+  console.log(`\nresults: ${writeResults('overhead', results)}`);
+}
+
+await main();
