@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
@@ -38,7 +39,11 @@ export class DecisionEngine {
     private readonly agentBudget: AgentBudgetLookup,
   ) {}
 
-  decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, eventType = 'decision'): DecideOutcome {
+  /**
+   * `rawBody`: the request's bytes, whose SHA-256 the ledger keeps instead of the payload (like proxy entries keep the
+   * answer's hash): it commits to exactly what was decided without re-encoding a large payload on every decision.
+   */
+  decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome {
     const tenantId = principal.tenantId;
     const set = this.runtimes.policySet(tenantId);
     const now = Date.now();
@@ -74,7 +79,7 @@ export class DecisionEngine {
       agent_id: req.agent_id,
       execution_status: evaluation.verdict,
       risk_score: evaluation.riskScore,
-      event_type: eventType,
+      event_type: 'decision',
       trace_id: traceId,
       created_at: timestamp,
       rule: evaluation.rule,
@@ -83,7 +88,12 @@ export class DecisionEngine {
         triggered: evaluation.triggered,
         resolution: null,
       },
-      { action: req.action, context: req.context ?? null, latency_ms: envelope.latency_ms },
+      {
+        action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },
+        request_sha256: rawBody ? createHash('sha256').update(rawBody).digest('hex') : null,
+        context: req.context ?? null,
+        latency_ms: envelope.latency_ms,
+      },
       { session_id: req.context?.session_id ?? '' },
     );
     return { envelope, evaluation, policyLabel: set.label };

@@ -22,85 +22,54 @@ export interface DecisionRecord {
 }
 
 /**
- * Decisions under [tenant id, seq] (seq per tenant, so a reverse range is "newest first" for one tenant only), and
- * decision id -> key. Writes are not awaited on the request path: lmdb-js commits them in its next batched
- * transaction (group commit), and close() flushes.
+ * Decisions under [tenant id, decision id]. Decision ids are ULIDs (time-ordered, monotonic within a process), so a
+ * reverse range over one tenant's keys is "newest first" for that tenant only, and a lookup by id is one read with
+ * the caller's tenant: one write per decision, no secondary index. Writes are not awaited on the request path: lmdb-js
+ * commits them in its next batched transaction (group commit), and close() flushes.
  */
 interface Pending {
-  seq: number;
   rec: DecisionRecord;
   written: Promise<boolean>;
 }
 
 export class DecisionStore {
-  readonly #seq = new Map<string, number>();
   /**
-   * Records queued but not yet committed, by tenant and by id: reads merge them in, so a client that reads its
-   * decision right after making it finds it (read-your-writes without waiting for the disk on the request path).
+   * Records queued but not yet committed: reads merge them in, so a client that reads its decision right after
+   * making it finds it (read-your-writes without waiting for the disk on the request path).
    */
-  readonly #pendingByTenant = new Map<string, Map<number, Pending>>();
-  readonly #pendingById = new Map<string, Pending>();
+  readonly #pending = new Map<string, Pending>();
 
   constructor(private readonly store: GatewayStore) {}
 
-  #nextSeq(tenantId: string): number {
-    let seq = this.#seq.get(tenantId);
-    if (seq === undefined) {
-      seq = 0;
-      for (const key of this.store.decisions.getKeys({ start: [tenantId, Infinity], end: [tenantId], reverse: true, limit: 1 })) {
-        seq = (key as [string, number])[1];
-      }
-    }
-    this.#seq.set(tenantId, ++seq);
-    return seq;
-  }
-
   record(rec: DecisionRecord): Promise<boolean> {
-    const tenantId = rec.tenant_id;
-    const seq = this.#nextSeq(tenantId);
-    const key = [tenantId, seq];
-    void this.store.decisionIds.put(rec.decision_id, key);
-    const written = this.store.decisions.put(key, rec);
-    const p: Pending = { seq, rec, written };
-    let byTenant = this.#pendingByTenant.get(tenantId);
-    if (!byTenant) this.#pendingByTenant.set(tenantId, (byTenant = new Map()));
-    byTenant.set(seq, p);
-    this.#pendingById.set(rec.decision_id, p);
-    const settle = () => {
-      byTenant.delete(seq);
-      if (byTenant.size === 0) this.#pendingByTenant.delete(tenantId);
-      this.#pendingById.delete(rec.decision_id);
-    };
+    const written = this.store.decisions.put([rec.tenant_id, rec.decision_id], rec);
+    this.#pending.set(rec.decision_id, { rec, written });
+    const settle = () => this.#pending.delete(rec.decision_id);
     written.then(settle, settle);
     return written;
   }
 
   recent(tenantId: string, limit: number): DecisionRecord[] {
-    const rows: { seq: number; rec: DecisionRecord }[] = [];
-    for (const { key, value } of this.store.decisions.getRange({ start: [tenantId, Infinity], end: [tenantId], reverse: true, limit })) {
-      rows.push({ seq: (key as [string, number])[1], rec: value as DecisionRecord });
+    const out: DecisionRecord[] = [];
+    for (const { value } of this.store.decisions.getRange({ start: [tenantId, '\uffff'], end: [tenantId], reverse: true, limit })) {
+      out.push(value as DecisionRecord);
     }
-    const pending = this.#pendingByTenant.get(tenantId);
-    if (pending) {
-      const have = new Set(rows.map((r) => r.seq));
-      for (const p of pending.values()) if (!have.has(p.seq)) rows.push({ seq: p.seq, rec: p.rec });
-      rows.sort((a, b) => b.seq - a.seq);
-    }
-    return rows.slice(0, limit).map((r) => r.rec);
+    if (this.#pending.size === 0) return out;
+    const have = new Set(out.map((d) => d.decision_id));
+    for (const p of this.#pending.values()) if (p.rec.tenant_id === tenantId && !have.has(p.rec.decision_id)) out.push(p.rec);
+    out.sort((a, b) => (a.decision_id < b.decision_id ? 1 : a.decision_id > b.decision_id ? -1 : 0));
+    return out.slice(0, limit);
   }
 
   get(tenantId: string, id: string): DecisionRecord | undefined {
-    const p = this.#pendingById.get(id);
+    const p = this.#pending.get(id);
     if (p) return p.rec.tenant_id === tenantId ? p.rec : undefined;
-    const key = this.store.decisionIds.get(id) as [string, number] | undefined;
-    if (!key || key[0] !== tenantId) return undefined;
-    return this.store.decisions.get(key) as DecisionRecord | undefined;
+    return this.store.decisions.get([tenantId, id]) as DecisionRecord | undefined;
   }
 
   async resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<DecisionRecord | undefined> {
-    await this.#pendingById.get(id)?.written;
-    const key = this.store.decisionIds.get(id) as [string, number] | undefined;
-    if (!key || key[0] !== tenantId) return undefined;
+    await this.#pending.get(id)?.written;
+    const key = [tenantId, id];
     let out: DecisionRecord | undefined;
     await this.store.root.transaction(() => {
       const cur = this.store.decisions.get(key) as DecisionRecord | undefined;

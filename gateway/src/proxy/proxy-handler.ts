@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from '@aduana/shared';
+import { newId, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
 import { CLIENT_ABORTED, readBody } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
@@ -12,6 +12,7 @@ import { VERDICT_RANK, verdictOf } from '../policy/types.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Endpoint } from './endpoints.js';
 import type { Pipeline } from './pipeline.js';
+import type { RequestStage } from './stages/stage.js';
 import { ProxyContext } from './proxy-context.js';
 import type { PriceTable } from './pricing/price-table.js';
 import { applyOutputVerdict, outputTriggers, recordUsage } from './stages/response-stages.js';
@@ -88,8 +89,13 @@ export class ProxyHandler {
   }
 
   #runRequestStages(c: ProxyContext): void {
-    const stages = c.endpoint.governed ? this.d.pipeline.request : this.d.pipeline.request.slice(0, 1);
-    for (const stage of stages) stage.run(c);
+    if (c.endpoint.governed) {
+      for (const stage of this.d.pipeline.request) stage.run(c);
+      return;
+    }
+    // A passthrough (models) is authenticated and recorded, not judged.
+    (this.d.pipeline.request[0] as RequestStage).run(c);
+    c.decisionId = newId('dec');
   }
 
   async #relayWhole(c: ProxyContext, up: UpstreamResponse): Promise<void> {
@@ -237,7 +243,7 @@ export class ProxyHandler {
     const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
     this.d.audit.record(
       {
-        decision_id: c.decisionId || `dec_${c.http.trace.traceId}`,
+        decision_id: c.decisionId,
         tenant_id: p.tenantId,
         agent_id: c.http.agentId,
         execution_status: c.verdict,

@@ -39,7 +39,7 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
   server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
     assertOwnTenant(ctx, req.tenant_id);
-    const { envelope, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt);
+    const { envelope, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
     return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers: { 'x-svc-policy': policyLabel } };
   });
 

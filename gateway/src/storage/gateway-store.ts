@@ -15,10 +15,8 @@ export interface GatewayStore {
   readonly tokenIds: Database;
   /** [tenant id, policy id] -> PolicyRecord */
   readonly policies: Database;
-  /** [tenant id, seq] -> DecisionRecord */
+  /** [tenant id, decision id (ULID)] -> DecisionRecord */
   readonly decisions: Database;
-  /** decision id -> [tenant id, seq] */
-  readonly decisionIds: Database;
   /** user email -> UserRecord; user id -> email under ['id', id] */
   readonly users: Database;
   /** sha256(session token) -> SessionRecord */
@@ -40,7 +38,6 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     tokenIds: db('token_ids'),
     policies: db('policies'),
     decisions: db('decisions'),
-    decisionIds: db('decision_ids'),
     users: db('users'),
     sessions: db('sessions'),
     agents: db('agents'),
