@@ -15,6 +15,7 @@ import type { Ledger } from './ledger/index.js';
 import type { AuditTrail } from './audit/audit-trail.js';
 import type { EventIngestor } from './events/event-ingestor.js';
 import type { IngestValidator } from './events/ingest-event.js';
+import type { MetricStore } from './telemetry/metric-store.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -35,6 +36,7 @@ export interface GatewayDeps {
   readonly audit: AuditTrail;
   readonly ingestor: EventIngestor;
   readonly ingestValidator: IngestValidator;
+  readonly metrics: MetricStore;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }

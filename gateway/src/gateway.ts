@@ -30,6 +30,8 @@ import { registerProxyRoutes } from './proxy/proxy-routes.js';
 import { EventIngestor } from './events/event-ingestor.js';
 import { IngestValidator } from './events/ingest-event.js';
 import { registerEventRoutes } from './routes/events-routes.js';
+import { registerTelemetryRoutes } from './routes/telemetry-routes.js';
+import { MetricStore } from './telemetry/metric-store.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -70,6 +72,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
   });
   const audit = new AuditTrail(decisions, ledger, logger);
+  const metrics = new MetricStore(store.metrics);
   const agentBudget = () => null;
   const deps: GatewayDeps = {
     config,
@@ -89,6 +92,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     audit,
     ingestor: new EventIngestor(runtimes, ledger, decisions),
     ingestValidator: new IngestValidator(),
+    metrics,
     onDecisionResolved: (d) => audit.recordResolution(d),
   };
   const upstream = new UpstreamClient({
@@ -109,7 +113,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
+  registerTelemetryRoutes(api, deps);
   const proxy = new ProxyHandler({
+    metrics,
     server: api,
     pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator() }),
     upstream,

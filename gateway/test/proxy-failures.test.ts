@@ -170,6 +170,22 @@ describe('budgets', () => {
     mock.next({ usage: { prompt_tokens: 10, completion_tokens: 10 } });
     await expect(sdk(b.operator, 'frugal').chat.completions.create(chat)).resolves.toBeTruthy();
     expect(mock.received).toHaveLength(2);
+    // The cost is recorded as the budget.cost_brl metric, per agent.
+    const now = Math.floor(Date.now() / 1000);
+    await expect
+      .poll(async () => (await call(t.url, 'GET', `/v1/telemetry/query/stats?metric=budget.cost_brl&from=${now - 60}&to=${now + 60}&agentId=spender`, { token: b.viewer })).body.avg, { timeout: 3000 })
+      .toBeCloseTo(0.06875, 6);
+    const sumAll = async () => {
+      const all = await call(t.url, 'GET', `/v1/telemetry/query/stats?metric=budget.cost_brl&from=${now - 60}&to=${now + 60}`, { token: b.viewer });
+      expect(all.body.metric).toBe('budget.cost_brl');
+      return all.body.series.reduce((a: number, x: { value: number }) => a + x.value, 0);
+    };
+    await expect.poll(sumAll, { timeout: 3000 }).toBeCloseTo(0.06875 + (10 * 0.000825 + 10 * 0.0033) / 1000, 6);
+    expectEnvelope(await call(t.url, 'GET', '/v1/telemetry/query/stats?metric=budget.cost_brl', { token: b.viewer }), 400, 'invalid_request');
+    expectEnvelope(await call(t.url, 'GET', `/v1/telemetry/query/stats?metric=cpu&from=1&to=2`, { token: b.viewer }), 400, 'invalid_request');
+    const stranger = await t.tenant('fail-budget-stranger');
+    const other = await call(t.url, 'GET', `/v1/telemetry/query/stats?metric=budget.cost_brl&from=${now - 60}&to=${now + 60}`, { token: stranger.viewer });
+    expect(other.body).toMatchObject({ series: [], avg: 0 });
     // Streams are metered too, from the usage chunk we ask for.
     const c = await t.tenant('fail-budget-stream');
     await call(t.url, 'POST', '/v1/policies', { token: c.admin, body: { name: 'budget', type: 'budget', risk: 50, rules: { max_cost_brl: 0.05, period: 'day' } } });

@@ -11,9 +11,14 @@ export function summary(values: readonly number[]): { p50: number; p90: number; 
   return { p50: percentile(values, 50), p90: percentile(values, 90), p99: percentile(values, 99), iqr: percentile(values, 75) - percentile(values, 25), n: values.length };
 }
 
-/** Resident set size of a process, MiB (Linux). */
-export async function rssMiB(pid: number): Promise<number> {
+/**
+ * Resident memory of a process, MiB (Linux): `rss` as `ps` shows it, and `anon`, the part that is the process's own
+ * (heap, stacks, native allocations). The rest is file-backed: the Node binary's code pages and LMDB's memory-mapped
+ * data file, page cache the kernel can reclaim.
+ */
+export async function memoryMiB(pid: number): Promise<{ rss: number; anon: number; file: number }> {
   const { readFileSync } = await import('node:fs');
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }

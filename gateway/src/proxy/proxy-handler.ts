@@ -15,6 +15,7 @@ import type { Pipeline } from './pipeline.js';
 import type { RequestStage } from './stages/stage.js';
 import { ProxyContext } from './proxy-context.js';
 import type { PriceTable } from './pricing/price-table.js';
+import type { MetricStore } from '../telemetry/metric-store.js';
 import { applyOutputVerdict, outputTriggers, recordUsage } from './stages/response-stages.js';
 import { StreamGovernor, type StreamHooks } from './stream/stream-governor.js';
 import type { UpstreamClient, UpstreamResponse } from './upstream/upstream-client.js';
@@ -28,6 +29,7 @@ export interface ProxyHandlerDeps {
   audit: AuditTrail;
   runtimes: TenantRuntimes;
   prices: PriceTable;
+  metrics: MetricStore;
   logger: Logger;
   maxBodyBytes: number;
   /** Largest non-streamed answer accepted from the upstream (502 past it). */
@@ -240,6 +242,7 @@ export class ProxyHandler {
   #record(c: ProxyContext): void {
     const p = c.principal;
     if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
+    if (c.costBrl > 0) this.d.metrics.record(p.tenantId, 'budget.cost_brl', c.http.agentId, c.costBrl, Date.now());
     const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
     this.d.audit.record(
       {

@@ -25,6 +25,8 @@ export interface GatewayStore {
   readonly agents: Database;
   /** free-form counters that must survive restarts: [kind, tenant, key, period] -> number */
   readonly counters: Database;
+  /** metric samples: [tenant, metric, agent, unix seconds, n] -> number */
+  readonly metrics: Database;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     sessions: db('sessions'),
     agents: db('agents'),
     counters: db('counters'),
+    metrics: db('metrics'),
     async close() {
       await root.flushed;
       await root.close();
