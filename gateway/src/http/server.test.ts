@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createLogger } from '@aduana/shared';
@@ -5,6 +7,8 @@ import { GatewayError } from '../errors.js';
 import { HttpServer } from './server.js';
 
 let server: HttpServer;
+// 5 MiB of varied bytes: larger than a socket buffer, so the reply must be written as the client drains it.
+const BIG = Buffer.from(Array.from({ length: 5 * 1024 * 1024 }, (_, i) => (i * 31 + (i >> 10)) & 0xff));
 let base: string;
 
 beforeAll(async () => {
@@ -24,6 +28,7 @@ beforeAll(async () => {
   });
   server.route('post', '/echo', { scope: null, body: 'json' }, (ctx) => ({ status: 200, body: { got: ctx.body } }));
   server.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
+  server.route('get', '/big', { scope: null, body: 'none' }, () => ({ status: 200, raw: BIG, contentType: 'application/octet-stream' }));
   server.finish();
   base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
 });
@@ -50,6 +55,27 @@ describe('HttpServer', () => {
     const r = await get('/echo', { method: 'POST', body: JSON.stringify({ a: 'x'.repeat(2000) }) });
     expect(r.status).toBe(413);
     expect(r.body.error?.type).toBe('payload_too_large');
+  });
+
+  it('sends a large body to a slow reader completely and in order (backpressure, not one big buffer)', async () => {
+    const port = Number(new URL(base).port);
+    const got = await new Promise<Buffer>((resolve, reject) => {
+      const sock = connect(port, '127.0.0.1', () => sock.write('GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      const parts: Buffer[] = [];
+      sock.on('data', (d: Buffer) => {
+        parts.push(d);
+        // Read slowly: a pause after every chunk lets the server's socket buffer fill.
+        sock.pause();
+        setTimeout(() => sock.resume(), 1);
+      });
+      sock.on('end', () => resolve(Buffer.concat(parts)));
+      sock.on('error', reject);
+    });
+    const split = got.indexOf('\r\n\r\n');
+    expect(got.subarray(0, split).toString()).toMatch(/^HTTP\/1\.1 200 OK/);
+    const body = got.subarray(split + 4);
+    expect(body.length).toBe(BIG.length);
+    expect(createHash('sha256').update(body).digest('hex')).toBe(createHash('sha256').update(BIG).digest('hex'));
   });
 
   it('authenticates scoped routes before running them', async () => {

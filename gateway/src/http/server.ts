@@ -8,6 +8,7 @@ import { RequestContext } from './request-context.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
+import { endWithBody } from './write-body.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -184,7 +185,7 @@ export class HttpServer {
       if (type) res.writeHeader('content-type', type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
       if (r.status === 204) res.endWithoutBody();
-      else res.end(payload);
+      else endWithBody(res, payload, () => ctx.aborted);
     });
     this.#done();
   }

@@ -6,6 +6,7 @@ import { CLIENT_ABORTED, readBody } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import { statusLine } from '../http/status-text.js';
+import { endWithBody } from '../http/write-body.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { Triggered } from '../policy/evaluation.js';
 import { VERDICT_RANK, verdictOf } from '../policy/types.js';
@@ -233,7 +234,7 @@ export class ProxyHandler {
     http.res.cork(() => {
       http.res.writeStatus(statusLine(status));
       for (const k in headers) http.res.writeHeader(k, headers[k] as string);
-      http.res.end(body);
+      endWithBody(http.res, body, () => http.aborted);
     });
     this.d.server.complete(http);
   }
