@@ -53,7 +53,7 @@ export interface GatewayOptions {
 /** Builds every part once (stores, validators, compiled schemas), registers routes, listens. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const config = options.config ?? loadGatewayConfig();
-  const logger = options.logger ?? createLogger('aduana-gateway', { level: config.logLevel });
+  const logger = options.logger ?? createLogger('aduana-gateway', { level: config.logLevel, buffered: true });
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
@@ -162,6 +162,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await ledger.close();
         await store.close();
         logger.info('gateway stopped');
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();
       return closing;
     },

@@ -21,8 +21,9 @@ export async function spawnGateway(env: Record<string, string> = {}): Promise<Sp
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-bench-'));
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, [CLI, 'gateway'], {
-    env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'warn', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
-    stdio: ['ignore', 'inherit', 'pipe'],
+    // Default logging (info: one line per request) to /dev/null: the benchmark pays for logging as a deployment does.
+    env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';

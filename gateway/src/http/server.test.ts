@@ -82,6 +82,25 @@ describe('HttpServer', () => {
     expect((await get('/private')).status).toBe(401);
   });
 
+  it('logs one line per request, with no header values, tokens or bodies', async () => {
+    const lines: string[] = [];
+    const dest = { write: (line: string) => void lines.push(line) };
+    const s = new HttpServer({ logger: createLogger('t', { level: 'info', destination: dest }), access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
+    s.route('post', '/echo', { scope: null, body: 'json' }, () => ({ status: 200, body: { ok: true } }));
+    s.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
+    s.finish();
+    const port = await s.listen('127.0.0.1', 0);
+    await (await request(`http://127.0.0.1:${port}/echo?secret=q`, { method: 'POST', body: '{"password":"hunter2"}', headers: { authorization: 'Bearer adu_pat_SECRETSECRET' } })).body.text();
+    await (await request(`http://127.0.0.1:${port}/private`, { headers: { authorization: 'Bearer adu_pat_OTHERSECRET' } })).body.text();
+    await s.close(0);
+    const reqLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['msg'] === 'request');
+    expect(reqLines).toHaveLength(2);
+    expect(reqLines[0]).toMatchObject({ method: 'POST', path: '/echo', status: 200, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(reqLines[1]).toMatchObject({ method: 'GET', path: '/private', status: 401 });
+    const all = lines.join('\n');
+    for (const secret of ['SECRETSECRET', 'OTHERSECRET', 'hunter2', 'secret=q']) expect(all).not.toContain(secret);
+  });
+
   it('finishes in-flight requests on close', async () => {
     const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
     s.route('get', '/slow', { scope: null, body: 'none' }, async () => {

@@ -76,8 +76,11 @@ export class HttpServer {
   readonly #opts: ServerOptions;
   readonly #routes = new Map<string, Set<Method>>();
 
+  readonly #logRequests: boolean;
+
   constructor(opts: ServerOptions) {
     this.#opts = opts;
+    this.#logRequests = opts.logger.isLevelEnabled('info');
     this.app = App();
   }
 
@@ -187,7 +190,25 @@ export class HttpServer {
       if (r.status === 204) res.endWithoutBody();
       else endWithBody(res, payload, () => ctx.aborted);
     });
+    this.#log(ctx, r.status);
     this.#done();
+  }
+
+  /** One line per request (DECISIONS.md): never a body, a header value or a token; the path without its query. */
+  #log(ctx: RequestContext, status: number): void {
+    if (!this.#logRequests) return;
+    this.#opts.logger.info(
+      {
+        method: ctx.method.toUpperCase(),
+        path: ctx.url,
+        status,
+        ms: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
+        traceId: ctx.trace.traceId,
+        tenant: ctx.principal?.tenantId,
+        agent: ctx.agentId || undefined,
+      },
+      'request',
+    );
   }
 
   /** The one error path: any thrown value becomes the spec's envelope; unexpected ones are logged (no bodies). */
@@ -201,9 +222,10 @@ export class HttpServer {
   }
 
   /** Marks a request finished that a handler answered itself (HANDLED). */
-  complete(ctx: RequestContext): void {
+  complete(ctx: RequestContext, status: number): void {
     if (ctx.responded) return;
     ctx.responded = true;
+    this.#log(ctx, status);
     this.#done();
   }
 

@@ -186,7 +186,7 @@ export class ProxyHandler {
       c.outputHash = governor.outputHash;
       c.governanceMs += governed;
       if (!http.aborted) http.res.cork(() => http.res.end());
-      this.d.server.complete(http);
+      this.d.server.complete(http, 200);
     }
   }
 
@@ -202,7 +202,7 @@ export class ProxyHandler {
     }
     if (c.headersSent) {
       if (!http.aborted) http.res.cork(() => http.res.end());
-      this.d.server.complete(http);
+      this.d.server.complete(http, c.upstreamStatus);
       return;
     }
     const env = toEnvelope(err, c.decisionId || http.trace.traceId);
@@ -236,7 +236,7 @@ export class ProxyHandler {
       for (const k in headers) http.res.writeHeader(k, headers[k] as string);
       endWithBody(http.res, body, () => http.aborted);
     });
-    this.d.server.complete(http);
+    this.d.server.complete(http, status);
   }
 
   /** Every call that reached a verdict goes into the decision index and the tenant's hash chain. */
