@@ -64,7 +64,8 @@ export class ProxyContext {
   /** performance.now() when the upstream request was sent / when its answer was complete. */
   forwardedAt = 0;
   upstreamDoneAt = 0;
-  readonly abort = new AbortController();
+  /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */
+  cancelUpstream: (() => void) | null = null;
 
   constructor(http: RequestContext, endpoint: Endpoint) {
     this.http = http;

@@ -64,7 +64,7 @@ export class ProxyHandler {
       if (endpoint.kind !== 'models') http.rawBody = await readBody(http.res, this.d.maxBodyBytes, http.contentLength, http);
       http.onAbort = () => {
         if (c.outcome === 'completed') c.outcome = 'client_aborted';
-        c.abort.abort();
+        c.cancelUpstream?.();
       };
       this.#runRequestStages(c);
       if (c.requestRewritten) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
@@ -77,7 +77,11 @@ export class ProxyHandler {
         forwardedAuthorization: http.forwardedAuthorization,
         trace: http.trace,
         extraHeaders: providerHeaders(http),
-        signal: c.abort.signal,
+        cancel: (abort) => {
+          c.cancelUpstream = abort;
+          // The client may have left while the request was being prepared.
+          if (http.aborted) abort();
+        },
       });
       c.upstreamStatus = up.status;
       c.upstreamHeaders = up.headers;
@@ -163,7 +167,7 @@ export class ProxyHandler {
         if (governor.blocked) {
           c.outcome = 'blocked';
           await send(governor.errorEvent(this.#blockedBody(c, new GatewayError('policy_violation', 'answer blocked by policy', c.rule))));
-          c.abort.abort();
+          c.cancelUpstream?.();
           break;
         }
       }
@@ -297,7 +301,7 @@ async function readAll(up: UpstreamResponse, max: number, c: ProxyContext): Prom
     for await (const chunk of up.body) {
       size += (chunk as Buffer).length;
       if (size > max) {
-        up.body.destroy();
+        up.body.destroy(new Error('answer too large'));
         throw new GatewayError('upstream_error', 'upstream answer is larger than the gateway accepts');
       }
       chunks.push(chunk as Buffer);

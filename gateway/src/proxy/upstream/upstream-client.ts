@@ -1,4 +1,5 @@
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { UpstreamBody } from './upstream-body.js';
 import { formatTraceparent, type TraceContext } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 
@@ -12,14 +13,15 @@ export interface UpstreamOptions {
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string>;
-  body: Dispatcher.ResponseData['body'];
+  body: UpstreamBody;
 }
 
 /** Upstream response headers worth relaying to the client (ids, rate-limit hints, processing time). */
 const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|anthropic-)/;
 
 /**
- * The one connection pool to the LLM provider, made at boot (keep-alive, pipelining off). The provider key is the
+ * The one connection pool to the LLM provider, made at boot (keep-alive). Requests go through undici's `dispatch`
+ * with a handler (its lowest-level path: no Readable stream or abort-signal listener per call). The provider key is the
  * caller's `x-forwarded-authorization`, or the sidecar's UPSTREAM_API_KEY; it is forwarded, never stored or logged.
  */
 export class UpstreamClient {
@@ -36,14 +38,18 @@ export class UpstreamClient {
     this.#timeoutMs = opts.timeoutMs;
   }
 
-  async send(opts: {
+  /**
+   * Sends the request; resolves with status, relayed headers and a body to iterate once the response headers arrive.
+   * `cancel` receives a function that aborts the request (the client went away).
+   */
+  send(opts: {
     method: 'GET' | 'POST';
     path: string;
     body: Buffer | null;
     forwardedAuthorization: string;
     trace: TraceContext;
     extraHeaders: Record<string, string>;
-    signal: AbortSignal;
+    cancel: (abort: () => void) => void;
   }): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       ...opts.extraHeaders,
@@ -55,24 +61,42 @@ export class UpstreamClient {
     const auth = opts.forwardedAuthorization || (this.#apiKey ? `Bearer ${this.#apiKey}` : '');
     if (auth) headers['authorization'] = auth;
     if (opts.body) headers['content-type'] = 'application/json';
-    try {
-      const res = await this.#pool.request({
-        method: opts.method,
-        path: this.#basePath + opts.path,
-        headers,
-        body: opts.body,
-        signal: opts.signal,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
-      });
-      const relayed: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) {
-        if (v !== undefined && RELAY.test(k)) relayed[k] = Array.isArray(v) ? v.join(', ') : v;
+    const body = new UpstreamBody();
+    return new Promise((resolve, reject) => {
+      let started = false;
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart(controller) {
+          body.attach(controller);
+          opts.cancel(() => body.destroy());
+        },
+        onResponseStart(_controller, statusCode, rawHeaders) {
+          started = true;
+          const relayed: Record<string, string> = {};
+          for (const [k, v] of Object.entries(rawHeaders)) {
+            if (v !== undefined && RELAY.test(k)) relayed[k] = Array.isArray(v) ? v.join(', ') : String(v);
+          }
+          resolve({ status: statusCode, headers: relayed, body });
+        },
+        onResponseData(_controller, chunk) {
+          body.push(chunk);
+        },
+        onResponseEnd() {
+          body.end();
+        },
+        onResponseError(_controller, err) {
+          if (started) body.fail(err);
+          else reject(toUpstreamError(err));
+        },
+      };
+      try {
+        this.#pool.dispatch(
+          { method: opts.method, path: this.#basePath + opts.path, headers, body: opts.body, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs },
+          handler,
+        );
+      } catch (err) {
+        reject(toUpstreamError(err));
       }
-      return { status: res.statusCode, headers: relayed, body: res.body };
-    } catch (err) {
-      throw toUpstreamError(err);
-    }
+    });
   }
 
   close(): Promise<void> {
