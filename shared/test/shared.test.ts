@@ -101,3 +101,15 @@ describe('config', () => {
     expect(() => loadConfig(spec, { T_PORT: '70000' })).toThrow(/port \(T_PORT\)/);
   });
 });
+
+describe('ids', () => {
+  it('are time-ordered ULIDs, unique and monotonic within a millisecond', async () => {
+    const { ulid, newId } = await import('@aduana/shared');
+    const ids = Array.from({ length: 5000 }, () => ulid(1_700_000_000_000));
+    expect(new Set(ids).size).toBe(5000);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(ulid(1_700_000_000_001) > ids[4999]!).toBe(true);
+    expect(newId('dec')).toMatch(/^dec_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+});

@@ -36,7 +36,15 @@ export function hit(w: Window | undefined, now: number, windowMs: number): { win
   return { window: w, count: w.count + w.previous * overlap };
 }
 
+// The ISO date is recomputed once a minute, not per call: periodKey runs on every budget check and every metered call.
+let cachedMinute = -1;
+let cachedIso = '';
+
 export function periodKey(period: 'day' | 'month', now: number): string {
-  const iso = new Date(now).toISOString();
-  return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
+  const minute = Math.floor(now / 60_000);
+  if (minute !== cachedMinute) {
+    cachedMinute = minute;
+    cachedIso = new Date(minute * 60_000).toISOString();
+  }
+  return period === 'day' ? cachedIso.slice(0, 10) : cachedIso.slice(0, 7);
 }
