@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createLogger, type Logger } from '@aduana/shared';
+import { createLoggers, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './tenants/tenant-store.js';
@@ -48,12 +48,15 @@ export interface RunningGateway {
 export interface GatewayOptions {
   config?: GatewayConfig;
   logger?: Logger;
+  /** The one-line-per-request log (default: a redaction-free logger on the same destination as `logger`). */
+  requestLog?: Logger;
 }
 
 /** Builds every part once (stores, validators, compiled schemas), registers routes, listens. */
 export async function startGateway(options: GatewayOptions = {}): Promise<RunningGateway> {
   const config = options.config ?? loadGatewayConfig();
-  const logger = options.logger ?? createLogger('aduana-gateway', { level: config.logLevel, buffered: true });
+  const loggers = options.logger ? { logger: options.logger, requestLog: options.requestLog ?? options.logger } : createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
+  const { logger, requestLog } = loggers;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
@@ -108,7 +111,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
     admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
   };
-  const api = new HttpServer({ logger, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
+  const api = new HttpServer({ logger, requestLog, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
   registerHealthRoutes(api, deps);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
@@ -129,7 +132,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  const auth = new HttpServer({ logger, requestLog, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, deps);
   auth.finish();
 
@@ -163,6 +166,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await store.close();
         logger.info('gateway stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
+        await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
       })();
       return closing;
     },

@@ -1,5 +1,5 @@
 export { loadConfig, describeConfig, ConfigError, type ConfigKey, type ConfigSpec, type ConfigValues } from './config/load-config.js';
-export { createLogger, type Logger } from './log/logger.js';
+export { createLogger, createLoggers, type Logger, type LoggerOptionsIn } from './log/logger.js';
 export {
   newTraceId,
   newSpanId,

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { createLogger } from '@aduana/shared';
+import { createLogger, createLoggers } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import { HttpServer } from './server.js';
 
@@ -85,7 +85,8 @@ describe('HttpServer', () => {
   it('logs one line per request, with no header values, tokens or bodies', async () => {
     const lines: string[] = [];
     const dest = { write: (line: string) => void lines.push(line) };
-    const s = new HttpServer({ logger: createLogger('t', { level: 'info', destination: dest }), access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
+    const { logger, requestLog } = createLoggers('t', { level: 'info', destination: dest });
+    const s = new HttpServer({ logger, requestLog, access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
     s.route('post', '/echo', { scope: null, body: 'json' }, () => ({ status: 200, body: { ok: true } }));
     s.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
     s.finish();

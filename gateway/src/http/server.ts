@@ -44,6 +44,8 @@ export interface AccessControl {
 
 export interface ServerOptions {
   logger: Logger;
+  /** Where the one-line-per-request log goes (default: `logger`); see createLoggers. */
+  requestLog?: Logger;
   access: AccessControl;
   defaultMaxBody: number;
   /** Header names (lower case) copied from every request for handlers that forward them. */
@@ -80,7 +82,7 @@ export class HttpServer {
 
   constructor(opts: ServerOptions) {
     this.#opts = opts;
-    this.#logRequests = opts.logger.isLevelEnabled('info');
+    this.#logRequests = (opts.requestLog ?? opts.logger).isLevelEnabled('info');
     this.app = App();
   }
 
@@ -197,7 +199,7 @@ export class HttpServer {
   /** One line per request (DECISIONS.md): never a body, a header value or a token; the path without its query. */
   #log(ctx: RequestContext, status: number): void {
     if (!this.#logRequests) return;
-    this.#opts.logger.info(
+    (this.#opts.requestLog ?? this.#opts.logger).info(
       {
         method: ctx.method.toUpperCase(),
         path: ctx.url,
