@@ -1,7 +1,4 @@
-import { runAdminCommand } from './admin-commands.js';
 import { runGatewayService, runScannerService, runAllServices } from './service-commands.js';
-import { configMarkdown } from './config-command.js';
-import { runLedgerCommand } from './ledger-commands.js';
 
 const USAGE = `usage: aduana <command>
 
@@ -31,14 +28,15 @@ export async function runCli(argv: string[]): Promise<number | null> {
       return runGatewayService();
     case 'scanner':
       return runScannerService();
+    // Imported on demand: `aduana gateway` never loads the scanner (Fastify, cheerio…) or the admin tooling.
     case 'ledger':
-      return runLedgerCommand(rest);
+      return (await import('./ledger-commands.js')).runLedgerCommand(rest);
     case 'config':
-      process.stdout.write(configMarkdown());
+      process.stdout.write((await import('./config-command.js')).configMarkdown());
       return 0;
     case 'tenant':
     case 'token':
-      return runAdminCommand(cmd, rest);
+      return (await import('./admin-commands.js')).runAdminCommand(cmd, rest);
     case undefined:
     case 'help':
     case '--help':
