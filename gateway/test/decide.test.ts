@@ -56,7 +56,9 @@ describe('POST /v1/decide envelope', () => {
   it('refuses bodies that are not a DecideRequest (400) and a foreign tenant_id (403)', async () => {
     const token = await tenantWith([]);
     for (const body of [{}, { agent_id: 'a' }, { agent_id: 5, action: { type: 'x' } }, { agent_id: 'a', action: { target: 'x' } }, { agent_id: 'a', action: 'x' },
-      { agent_id: 'a', action: { type: 'x', payload: [] } }, { agent_id: 'a', action: { type: 'x' }, context: { risk_budget: -1 } }, { agent_id: 'a', action: { type: 'x' }, context: { risk_budget: 'high' } }]) {
+      { agent_id: 'a', action: { type: 'x', payload: [] } }, { agent_id: 'a', action: { type: 'x' }, context: { risk_budget: -1 } }, { agent_id: 'a', action: { type: 'x' }, context: { risk_budget: 'high' } },
+      // Agent ids are ledger keys: control characters and more than 256 bytes are refused before anything is decided.
+      { agent_id: 'bad\u0001agent', action: { type: 'x' } }, { agent_id: 'é'.repeat(200), action: { type: 'x' } }]) {
       expectEnvelope(await call(t.url, 'POST', '/v1/decide', { token, body }), 400, 'invalid_request');
     }
     expectEnvelope(await call(t.url, 'POST', '/v1/decide', { token, body: { agent_id: 'a', tenant_id: 'someone-else', action: { type: 'x' } } }), 403, 'permission_denied');

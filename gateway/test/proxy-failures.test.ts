@@ -35,6 +35,9 @@ describe('refusals carry the verdict headers too', () => {
     expect(noAgent.body.error.message).toContain('x-svc-agent-id');
     expect(verdictHeadersOf(noAgent.headers)).toMatchObject({ verdict: 'DENIED', trace: expect.any(String), latency: expect.stringMatching(/^\d+$/) });
 
+    const longAgent = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: tok.operator, headers: { 'x-svc-agent-id': 'a'.repeat(300) }, body: chat });
+    expect(expectEnvelope(longAgent, 400, 'invalid_request').message).toContain('x-svc-agent-id');
+
     const wrong = await sdk('adu_pat_definitelywrong').chat.completions.create(chat).then(() => null, (e: unknown) => e);
     expect(wrong).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((wrong as InstanceType<typeof OpenAI.APIError>).headers?.get('x-svc-verdict')).toBe('DENIED');

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
 import { describeAjvError } from '../policy/validate-policy.js';
+import { isValidLedgerName } from '../ledger/index.js';
 
 /** The spec's DecideRequest. */
 export interface DecideRequest {
@@ -35,7 +36,10 @@ export class DecideRequestValidator {
 
   parse(body: unknown): DecideRequest {
     if (!this.#validate(body)) throw new GatewayError('invalid_request', describeAjvError(this.#validate.errors, ''));
-    return body as DecideRequest;
+    const req = body as DecideRequest;
+    // The agent id becomes part of a ledger key: refuse here what the ledger would refuse after the answer.
+    if (!isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: no control characters, at most 256 bytes');
+    return req;
   }
 }
 

@@ -9,3 +9,4 @@ export type { AnchorOptions, AnchorStats } from './anchor-queue.js';
 export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
 export { GENESIS_PREV_HASH } from './hash.js';
 export { verifyInclusion, verifyConsistency } from './proofs.js';
+export { isValidName as isValidLedgerName, MAX_NAME_LENGTH } from './entry-input.js';

@@ -3,6 +3,7 @@ import type { Authenticator } from '../../auth/authenticate.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import { hasScope } from '../../auth/principal.js';
 import type { RequestStage } from './stage.js';
+import { isValidLedgerName } from '../../ledger/index.js';
 
 /** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id the spec requires. */
 export function authenticateStage(auth: Authenticator, runtimes: TenantRuntimes): RequestStage {
@@ -16,7 +17,8 @@ export function authenticateStage(auth: Authenticator, runtimes: TenantRuntimes)
       runtimes.admit(p);
       c.policySet = runtimes.policySet(p.tenantId);
       if (c.http.agentId === '') throw new GatewayError('missing_agent_id');
-      if (c.http.agentId.length > 256) throw new GatewayError('invalid_request', 'x-svc-agent-id: at most 256 characters');
+      // It becomes part of a ledger key: refuse what the ledger would refuse after the answer (an unaudited call).
+      if (!isValidLedgerName(c.http.agentId)) throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
     },
   };
 }
