@@ -161,6 +161,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
         await upstream.close();
+        await Promise.all([runtimes.flushSpend(), metrics.flush()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();

@@ -16,6 +16,8 @@ import type { TenantStore } from '../tenants/tenant-store.js';
  */
 export class TenantRuntimes {
   readonly #sets = new Map<string, PolicySet>();
+  readonly #dirtySpend = new Set<string>();
+  #spendTimer: NodeJS.Timeout | null = null;
   readonly #states = new Map<string, TenantState>();
   readonly #buckets: Record<Plan, TokenBuckets>;
   /** Plans are re-read every few seconds so `aduana tenant create/plan` from the CLI takes effect without a restart. */
@@ -61,8 +63,9 @@ export class TenantRuntimes {
   }
 
   /**
-   * Adds an agent's cost (BRL) to its day and month totals, in memory and in LMDB (not awaited: the next batched
-   * commit carries it). Budget policies read these totals.
+   * Adds an agent's cost (BRL) to its day and month totals. Budget policies read the in-memory totals at once; LMDB
+   * gets them once a second (flushSpend), not with two writes per call. A crash loses at most that second of a derived
+   * total: each call's cost is in its ledger entry.
    */
   addSpend(tenantId: string, agentId: string, costBrl: number, now: number): void {
     if (!(costBrl > 0)) return;
@@ -70,10 +73,23 @@ export class TenantRuntimes {
     for (const period of ['day', 'month'] as const) {
       const pk = periodKey(period, now);
       const key = `${agentId}\0${pk}`;
-      const total = (s.spend.get(key) ?? 0) + costBrl;
-      s.spend.set(key, total);
-      void this.counters.put(['spend', tenantId, agentId, pk], total);
+      s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
+      this.#dirtySpend.add(`${tenantId}\0${key}`);
     }
+    this.#spendTimer ??= setTimeout(() => this.flushSpend(), 1000).unref();
+  }
+
+  /** Writes the spend totals changed since the last flush (also called at shutdown). */
+  flushSpend(): Promise<unknown> {
+    this.#spendTimer = null;
+    const writes: Promise<unknown>[] = [];
+    for (const dirty of this.#dirtySpend) {
+      const [tenantId, agentId, pk] = dirty.split('\0') as [string, string, string];
+      const total = this.#states.get(tenantId)?.spend.get(`${agentId}\0${pk}`);
+      if (total !== undefined) writes.push(this.counters.put(['spend', tenantId, agentId, pk], total));
+    }
+    this.#dirtySpend.clear();
+    return Promise.all(writes);
   }
 
   plan(tenantId: string): Plan {

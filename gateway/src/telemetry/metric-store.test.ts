@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openGatewayStore, type GatewayStore } from '../storage/gateway-store.js';
+import { MetricStore } from './metric-store.js';
+
+let dir = '';
+let store: GatewayStore | null = null;
+afterEach(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('MetricStore', () => {
+  it('answers from the buffer at once, writes once a second, appends to a second already written, isolates tenants', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    const m = new MetricStore(store.metrics);
+    const t = 1_800_000_000_000;
+    m.record('acme', 'budget.cost_brl', 'bot', 1, t);
+    m.record('acme', 'budget.cost_brl', 'bot', 3, t + 100);
+    m.record('acme', 'budget.cost_brl', 'other', 10, t + 2000);
+    m.record('globex', 'budget.cost_brl', 'bot', 99, t);
+    const s = t / 1000;
+    expect(m.query('acme', 'budget.cost_brl', s - 1, s + 5)).toMatchObject({ series: [{ timestamp: s, value: 4 }, { timestamp: s + 2, value: 10 }], avg: 14 / 3 });
+    await m.flush();
+    m.record('acme', 'budget.cost_brl', 'bot', 2, t + 500);
+    await m.flush();
+    const fresh = new MetricStore(store.metrics);
+    expect(fresh.query('acme', 'budget.cost_brl', s, s, 'bot')).toMatchObject({ series: [{ timestamp: s, value: 6 }], avg: 2, p99: 3 });
+    expect(fresh.query('acme', 'budget.cost_brl', s - 1, s + 5).series).toHaveLength(2);
+    expect(fresh.query('globex', 'budget.cost_brl', s - 1, s + 5).series).toEqual([{ timestamp: s, value: 99 }]);
+    expect(fresh.query('acme', 'decision.count', s - 1, s + 5)).toEqual({ metric: 'decision.count', series: [], avg: 0, p95: 0, p99: 0 });
+  });
+});
