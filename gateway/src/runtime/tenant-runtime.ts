@@ -76,7 +76,7 @@ export class TenantRuntimes {
       s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
       this.#dirtySpend.add(`${tenantId}\0${key}`);
     }
-    this.#spendTimer ??= setTimeout(() => this.flushSpend(), 1000).unref();
+    if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
   }
 
   /** Writes the spend totals changed since the last flush (also called at shutdown). */

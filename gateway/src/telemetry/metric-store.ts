@@ -29,7 +29,7 @@ export class MetricStore {
     const samples = this.#buffer.get(key);
     if (samples) samples.push(value);
     else this.#buffer.set(key, [value]);
-    this.#timer ??= setTimeout(() => void this.flush(), 1000).unref();
+    if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), 1000).unref();
   }
 
   /** Writes buffered samples, appending to what a second already holds (also called at shutdown). */
