@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { newId } from '@aduana/shared';
+import { newId, sha256Hex } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
@@ -90,7 +89,7 @@ export class DecisionEngine {
       },
       {
         action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },
-        request_sha256: rawBody ? createHash('sha256').update(rawBody).digest('hex') : null,
+        request_sha256: rawBody ? sha256Hex(rawBody) : null,
         context: req.context ?? null,
         latency_ms: envelope.latency_ms,
       },

@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { newId, type Logger } from '@aduana/shared';
+import { newId, sha256Hex, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
 import { CLIENT_ABORTED, readBody } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
@@ -122,7 +121,7 @@ export class ProxyHandler {
       for (const stage of this.d.pipeline.response) stage.run(c, obj);
       if (c.outputRedactions > 0) answer = Buffer.from(JSON.stringify(obj));
     }
-    c.outputHash = createHash('sha256').update(answer).digest('hex');
+    c.outputHash = sha256Hex(answer);
     c.governanceMs += performance.now() - c.upstreamDoneAt;
     this.#write(c, up.status, { ...up.headers, ...verdictHeaders(c) }, answer);
   }

@@ -1,5 +1,5 @@
 import canonicalizeModule from 'canonicalize';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 // `canonicalize` is the RFC 8785 (JCS) reference implementation by the RFC's co-author.
 const canonicalizeFn = canonicalizeModule as unknown as (value: unknown) => string | undefined;
@@ -12,5 +12,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
