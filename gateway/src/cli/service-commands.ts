@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startGateway } from '../gateway.js';
 
 /** Runs `close` once on SIGTERM/SIGINT, then exits 0 (in-flight requests finished, LMDB flushed). */
 function stopOnSignal(name: string, close: () => Promise<void>): void {
@@ -22,6 +21,8 @@ function stopOnSignal(name: string, close: () => Promise<void>): void {
 }
 
 export async function runGatewayService(): Promise<null> {
+  // Imported here so `aduana start` (which only spawns the services) and the scanner process never load the gateway.
+  const { startGateway } = await import('../gateway.js');
   const gw = await startGateway();
   process.stderr.write(`aduana gateway: API and proxy on ${gw.url}, auth service on ${gw.authUrl}\n`);
   stopOnSignal('gateway', () => gw.close());
