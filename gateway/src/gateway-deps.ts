@@ -3,7 +3,6 @@ import type { GatewayConfig } from './config.js';
 import type { GatewayStore } from './storage/gateway-store.js';
 import type { TenantStore } from './tenants/tenant-store.js';
 import type { TokenStore } from './auth/token-store.js';
-import type { SessionStore } from './auth/session-store.js';
 import type { Authenticator } from './auth/authenticate.js';
 import type { PolicyStore } from './policy/policy-store.js';
 import type { PolicyValidator } from './policy/validate-policy.js';
@@ -24,7 +23,6 @@ export interface GatewayDeps {
   readonly store: GatewayStore;
   readonly tenants: TenantStore;
   readonly tokens: TokenStore;
-  readonly sessions: SessionStore;
   readonly authenticator: Authenticator;
   readonly policies: PolicyStore;
   readonly policyValidator: PolicyValidator;

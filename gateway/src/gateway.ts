@@ -4,7 +4,6 @@ import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './tenants/tenant-store.js';
 import { TokenStore } from './auth/token-store.js';
-import { SessionStore } from './auth/session-store.js';
 import { Authenticator } from './auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
@@ -83,7 +82,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     store,
     tenants,
     tokens,
-    sessions: new SessionStore(store),
     authenticator,
     policies,
     policyValidator: new PolicyValidator(),

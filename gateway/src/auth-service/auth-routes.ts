@@ -20,8 +20,8 @@ const validateTokenRequest = new Ajv({ useDefaults: true }).compile({
 });
 
 /**
- * The authentication service (AUTH_PORT): token verification and PAT issuance. A login session may issue tokens up to
- * its own role; a PAT needs admin:manage. The new token is shown once and stored only as a hash.
+ * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
+ * a token is never issued above the caller's role. The new token is shown once and stored only as a hash.
  */
 export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { authenticator, tokens, config } = deps;
@@ -47,7 +47,7 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
   server.route('post', '/token', { scope: null, body: 'json' }, async (ctx) => {
     const caller = authenticator.fromHeader(ctx.authorization);
     ctx.principal = caller;
-    if (caller.kind === 'pat' && !caller.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'a PAT needs admin:manage to issue tokens');
+    if (!caller.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'a PAT needs admin:manage to issue tokens');
     const body = structuredClone(ctx.body);
     if (!validateTokenRequest(body)) throw new GatewayError('invalid_request', describeAjvError(validateTokenRequest.errors, ''));
     const req = body as { name: string; role: Role; expires_in_days?: number };

@@ -15,8 +15,6 @@ export interface TokenRecord {
   last4: string;
 }
 
-export type TokenView = Omit<TokenRecord, never>;
-
 export interface CreatedToken {
   token: string;
   record: TokenRecord;

@@ -64,7 +64,8 @@ export interface PolicySet {
   readonly inputRedactor: PiiRedactor | null;
   /** Redactor for the output (answers, streams included), when a pii policy targets it. */
   readonly outputRedactor: PiiRedactor | null;
-  readonly hasOutputChecks: boolean;
+  /** Output content filters exist: streamed answers are checked window by window (the shield runs at the end). */
+  readonly hasOutputFilters: boolean;
   readonly hallucinationShield: { id: string; risk: number; action: PolicyAction } | null;
   evaluate(input: EvaluationInput, state: TenantState): Evaluation;
   evaluateOutput(text: string): OutputEvaluation;
@@ -162,7 +163,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     size,
     inputRedactor,
     outputRedactor,
-    hasOutputChecks: outSet.set !== null || outputRedactor !== null || shield !== null,
+    hasOutputFilters: outSet.set !== null,
     hallucinationShield: shield,
 
     evaluate(input: EvaluationInput, state: TenantState): Evaluation {

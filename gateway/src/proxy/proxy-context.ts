@@ -45,9 +45,6 @@ export class ProxyContext {
   inputRedactions = 0;
   outputRedactions = 0;
   upstreamStatus = 0;
-  upstreamHeaders: Record<string, string> = {};
-  /** Non-streamed answer bytes as relayed to the client. */
-  answer: Buffer | null = null;
   /** The answer's text (choices' content), for output checks; bounded. */
   answerText = '';
   usage: Usage | null = null;

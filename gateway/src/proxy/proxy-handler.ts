@@ -83,7 +83,6 @@ export class ProxyHandler {
         },
       });
       c.upstreamStatus = up.status;
-      c.upstreamHeaders = up.headers;
       if (c.stream && up.status === 200 && SSE_TYPE.test(up.headers['content-type'] ?? '')) await this.#relayStream(c, up);
       else await this.#relayWhole(c, up);
     } catch (err) {

@@ -19,8 +19,6 @@ export interface GatewayStore {
   readonly decisions: Database;
   /** user email -> UserRecord; user id -> email under ['id', id] */
   readonly users: Database;
-  /** sha256(session token) -> SessionRecord */
-  readonly sessions: Database;
   /** [tenant id, agent id] -> AgentRecord */
   readonly agents: Database;
   /** free-form counters that must survive restarts: [kind, tenant, key, period] -> number */
@@ -41,7 +39,6 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     policies: db('policies'),
     decisions: db('decisions'),
     users: db('users'),
-    sessions: db('sessions'),
     agents: db('agents'),
     counters: db('counters'),
     metrics: db('metrics'),

@@ -154,7 +154,7 @@ export class StreamGovernor {
   #checkOutput(fresh: string): boolean {
     if (this.#answer.length < ANSWER_TEXT_CAP) this.#answer += fresh;
     const set = this.c.policySet;
-    if (!set || !set.hasOutputChecks) return false;
+    if (!set || !set.hasOutputFilters) return false;
     const window = this.#window + fresh;
     this.#window = window.slice(-FILTER_OVERLAP);
     const ev = set.evaluateOutput(window);
