@@ -8,7 +8,7 @@ export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['node'] } },
   test: {
-    include: ['{shared,gateway,scanner,bench}/{src,test}/**/*.test.ts'],
+    include: ['{shared,gateway,scanner,bench}/{src,test}/**/*.test.ts', 'scripts/*.test.ts'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,11 +1,8 @@
-import { runGatewayService, runScannerService, runAllServices } from './service-commands.js';
+import { runGatewayService } from './service-commands.js';
 
-const USAGE = `usage: aduana <command>
-
-services
-  start                          gateway (+ auth service) and scanner, each in its own process
+/** The gateway's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
+export const USAGE = `gateway
   gateway                        governance API + proxy on GATEWAY_PORT, auth service on AUTH_PORT
-  scanner                        site assessment service on SCANNER_PORT
 
 administration (works on DATA_DIR, also while the services run)
   tenant create NAME [--plan community|professional|enterprise]
@@ -15,24 +12,20 @@ administration (works on DATA_DIR, also while the services run)
   token revoke ID
   ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
   ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
-  config                         every setting of both services (Markdown)
+  config                         the gateway's settings (Markdown)
 `;
 
 /** Returns the exit code, or null for a long-running service (it exits on a signal). */
 export async function runCli(argv: string[]): Promise<number | null> {
   const [cmd, ...rest] = argv;
   switch (cmd) {
-    case 'start':
-      return runAllServices();
     case 'gateway':
       return runGatewayService();
-    case 'scanner':
-      return runScannerService();
-    // Imported on demand: `aduana gateway` never loads the scanner (Fastify, cheerio…) or the admin tooling.
+    // Imported on demand: `aduana gateway` never loads the admin tooling.
     case 'ledger':
       return (await import('./ledger-commands.js')).runLedgerCommand(rest);
     case 'config':
-      process.stdout.write((await import('./config-command.js')).configMarkdown());
+      process.stdout.write((await import('./config-command.js')).configSection());
       return 0;
     case 'tenant':
     case 'token':

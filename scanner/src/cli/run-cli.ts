@@ -1,0 +1,42 @@
+import { describeConfig, stopOnSignal } from '@aduana/shared';
+import { SCANNER_CONFIG } from '../config.js';
+
+/** The scanner's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
+export const USAGE = `scanner
+  scanner                        site assessment service on SCANNER_PORT
+  config                         the scanner's settings (Markdown)
+`;
+
+/** The scanner's part of `aduana config` (docs/configuration.md is the whole output). */
+export function configSection(): string {
+  return ['## Scanner (`aduana scanner`: site assessment service)', '', describeConfig(SCANNER_CONFIG), ''].join('\n');
+}
+
+async function runScannerService(): Promise<null> {
+  const { startScanner } = await import('../server.js');
+  const sc = await startScanner();
+  process.stderr.write(`aduana scanner: listening on ${sc.url}\n`);
+  stopOnSignal('scanner', () => sc.close());
+  return null;
+}
+
+/** Returns the exit code, or null for a long-running service (it exits on a signal). */
+export async function runCli(argv: string[]): Promise<number | null> {
+  const [cmd] = argv;
+  switch (cmd) {
+    case 'scanner':
+      return runScannerService();
+    case 'config':
+      process.stdout.write(configSection());
+      return 0;
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return cmd === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`aduana: unknown command "${cmd}"\n${USAGE}`);
+      return 2;
+  }
+}
