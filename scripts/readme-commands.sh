@@ -28,8 +28,13 @@ export DATA_DIR="$work/data" LOG_LEVEL=warn
 GATEWAY_PORT=$(free_port); AUTH_PORT=$(free_port); SCANNER_PORT=$(free_port)
 export GATEWAY_PORT AUTH_PORT SCANNER_PORT
 
-# Every `npx aduana` line of the README's sh blocks, in order.
-mapfile -t commands < <(awk '/^```sh$/{on=1;next} /^```$/{on=0} on && /^npx aduana/' README.md | sed 's/[[:space:]]*#.*$//')
+# Every `npx aduana` line of the README's sh blocks: the command-line section's first (it creates the tenant the
+# others name), then the rest in order.
+readme_commands() { # 1: lines of the command-line section; 0: the others
+  awk -v want="$1" '/^## /{cli=($0=="## The command line")} /^```sh$/{on=1;next} /^```$/{on=0} on && /^npx aduana/ && cli==want' README.md |
+    sed 's/[[:space:]]*#.*$//'
+}
+mapfile -t commands < <(readme_commands 1; readme_commands 0)
 [ "${#commands[@]}" -ge 10 ] || fail "expected the README's command lines, found ${#commands[@]}"
 
 wait_for() { # url
