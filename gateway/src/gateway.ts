@@ -11,7 +11,7 @@ import { TenantRuntimes } from './runtime/tenant-runtime.js';
 import { DecisionStore } from './decisions/decision-store.js';
 import { DecisionEngine } from './decisions/decision-engine.js';
 import { DecideRequestValidator } from './decisions/decide-request.js';
-import { HttpServer } from './http/server.js';
+import { HttpServer, type RouteInfo } from './http/server.js';
 import { registerPolicyRoutes } from './routes/policies-routes.js';
 import { registerDecisionRoutes } from './routes/decision-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
@@ -38,6 +38,8 @@ export interface RunningGateway {
   /** http://host:port of the authentication service. */
   readonly authUrl: string;
   readonly deps: GatewayDeps;
+  /** The routes each port serves (read-only; the fallbacks for unknown paths are not listed). */
+  readonly routes: { readonly api: readonly RouteInfo[]; readonly auth: readonly RouteInfo[] };
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
@@ -154,6 +156,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     url: `http://${host}:${port}`,
     authUrl: `http://${host}:${authPort}`,
     deps,
+    routes: Object.freeze({ api: api.routes, auth: auth.routes }),
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {

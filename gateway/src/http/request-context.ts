@@ -1,6 +1,7 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { TraceContext } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
+import type { GatewayError } from '../errors.js';
 
 /**
  * Everything a request carries through the stages. uWS's HttpRequest is only valid during the synchronous part of the
@@ -32,6 +33,10 @@ export class RequestContext {
   rawBody: Buffer | null;
   aborted: boolean;
   responded: boolean;
+  /** Set while reading the head when the request is malformed: answered before anything else runs. */
+  rejection: GatewayError | null;
+  /** The request's framing cannot be trusted: close the connection after the answer. */
+  closeConnection: boolean;
   /** Called once if the client goes away before we answered (the proxy aborts its upstream request here). */
   onAbort: (() => void) | null;
 
@@ -57,6 +62,8 @@ export class RequestContext {
     this.rawBody = null;
     this.aborted = false;
     this.responded = false;
+    this.rejection = null;
+    this.closeConnection = false;
     this.onAbort = null;
   }
 

@@ -5,6 +5,7 @@ import { GatewayError, toEnvelope } from '../errors.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import { hasScope } from '../auth/principal.js';
 import { RequestContext } from './request-context.js';
+import { readRequestHead } from './request-head.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
@@ -42,6 +43,12 @@ export interface AccessControl {
   admit(principal: Principal): void;
 }
 
+/** One registered route, as `routes` lists it. */
+export interface RouteInfo {
+  readonly method: Method;
+  readonly pattern: string;
+}
+
 export interface ServerOptions {
   logger: Logger;
   /** Where the one-line-per-request log goes (default: `logger`); see createLoggers. */
@@ -77,6 +84,7 @@ export class HttpServer {
   #drained: (() => void) | null = null;
   readonly #opts: ServerOptions;
   readonly #routes = new Map<string, Set<Method>>();
+  readonly #routeList: RouteInfo[] = [];
 
   readonly #logRequests: boolean;
 
@@ -90,35 +98,52 @@ export class HttpServer {
     const methods = this.#routes.get(pattern) ?? new Set<Method>();
     methods.add(method);
     this.#routes.set(pattern, methods);
+    this.#routeList.push(Object.freeze({ method, pattern }));
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
     const register = METHOD_REGISTRARS[method];
     register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount);
-      if (options.body === 'none') {
-        void this.#run(ctx, options, handler);
-        return;
+      // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
+      try {
+        if (ctx.rejection) throw ctx.rejection;
+        if (options.body === 'none') {
+          void this.#run(ctx, options, handler);
+          return;
+        }
+        readBody(res, maxBody, ctx.contentLength, ctx).then(
+          (raw) => {
+            ctx.onAbort = null;
+            ctx.rawBody = raw;
+            return this.#run(ctx, options, handler);
+          },
+          (err: unknown) => {
+            if (err !== CLIENT_ABORTED) this.fail(ctx, err);
+          },
+        );
+      } catch (err) {
+        this.fail(ctx, err);
       }
-      readBody(res, maxBody, ctx.contentLength, ctx).then(
-        (raw) => {
-          ctx.onAbort = null;
-          ctx.rawBody = raw;
-          return this.#run(ctx, options, handler);
-        },
-        (err: unknown) => {
-          if (err !== CLIENT_ABORTED) this.fail(ctx, err);
-        },
-      );
     });
     return this;
+  }
+
+  /** Every route registered so far, in registration order (tests walk it to cover routes added later). */
+  get routes(): readonly RouteInfo[] {
+    return this.#routeList.slice();
   }
 
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
     this.app.any('/*', (res, req) => {
       const ctx = this.#begin(res, req, 'get', 0);
-      const known = this.#matchesKnownPath(ctx.url);
-      this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+      try {
+        if (ctx.rejection) throw ctx.rejection;
+        const known = this.#matchesKnownPath(ctx.url);
+        this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+      } catch (err) {
+        this.fail(ctx, err);
+      }
     });
     return this;
   }
@@ -137,18 +162,7 @@ export class HttpServer {
     const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
     this.#inFlight++;
     ctx.method = method;
-    ctx.url = req.getUrl();
-    ctx.rawQuery = req.getQuery() ?? '';
-    for (let i = 0; i < paramCount; i++) ctx.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
-    ctx.authorization = req.getHeader('authorization');
-    ctx.contentType = req.getHeader('content-type');
-    const cl = req.getHeader('content-length');
-    ctx.contentLength = cl === '' ? -1 : Number(cl);
-    ctx.agentId = req.getHeader('x-svc-agent-id');
-    ctx.forwardedAuthorization = req.getHeader('x-forwarded-authorization');
-    ctx.sessionId = req.getHeader('x-svc-session-id');
-    ctx.providerOrganization = req.getHeader('openai-organization');
-    ctx.providerProject = req.getHeader('openai-project');
+    readRequestHead(ctx, req, paramCount);
     res.onAborted(() => {
       ctx.aborted = true;
       if (!ctx.responded) {
@@ -189,7 +203,8 @@ export class HttpServer {
       res.writeHeader(HEADER_TRACE, ctx.trace.traceId);
       if (type) res.writeHeader('content-type', type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
-      if (r.status === 204) res.endWithoutBody();
+      if (r.status === 204) res.endWithoutBody(undefined, ctx.closeConnection);
+      else if (ctx.closeConnection) res.end(payload, true);
       else endWithBody(res, payload, () => ctx.aborted);
     });
     this.#log(ctx, r.status);
