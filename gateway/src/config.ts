@@ -9,6 +9,8 @@ export const GATEWAY_CONFIG = {
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
   apiBodyLimit: { env: 'API_BODY_LIMIT', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'largest governance API body, bytes (413 past it)' },
   proxyBodyLimit: { env: 'PROXY_BODY_LIMIT', type: 'integer', default: 10 * 1024 * 1024, minimum: 1024, description: 'largest proxy body, bytes (413 past it)' },
+  bodyBytesInFlightMax: { env: 'BODY_BYTES_IN_FLIGHT_MAX', type: 'integer', default: 64 * 1024 * 1024, minimum: 64 * 1024, description: 'request body bytes held at once across all requests of both ports (503 past it)' },
+  tenantBodyBytesInFlightMax: { env: 'TENANT_BODY_BYTES_IN_FLIGHT_MAX', type: 'integer', default: 32 * 1024 * 1024, minimum: 64 * 1024, description: "one tenant's share of BODY_BYTES_IN_FLIGHT_MAX (429 past it)" },
   listDefaultLimit: { env: 'LIST_DEFAULT_LIMIT', type: 'integer', default: 50, minimum: 1, maximum: 500, description: 'default `limit` of list endpoints' },
   listMaxLimit: { env: 'LIST_MAX_LIMIT', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'largest accepted `limit` of list endpoints' },
   batchMaxEvents: { env: 'BATCH_MAX_EVENTS', type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'largest event batch (413 past it)' },

@@ -44,10 +44,9 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
     }
   });
 
-  server.route('post', '/token', { scope: null, body: 'json' }, async (ctx) => {
-    const caller = authenticator.fromHeader(ctx.authorization);
-    ctx.principal = caller;
-    if (!caller.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'a PAT needs admin:manage to issue tokens');
+  // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.
+  server.route('post', '/token', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+    const caller = ctx.auth;
     const body = structuredClone(ctx.body);
     if (!validateTokenRequest(body)) throw new GatewayError('invalid_request', describeAjvError(validateTokenRequest.errors, ''));
     const req = body as { name: string; role: Role; expires_in_days?: number };

@@ -37,6 +37,9 @@ export class RequestContext {
   rejection: GatewayError | null;
   /** The request's framing cannot be trusted: close the connection after the answer. */
   closeConnection: boolean;
+  /** Body bytes this request holds against the in-flight budget, and the tenant they count against. */
+  reservedBytes: number;
+  reservedTenant: string | null;
   /** Called once if the client goes away before we answered (the proxy aborts its upstream request here). */
   onAbort: (() => void) | null;
 
@@ -64,6 +67,8 @@ export class RequestContext {
     this.responded = false;
     this.rejection = null;
     this.closeConnection = false;
+    this.reservedBytes = 0;
+    this.reservedTenant = null;
     this.onAbort = null;
   }
 

@@ -7,6 +7,7 @@ import { hasScope } from '../auth/principal.js';
 import { RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
+import type { BodyBudget } from './body-budget.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
 import { endWithBody } from './write-body.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   requestLog?: Logger;
   access: AccessControl;
   defaultMaxBody: number;
+  /** Caps request body bytes held at once (shared by the servers of one process). */
+  budget: BodyBudget;
   /** Header names (lower case) copied from every request for handlers that forward them. */
   serviceName: string;
 }
@@ -73,8 +76,8 @@ const HEADER_TRACE = 'x-svc-trace-id';
 
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
- * that reads the body with a cap, authenticates, admits against the plan, runs the handler and writes the reply
- * corked. Every error, thrown anywhere, goes through `toEnvelope` (errors.ts), so the wire format lives in one place.
+ * that authenticates and admits against the plan from the head, then reads the body with a cap (and against the
+ * in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes through `toEnvelope` (errors.ts), so the wire format lives in one place.
  */
 export class HttpServer {
   readonly app: TemplatedApp;
@@ -106,12 +109,12 @@ export class HttpServer {
       const ctx = this.#begin(res, req, method, paramCount);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
-        if (ctx.rejection) throw ctx.rejection;
+        this.#admit(ctx, options);
         if (options.body === 'none') {
           void this.#run(ctx, options, handler);
           return;
         }
-        readBody(res, maxBody, ctx.contentLength, ctx).then(
+        this.readBody(ctx, maxBody).then(
           (raw) => {
             ctx.onAbort = null;
             ctx.rawBody = raw;
@@ -126,6 +129,25 @@ export class HttpServer {
       }
     });
     return this;
+  }
+
+  /**
+   * Everything that can be decided from the head alone, before a byte of the body is read (so a caller without a
+   * valid token, the scope or plan room costs no memory): a malformed head, shutdown, authentication, scope, the plan.
+   */
+  #admit(ctx: RequestContext, options: RouteOptions): void {
+    if (ctx.rejection) throw ctx.rejection;
+    if (this.#draining) throw new GatewayError('shutting_down');
+    if (options.scope === null) return;
+    const principal = this.#opts.access.authenticate(ctx);
+    ctx.principal = principal;
+    if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
+    this.#opts.access.admit(principal);
+  }
+
+  /** Reads the request body up to `maxBytes`, counted against the in-flight budget until the request is answered. */
+  readBody(ctx: RequestContext, maxBytes: number): Promise<Buffer> {
+    return readBody(ctx.res, maxBytes, ctx, this.#opts.budget);
   }
 
   /** Every route registered so far, in registration order (tests walk it to cover routes added later). */
@@ -167,7 +189,7 @@ export class HttpServer {
       ctx.aborted = true;
       if (!ctx.responded) {
         ctx.responded = true;
-        this.#done();
+        this.#done(ctx);
       }
       ctx.onAbort?.();
     });
@@ -176,13 +198,6 @@ export class HttpServer {
 
   async #run(ctx: RequestContext, options: RouteOptions, handler: Handler): Promise<void> {
     try {
-      if (this.#draining) throw new GatewayError('shutting_down');
-      if (options.scope !== null) {
-        const principal = this.#opts.access.authenticate(ctx);
-        ctx.principal = principal;
-        if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
-        this.#opts.access.admit(principal);
-      }
       if (options.body === 'json' && ctx.rawBody) ctx.body = parseJsonBody(ctx.rawBody);
       const result = await handler(ctx);
       if (result !== HANDLED) this.reply(ctx, result);
@@ -208,7 +223,7 @@ export class HttpServer {
       else endWithBody(res, payload, () => ctx.aborted);
     });
     this.#log(ctx, r.status);
-    this.#done();
+    this.#done(ctx);
   }
 
   /** One line per request (DECISIONS.md): never a body, a header value or a token; the path without its query. */
@@ -243,10 +258,11 @@ export class HttpServer {
     if (ctx.responded) return;
     ctx.responded = true;
     this.#log(ctx, status);
-    this.#done();
+    this.#done(ctx);
   }
 
-  #done(): void {
+  #done(ctx: RequestContext): void {
+    this.#opts.budget.release(ctx);
     this.#inFlight--;
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }
