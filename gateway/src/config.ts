@@ -23,6 +23,8 @@ export const GATEWAY_CONFIG = {
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
   anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
   patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
+  patMaxTtlDays: { env: 'PAT_MAX_TTL_DAYS', type: 'integer', default: 365, minimum: 1, maximum: 3650, description: 'longest lifetime POST /token issues (400 past it); never past the minting token\'s own expiry' },
+  verifyFailuresPerMinute: { env: 'VERIFY_FAILURES_PER_MINUTE', type: 'integer', default: 30, minimum: 1, description: 'failed GET /verify calls per client address per minute (and burst) before 429' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
@@ -33,5 +35,7 @@ export function loadGatewayConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: Partial<Record<keyof typeof GATEWAY_CONFIG, string | number | boolean>> = {},
 ): GatewayConfig {
-  return loadConfig(GATEWAY_CONFIG, env, overrides);
+  const config = loadConfig(GATEWAY_CONFIG, env, overrides);
+  if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
+  return config;
 }

@@ -78,6 +78,12 @@ export class RequestContext {
     return (this.#query ??= new URLSearchParams(this.rawQuery));
   }
 
+  /** The client's IP address as text, read from the socket on first use (most routes never need it). */
+  clientAddress(): string {
+    if (this.remoteAddress === '' && !this.aborted && !this.responded) this.remoteAddress = Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+    return this.remoteAddress;
+  }
+
   /** The authenticated principal; only called by handlers of routes that require authentication. */
   get auth(): Principal {
     if (!this.principal) throw new Error('route handler ran without authentication');
