@@ -104,6 +104,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     apiKey: config.upstreamApiKey,
+    forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
   });

@@ -6,6 +6,7 @@ import type { Principal, Scope } from '../auth/principal.js';
 import { hasScope } from '../auth/principal.js';
 import { RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
+import { queryTenant } from './list-params.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import type { BodyBudget } from './body-budget.js';
 import { parseJsonBody } from './json-body.js';
@@ -133,7 +134,8 @@ export class HttpServer {
 
   /**
    * Everything that can be decided from the head alone, before a byte of the body is read (so a caller without a
-   * valid token, the scope or plan room costs no memory): a malformed head, shutdown, authentication, scope, the plan.
+   * valid token, the scope or plan room costs no memory): a malformed head, shutdown, authentication, scope, the plan,
+   * the query's tenant parameter.
    */
   #admit(ctx: RequestContext, options: RouteOptions): void {
     if (ctx.rejection) throw ctx.rejection;
@@ -143,6 +145,8 @@ export class HttpServer {
     ctx.principal = principal;
     if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
     this.#opts.access.admit(principal);
+    // Every authenticated route, whether or not it reads one: a foreign or ambiguous tenant parameter is refused.
+    queryTenant(ctx);
   }
 
   /** Reads the request body up to `maxBytes`, counted against the in-flight budget until the request is answered. */
