@@ -78,7 +78,8 @@ const HEADER_TRACE = 'x-svc-trace-id';
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
  * that authenticates and admits against the plan from the head, then reads the body with a cap (and against the
- * in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes through `toEnvelope` (errors.ts), so the wire format lives in one place.
+ * in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes through
+ * `toEnvelope` (errors.ts), so the wire format lives in one place.
  */
 export class HttpServer {
   readonly app: TemplatedApp;
