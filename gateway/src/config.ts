@@ -9,11 +9,14 @@ export const GATEWAY_CONFIG = {
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
   apiBodyLimit: { env: 'API_BODY_LIMIT', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'largest governance API body, bytes (413 past it)' },
   proxyBodyLimit: { env: 'PROXY_BODY_LIMIT', type: 'integer', default: 10 * 1024 * 1024, minimum: 1024, description: 'largest proxy body, bytes (413 past it)' },
+  bodyBytesInFlightMax: { env: 'BODY_BYTES_IN_FLIGHT_MAX', type: 'integer', default: 64 * 1024 * 1024, minimum: 64 * 1024, description: 'request body bytes held at once across all requests of both ports (503 past it)' },
+  tenantBodyBytesInFlightMax: { env: 'TENANT_BODY_BYTES_IN_FLIGHT_MAX', type: 'integer', default: 32 * 1024 * 1024, minimum: 64 * 1024, description: "one tenant's share of BODY_BYTES_IN_FLIGHT_MAX (429 past it)" },
   listDefaultLimit: { env: 'LIST_DEFAULT_LIMIT', type: 'integer', default: 50, minimum: 1, maximum: 500, description: 'default `limit` of list endpoints' },
   listMaxLimit: { env: 'LIST_MAX_LIMIT', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'largest accepted `limit` of list endpoints' },
   batchMaxEvents: { env: 'BATCH_MAX_EVENTS', type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'largest event batch (413 past it)' },
   upstreamBaseUrl: { env: 'UPSTREAM_BASE_URL', type: 'string', default: 'https://api.openai.com/v1', description: 'LLM provider base URL the proxy forwards to' },
   upstreamApiKey: { env: 'UPSTREAM_API_KEY', type: 'string', default: '', description: 'provider key held by the sidecar (used when the caller sends none)' },
+  forwardProviderRoutingHeaders: { env: 'FORWARD_PROVIDER_ROUTING_HEADERS', type: 'boolean', default: false, description: "send the client's OpenAI-Organization/OpenAI-Project with UPSTREAM_API_KEY (always sent with the client's own key)" },
   upstreamTimeoutMs: { env: 'UPSTREAM_TIMEOUT_MS', type: 'integer', default: 120_000, minimum: 100, description: 'time allowed for the upstream to answer (headers), ms' },
   upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
   ledgerGroupCommitMs: { env: 'LEDGER_GROUP_COMMIT_MS', type: 'integer', default: 5, minimum: 0, maximum: 1000, description: 'window within which proxy/decision ledger entries are group-committed, ms' },
@@ -21,6 +24,8 @@ export const GATEWAY_CONFIG = {
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
   anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
   patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
+  patMaxTtlDays: { env: 'PAT_MAX_TTL_DAYS', type: 'integer', default: 365, minimum: 1, maximum: 3650, description: 'longest lifetime POST /token issues (400 past it); never past the minting token\'s own expiry' },
+  verifyFailuresPerMinute: { env: 'VERIFY_FAILURES_PER_MINUTE', type: 'integer', default: 30, minimum: 1, description: 'failed GET /verify calls per client address per minute (and burst) before 429' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
@@ -31,5 +36,7 @@ export function loadGatewayConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: Partial<Record<keyof typeof GATEWAY_CONFIG, string | number | boolean>> = {},
 ): GatewayConfig {
-  return loadConfig(GATEWAY_CONFIG, env, overrides);
+  const config = loadConfig(GATEWAY_CONFIG, env, overrides);
+  if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
+  return config;
 }

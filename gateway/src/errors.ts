@@ -21,10 +21,12 @@ export const ERRORS = {
   payload_too_large: { status: 413, type: 'payload_too_large', message: 'request body is too large' },
   unsupported_media_type: { status: 415, type: 'invalid_request', message: 'request body must be application/json' },
   rate_limited: { status: 429, type: 'rate_limit_exceeded', message: 'rate limit exceeded' },
+  tenant_bytes_in_flight: { status: 429, type: 'rate_limit_exceeded', message: "too many request body bytes in flight for this tenant; retry shortly" },
   internal: { status: 500, type: 'internal_error', message: 'internal server error' },
   upstream_error: { status: 502, type: 'upstream_error', message: 'upstream returned a broken answer' },
   upstream_unavailable: { status: 503, type: 'upstream_unavailable', message: 'upstream LLM provider unavailable' },
   shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
+  server_busy: { status: 503, type: 'upstream_unavailable', message: 'gateway is busy reading other request bodies; retry shortly' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

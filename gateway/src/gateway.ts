@@ -11,7 +11,8 @@ import { TenantRuntimes } from './runtime/tenant-runtime.js';
 import { DecisionStore } from './decisions/decision-store.js';
 import { DecisionEngine } from './decisions/decision-engine.js';
 import { DecideRequestValidator } from './decisions/decide-request.js';
-import { HttpServer } from './http/server.js';
+import { HttpServer, type RouteInfo } from './http/server.js';
+import { BodyBudget } from './http/body-budget.js';
 import { registerPolicyRoutes } from './routes/policies-routes.js';
 import { registerDecisionRoutes } from './routes/decision-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
@@ -38,6 +39,10 @@ export interface RunningGateway {
   /** http://host:port of the authentication service. */
   readonly authUrl: string;
   readonly deps: GatewayDeps;
+  /** The routes each port serves (read-only; the fallbacks for unknown paths are not listed). */
+  readonly routes: { readonly api: readonly RouteInfo[]; readonly auth: readonly RouteInfo[] };
+  /** Request body bytes held in memory right now, both ports together (a gauge). */
+  bodyBytesInFlight(): number;
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
@@ -99,6 +104,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     apiKey: config.upstreamApiKey,
+    forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
   });
@@ -109,7 +115,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
     admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
   };
-  const api = new HttpServer({ logger, requestLog, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
+  // One budget for both ports: the memory they share is one process's.
+  const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
+  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
   registerHealthRoutes(api, deps);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
@@ -130,7 +138,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, requestLog, access, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, deps);
   auth.finish();
 
@@ -154,6 +162,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     url: `http://${host}:${port}`,
     authUrl: `http://${host}:${authPort}`,
     deps,
+    routes: Object.freeze({ api: api.routes, auth: auth.routes }),
+    bodyBytesInFlight: () => budget.bytesInFlight,
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {

@@ -64,3 +64,25 @@ describe('POST /admin/decisions/{id}/resolve', () => {
     expect(stored.body.resolution.status).toBe('APPROVED');
   });
 });
+
+describe('concurrent resolves of one held decision', () => {
+  it('exactly one wins, the rest are 409, and the ledger records one resolution', async () => {
+    for (let round = 0; round < 5; round++) {
+      const held = (await decide(a.operator, `wire money round ${round}`)).body.envelope.decision_id;
+      const answers = await Promise.all(
+        (['APPROVED', 'REJECTED', 'APPROVED', 'REJECTED'] as const).map((resolution) =>
+          call(t.url, 'POST', `/admin/decisions/${held}/resolve`, { token: a.admin, body: { resolution, note: `racer ${resolution}` } }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+      for (const r of answers.filter((x) => x.status === 409)) expectEnvelope(r, 409, 'invalid_request');
+      const winner = answers.find((r) => r.status === 200)!;
+      const stored = await call(t.url, 'GET', `/admin/decisions/${held}`, { token: a.viewer });
+      expect(stored.body.resolution).toEqual(winner.body.resolution);
+      const entries = await call(t.url, 'GET', '/v1/events?event_type=decision.resolved&limit=500', { token: a.viewer });
+      const mine = entries.body.events.filter((e: { payload: { decision_id: string } }) => e.payload.decision_id === held);
+      expect(mine).toHaveLength(1);
+      expect(mine[0].payload.resolution).toEqual(winner.body.resolution);
+    }
+  });
+});

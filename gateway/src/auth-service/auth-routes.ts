@@ -2,7 +2,8 @@ import { Ajv } from 'ajv';
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { bearerToken } from '../auth/authenticate.js';
-import { ROLES, ROLE_SCOPES, type Role } from '../auth/principal.js';
+import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
+import { VerifyFailures } from './verify-failures.js';
 import { describeAjvError } from '../policy/validate-policy.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
@@ -21,43 +22,59 @@ const validateTokenRequest = new Ajv({ useDefaults: true }).compile({
 
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
- * a token is never issued above the caller's role. The new token is shown once and stored only as a hash.
+ * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the caller's own expiry.
+ * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md).
  */
 export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void {
-  const { authenticator, tokens, config } = deps;
+  const { authenticator, tokens, config, runtimes } = deps;
+  const failures = new VerifyFailures(config.verifyFailuresPerMinute);
 
   server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
 
-  // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good.
+  // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good. A good token counts
+  // against its tenant's plan; a bad one (or none) against the client address's failure budget.
   server.route('get', '/verify', { scope: null, body: 'none' }, (ctx) => {
+    const address = ctx.clientAddress();
+    failures.assertAllowed(address);
     const token = bearerToken(ctx.authorization);
-    if (!token) throw new GatewayError('unauthenticated');
-    try {
-      const p = authenticator.fromToken(token);
-      return {
-        status: 200,
-        body: { active: true, type: p.kind, userId: p.userId, email: p.email, role: p.role, scope: p.scopes.join(' '), tenantId: p.tenantId, tokenId: p.id },
-      };
-    } catch (err) {
-      if (err instanceof GatewayError && err.status === 401) return { status: 200, body: { active: false } };
-      throw err;
+    if (!token) {
+      failures.recordFailure(address);
+      throw new GatewayError('unauthenticated');
     }
+    let p: Principal;
+    try {
+      p = authenticator.fromToken(token);
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.status !== 401) throw err;
+      failures.recordFailure(address);
+      return { status: 200, body: { active: false } };
+    }
+    ctx.principal = p;
+    runtimes.admit(p);
+    return {
+      status: 200,
+      body: { active: true, type: p.kind, userId: p.userId, email: p.email, role: p.role, scope: p.scopes.join(' '), tenantId: p.tenantId, tokenId: p.id },
+    };
   });
 
-  server.route('post', '/token', { scope: null, body: 'json' }, async (ctx) => {
-    const caller = authenticator.fromHeader(ctx.authorization);
-    ctx.principal = caller;
-    if (!caller.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'a PAT needs admin:manage to issue tokens');
+  // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.
+  server.route('post', '/token', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+    const caller = ctx.auth;
     const body = structuredClone(ctx.body);
     if (!validateTokenRequest(body)) throw new GatewayError('invalid_request', describeAjvError(validateTokenRequest.errors, ''));
     const req = body as { name: string; role: Role; expires_in_days?: number };
     if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);
+    const days = req.expires_in_days ?? config.patTtlDays;
+    if (days > config.patMaxTtlDays) throw new GatewayError('invalid_request', `expires_in_days: at most ${config.patMaxTtlDays}`);
+    // The minting token's own expiry bounds the new one's (a token cannot extend its holder's access).
+    const minter = caller.kind === 'pat' ? tokens.get(caller.id) : undefined;
     const { token, record } = await tokens.create({
       tenantId: caller.tenantId,
       role: req.role,
       name: req.name,
-      expiresInDays: req.expires_in_days ?? config.patTtlDays,
+      expiresInDays: days,
       userId: caller.userId,
+      notAfter: minter ? Date.parse(minter.expires_at) : undefined,
     });
     return { status: 200, body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at } };
   });

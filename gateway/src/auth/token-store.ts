@@ -23,9 +23,11 @@ export interface CreatedToken {
 export class TokenStore {
   constructor(private readonly store: GatewayStore) {}
 
-  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string }): Promise<CreatedToken> {
+  /** `notAfter` (epoch ms) caps the expiry: a token minted by another never outlives it. */
+  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string; notAfter?: number }): Promise<CreatedToken> {
     const token = generateToken('pat');
     const now = Date.now();
+    const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
     const record: TokenRecord = {
       id: newId('tok'),
       tenant_id: opts.tenantId,
@@ -33,7 +35,7 @@ export class TokenStore {
       role: opts.role,
       user_id: opts.userId ?? '',
       created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + opts.expiresInDays * 86_400_000).toISOString(),
+      expires_at: new Date(expires).toISOString(),
       revoked_at: null,
       last4: token.slice(-4),
     };

@@ -4,6 +4,16 @@ import type { Triggered } from '../policy/evaluation.js';
 
 export type Resolution = 'APPROVED' | 'REJECTED';
 
+/** Verdicts that wait for a person and can be resolved. */
+const HELD: ReadonlySet<Verdict> = new Set<Verdict>(['REQUIRE_APPROVAL', 'ESCALATE']);
+
+/** What a resolve attempt found, decided inside the write transaction. */
+export type ResolveOutcome =
+  | { readonly kind: 'resolved'; readonly record: DecisionRecord }
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'not_held'; readonly status: Verdict }
+  | { readonly kind: 'already_resolved'; readonly resolution: Resolution };
+
 /** A recorded decision (spec "Audit decision record", plus what an auditor needs to see why). */
 export interface DecisionRecord {
   decision_id: string;
@@ -67,15 +77,24 @@ export class DecisionStore {
     return this.store.decisions.get([tenantId, id]) as DecisionRecord | undefined;
   }
 
-  async resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<DecisionRecord | undefined> {
+  /**
+   * Resolves a held decision once. The checks (exists, held, not yet resolved) run inside the write transaction, which
+   * LMDB serialises: of concurrent resolves of one decision exactly one finds it unresolved and wins.
+   */
+  async resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<ResolveOutcome> {
     await this.#pending.get(id)?.written;
     const key = [tenantId, id];
-    let out: DecisionRecord | undefined;
+    let out: ResolveOutcome = { kind: 'not_found' };
     await this.store.root.transaction(() => {
       const cur = this.store.decisions.get(key) as DecisionRecord | undefined;
-      if (!cur) return;
-      out = { ...cur, resolution };
-      this.store.decisions.put(key, out);
+      if (!cur) out = { kind: 'not_found' };
+      else if (!HELD.has(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
+      else if (cur.resolution) out = { kind: 'already_resolved', resolution: cur.resolution.status };
+      else {
+        const record = { ...cur, resolution };
+        this.store.decisions.put(key, record);
+        out = { kind: 'resolved', record };
+      }
     });
     return out;
   }

@@ -20,14 +20,24 @@ export function cursorParam(ctx: RequestContext): string | null {
 }
 
 /**
- * DECISIONS.md: a tenantId/tenant_id in a query or body must equal the caller's tenant, else 403. No endpoint ever
- * reads or writes another tenant's data.
+ * A tenantId/tenant_id in a query or body must be the caller's tenant, else 403 (docs/sidecar.md): no endpoint ever
+ * reads or writes another tenant's data. Strict, so that no route depends on ignoring it: present at all, it must be
+ * a non-empty string (400 otherwise) equal to the caller's tenant (403 otherwise).
  */
 export function assertOwnTenant(ctx: RequestContext, value: unknown): void {
-  if (value === undefined || value === null || value === '') return;
+  if (value === undefined) return;
+  if (typeof value !== 'string' || value === '') throw new GatewayError('invalid_request', "tenant_id: when given, the caller's tenant id");
   if (value !== ctx.auth.tenantId) throw new GatewayError('tenant_mismatch');
 }
 
+/** The query's tenant parameters: none, or exactly one `tenantId` or `tenant_id` (400 when repeated or empty). */
 export function queryTenant(ctx: RequestContext): void {
-  assertOwnTenant(ctx, ctx.query.get('tenantId') ?? ctx.query.get('tenant_id'));
+  if (ctx.rawQuery === '') return;
+  const q = ctx.query;
+  const camel = q.getAll('tenantId');
+  const snake = q.getAll('tenant_id');
+  const count = camel.length + snake.length;
+  if (count === 0) return;
+  if (count > 1) throw new GatewayError('invalid_request', 'tenantId/tenant_id: give it at most once');
+  assertOwnTenant(ctx, camel[0] ?? snake[0]);
 }

@@ -1,19 +1,29 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { GatewayError } from '../errors.js';
+import type { BodyBudget } from './body-budget.js';
+import type { RequestContext } from './request-context.js';
 
 /** Rejection reason when the client went away while its body was being read (nothing to answer). */
 export const CLIENT_ABORTED = new Error('client aborted');
 
 /**
  * Reads a request body up to `maxBytes`. A Content-Length over the cap is refused before any byte is read; a body
- * that grows past it is refused as soon as it does. uWS hands out chunks that are only valid inside the callback,
- * so each one is copied.
+ * that grows past it is refused as soon as it does. Every byte is counted against `budget` (the in-flight cap): a
+ * declared length is reserved whole before the first byte, a chunked body chunk by chunk. uWS hands out chunks that
+ * are only valid inside the callback, so each one is copied.
  */
-export function readBody(res: HttpResponse, maxBytes: number, contentLength: number, abortHook?: { onAbort: (() => void) | null }): Promise<Buffer> {
+export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContext, budget: BodyBudget): Promise<Buffer> {
+  const contentLength = ctx.contentLength;
   if (contentLength > maxBytes) return Promise.reject(new GatewayError('payload_too_large'));
+  try {
+    if (contentLength > 0) budget.reserve(ctx, contentLength);
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  const metered = contentLength < 0;
   return new Promise((resolve, reject) => {
     // A client that leaves mid-body must not leave this promise pending forever.
-    if (abortHook) abortHook.onAbort = () => reject(CLIENT_ABORTED);
+    ctx.onAbort = () => reject(CLIENT_ABORTED);
     let chunks: Buffer[] | null = null;
     let first: Buffer | null = null;
     let size = 0;
@@ -25,6 +35,15 @@ export function readBody(res: HttpResponse, maxBytes: number, contentLength: num
         failed = true;
         reject(new GatewayError('payload_too_large'));
         return;
+      }
+      if (metered && chunk.byteLength > 0) {
+        try {
+          budget.reserve(ctx, chunk.byteLength);
+        } catch (err) {
+          failed = true;
+          reject(err);
+          return;
+        }
       }
       const copy = Buffer.from(new Uint8Array(chunk));
       if (isLast) {

@@ -1,6 +1,7 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { TraceContext } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
+import type { GatewayError } from '../errors.js';
 
 /**
  * Everything a request carries through the stages. uWS's HttpRequest is only valid during the synchronous part of the
@@ -32,6 +33,13 @@ export class RequestContext {
   rawBody: Buffer | null;
   aborted: boolean;
   responded: boolean;
+  /** Set while reading the head when the request is malformed: answered before anything else runs. */
+  rejection: GatewayError | null;
+  /** The request's framing cannot be trusted: close the connection after the answer. */
+  closeConnection: boolean;
+  /** Body bytes this request holds against the in-flight budget, and the tenant they count against. */
+  reservedBytes: number;
+  reservedTenant: string | null;
   /** Called once if the client goes away before we answered (the proxy aborts its upstream request here). */
   onAbort: (() => void) | null;
 
@@ -57,6 +65,10 @@ export class RequestContext {
     this.rawBody = null;
     this.aborted = false;
     this.responded = false;
+    this.rejection = null;
+    this.closeConnection = false;
+    this.reservedBytes = 0;
+    this.reservedTenant = null;
     this.onAbort = null;
   }
 
@@ -64,6 +76,12 @@ export class RequestContext {
   /** Parsed lazily: most routes never read the query. */
   get query(): URLSearchParams {
     return (this.#query ??= new URLSearchParams(this.rawQuery));
+  }
+
+  /** The client's IP address as text, read from the socket on first use (most routes never need it). */
+  clientAddress(): string {
+    if (this.remoteAddress === '' && !this.aborted && !this.responded) this.remoteAddress = Buffer.from(this.res.getRemoteAddressAsText()).toString('latin1');
+    return this.remoteAddress;
   }
 
   /** The authenticated principal; only called by handlers of routes that require authentication. */

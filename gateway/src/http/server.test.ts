@@ -5,6 +5,9 @@ import { request } from 'undici';
 import { createLogger, createLoggers } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import { HttpServer } from './server.js';
+import { BodyBudget } from './body-budget.js';
+
+const budget = () => new BodyBudget(64 * 1024 * 1024, 32 * 1024 * 1024);
 
 let server: HttpServer;
 // 5 MiB of varied bytes: larger than a socket buffer, so the reply must be written as the client drains it.
@@ -18,7 +21,7 @@ beforeAll(async () => {
     },
     admit: () => {},
   };
-  server = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: denyAll, defaultMaxBody: 1024, serviceName: 'test' });
+  server = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: denyAll, budget: budget(), defaultMaxBody: 1024, serviceName: 'test' });
   server.route('get', '/boom', { scope: null, body: 'none' }, () => {
     throw new TypeError('cannot read properties of undefined (secret internals)');
   });
@@ -86,7 +89,7 @@ describe('HttpServer', () => {
     const lines: string[] = [];
     const dest = { write: (line: string) => void lines.push(line) };
     const { logger, requestLog } = createLoggers('t', { level: 'info', destination: dest });
-    const s = new HttpServer({ logger, requestLog, access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
+    const s = new HttpServer({ logger, requestLog, access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
     s.route('post', '/echo', { scope: null, body: 'json' }, () => ({ status: 200, body: { ok: true } }));
     s.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
     s.finish();
@@ -103,7 +106,7 @@ describe('HttpServer', () => {
   });
 
   it('finishes in-flight requests on close', async () => {
-    const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, defaultMaxBody: 1024, serviceName: 's' });
+    const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
     s.route('get', '/slow', { scope: null, body: 'none' }, async () => {
       await new Promise((r) => setTimeout(r, 200));
       return { status: 200, body: { done: true } };

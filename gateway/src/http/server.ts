@@ -5,7 +5,10 @@ import { GatewayError, toEnvelope } from '../errors.js';
 import type { Principal, Scope } from '../auth/principal.js';
 import { hasScope } from '../auth/principal.js';
 import { RequestContext } from './request-context.js';
+import { readRequestHead } from './request-head.js';
+import { queryTenant } from './list-params.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
+import type { BodyBudget } from './body-budget.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
 import { endWithBody } from './write-body.js';
@@ -42,12 +45,20 @@ export interface AccessControl {
   admit(principal: Principal): void;
 }
 
+/** One registered route, as `routes` lists it. */
+export interface RouteInfo {
+  readonly method: Method;
+  readonly pattern: string;
+}
+
 export interface ServerOptions {
   logger: Logger;
   /** Where the one-line-per-request log goes (default: `logger`); see createLoggers. */
   requestLog?: Logger;
   access: AccessControl;
   defaultMaxBody: number;
+  /** Caps request body bytes held at once (shared by the servers of one process). */
+  budget: BodyBudget;
   /** Header names (lower case) copied from every request for handlers that forward them. */
   serviceName: string;
 }
@@ -66,8 +77,9 @@ const HEADER_TRACE = 'x-svc-trace-id';
 
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
- * that reads the body with a cap, authenticates, admits against the plan, runs the handler and writes the reply
- * corked. Every error, thrown anywhere, goes through `toEnvelope` (errors.ts), so the wire format lives in one place.
+ * that authenticates and admits against the plan from the head, then reads the body with a cap (and against the
+ * in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes through
+ * `toEnvelope` (errors.ts), so the wire format lives in one place.
  */
 export class HttpServer {
   readonly app: TemplatedApp;
@@ -77,6 +89,7 @@ export class HttpServer {
   #drained: (() => void) | null = null;
   readonly #opts: ServerOptions;
   readonly #routes = new Map<string, Set<Method>>();
+  readonly #routeList: RouteInfo[] = [];
 
   readonly #logRequests: boolean;
 
@@ -90,35 +103,74 @@ export class HttpServer {
     const methods = this.#routes.get(pattern) ?? new Set<Method>();
     methods.add(method);
     this.#routes.set(pattern, methods);
+    this.#routeList.push(Object.freeze({ method, pattern }));
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
     const register = METHOD_REGISTRARS[method];
     register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount);
-      if (options.body === 'none') {
-        void this.#run(ctx, options, handler);
-        return;
+      // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
+      try {
+        this.#admit(ctx, options);
+        if (options.body === 'none') {
+          void this.#run(ctx, options, handler);
+          return;
+        }
+        this.readBody(ctx, maxBody).then(
+          (raw) => {
+            ctx.onAbort = null;
+            ctx.rawBody = raw;
+            return this.#run(ctx, options, handler);
+          },
+          (err: unknown) => {
+            if (err !== CLIENT_ABORTED) this.fail(ctx, err);
+          },
+        );
+      } catch (err) {
+        this.fail(ctx, err);
       }
-      readBody(res, maxBody, ctx.contentLength, ctx).then(
-        (raw) => {
-          ctx.onAbort = null;
-          ctx.rawBody = raw;
-          return this.#run(ctx, options, handler);
-        },
-        (err: unknown) => {
-          if (err !== CLIENT_ABORTED) this.fail(ctx, err);
-        },
-      );
     });
     return this;
+  }
+
+  /**
+   * Everything that can be decided from the head alone, before a byte of the body is read (so a caller without a
+   * valid token, the scope or plan room costs no memory): a malformed head, shutdown, authentication, scope, the plan,
+   * the query's tenant parameter.
+   */
+  #admit(ctx: RequestContext, options: RouteOptions): void {
+    if (ctx.rejection) throw ctx.rejection;
+    if (this.#draining) throw new GatewayError('shutting_down');
+    if (options.scope === null) return;
+    const principal = this.#opts.access.authenticate(ctx);
+    ctx.principal = principal;
+    if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
+    this.#opts.access.admit(principal);
+    // Every authenticated route, whether or not it reads one: a foreign or ambiguous tenant parameter is refused.
+    queryTenant(ctx);
+  }
+
+  /** Reads the request body up to `maxBytes`, counted against the in-flight budget until the request is answered. */
+  readBody(ctx: RequestContext, maxBytes: number): Promise<Buffer> {
+    return readBody(ctx.res, maxBytes, ctx, this.#opts.budget);
+  }
+
+  /** Every route registered so far, in registration order (tests walk it to cover routes added later). */
+  get routes(): readonly RouteInfo[] {
+    return this.#routeList.slice();
   }
 
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
     this.app.any('/*', (res, req) => {
       const ctx = this.#begin(res, req, 'get', 0);
-      const known = this.#matchesKnownPath(ctx.url);
-      this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+      try {
+        if (ctx.rejection) throw ctx.rejection;
+        const known = this.#matchesKnownPath(ctx.url);
+        this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+      } catch (err) {
+        this.fail(ctx, err);
+      }
     });
     return this;
   }
@@ -137,23 +189,12 @@ export class HttpServer {
     const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
     this.#inFlight++;
     ctx.method = method;
-    ctx.url = req.getUrl();
-    ctx.rawQuery = req.getQuery() ?? '';
-    for (let i = 0; i < paramCount; i++) ctx.params.push(decodeURIComponent(req.getParameter(i) ?? ''));
-    ctx.authorization = req.getHeader('authorization');
-    ctx.contentType = req.getHeader('content-type');
-    const cl = req.getHeader('content-length');
-    ctx.contentLength = cl === '' ? -1 : Number(cl);
-    ctx.agentId = req.getHeader('x-svc-agent-id');
-    ctx.forwardedAuthorization = req.getHeader('x-forwarded-authorization');
-    ctx.sessionId = req.getHeader('x-svc-session-id');
-    ctx.providerOrganization = req.getHeader('openai-organization');
-    ctx.providerProject = req.getHeader('openai-project');
+    readRequestHead(ctx, req, paramCount);
     res.onAborted(() => {
       ctx.aborted = true;
       if (!ctx.responded) {
         ctx.responded = true;
-        this.#done();
+        this.#done(ctx);
       }
       ctx.onAbort?.();
     });
@@ -162,13 +203,6 @@ export class HttpServer {
 
   async #run(ctx: RequestContext, options: RouteOptions, handler: Handler): Promise<void> {
     try {
-      if (this.#draining) throw new GatewayError('shutting_down');
-      if (options.scope !== null) {
-        const principal = this.#opts.access.authenticate(ctx);
-        ctx.principal = principal;
-        if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
-        this.#opts.access.admit(principal);
-      }
       if (options.body === 'json' && ctx.rawBody) ctx.body = parseJsonBody(ctx.rawBody);
       const result = await handler(ctx);
       if (result !== HANDLED) this.reply(ctx, result);
@@ -189,11 +223,12 @@ export class HttpServer {
       res.writeHeader(HEADER_TRACE, ctx.trace.traceId);
       if (type) res.writeHeader('content-type', type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
-      if (r.status === 204) res.endWithoutBody();
+      if (r.status === 204) res.endWithoutBody(undefined, ctx.closeConnection);
+      else if (ctx.closeConnection) res.end(payload, true);
       else endWithBody(res, payload, () => ctx.aborted);
     });
     this.#log(ctx, r.status);
-    this.#done();
+    this.#done(ctx);
   }
 
   /** One line per request (DECISIONS.md): never a body, a header value or a token; the path without its query. */
@@ -228,10 +263,11 @@ export class HttpServer {
     if (ctx.responded) return;
     ctx.responded = true;
     this.#log(ctx, status);
-    this.#done();
+    this.#done(ctx);
   }
 
-  #done(): void {
+  #done(ctx: RequestContext): void {
+    this.#opts.budget.release(ctx);
     this.#inFlight--;
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }

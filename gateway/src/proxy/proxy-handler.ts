@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
-import { CLIENT_ABORTED, readBody } from '../http/read-body.js';
+import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import { statusLine } from '../http/status-text.js';
@@ -46,8 +46,12 @@ const SSE_TYPE = /^text\/event-stream\b/i;
  */
 export class ProxyHandler {
   readonly #hooks: StreamHooks;
+  readonly #authenticate: RequestStage;
 
   constructor(private readonly d: ProxyHandlerDeps) {
+    this.#authenticate = d.pipeline.request[0] as RequestStage;
+    // handle() runs it ahead of the body read: the pipeline must start with it.
+    if (this.#authenticate.name !== 'authenticate') throw new Error('the proxy pipeline must start with the authenticate stage');
     this.#hooks = {
       onUsage: (c, usage) => recordUsage(c, d.runtimes, d.prices, usage),
       onOutputTriggers: (c, triggered) => {
@@ -60,7 +64,9 @@ export class ProxyHandler {
   async handle(http: RequestContext, endpoint: Endpoint): Promise<typeof HANDLED> {
     const c = new ProxyContext(http, endpoint);
     try {
-      if (endpoint.kind !== 'models') http.rawBody = await readBody(http.res, this.d.maxBodyBytes, http.contentLength, http);
+      // Authentication and the plan limit come from the headers, before any body byte is read.
+      this.#authenticate.run(c);
+      if (endpoint.kind !== 'models') http.rawBody = await this.d.server.readBody(http, this.d.maxBodyBytes);
       http.onAbort = () => {
         if (c.outcome === 'completed') c.outcome = 'client_aborted';
         c.cancelUpstream?.();
@@ -93,13 +99,14 @@ export class ProxyHandler {
     return HANDLED;
   }
 
+  /** The stages after authentication (which ran before the body was read). */
   #runRequestStages(c: ProxyContext): void {
     if (c.endpoint.governed) {
-      for (const stage of this.d.pipeline.request) stage.run(c);
+      const stages = this.d.pipeline.request;
+      for (let i = 1; i < stages.length; i++) (stages[i] as RequestStage).run(c);
       return;
     }
     // A passthrough (models) is authenticated and recorded, not judged.
-    (this.d.pipeline.request[0] as RequestStage).run(c);
     c.decisionId = newId('dec');
   }
 

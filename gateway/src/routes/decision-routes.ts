@@ -6,8 +6,6 @@ import { describeAjvError } from '../policy/validate-policy.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
-const HELD = new Set(['REQUIRE_APPROVAL', 'ESCALATE']);
-
 const validateResolve = new Ajv().compile({
   type: 'object',
   additionalProperties: false,
@@ -58,19 +56,16 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
   server.route('post', '/admin/decisions/:id/resolve', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
     if (!validateResolve(ctx.body)) throw new GatewayError('invalid_request', describeAjvError(validateResolve.errors, ''));
     const body = ctx.body as { resolution: 'APPROVED' | 'REJECTED'; note?: string };
-    const tenantId = ctx.auth.tenantId;
-    const id = ctx.params[0] as string;
-    const current = decisions.get(tenantId, id);
-    if (!current) throw new GatewayError('not_found', 'decision not found');
-    if (!HELD.has(current.execution_status)) throw new GatewayError('conflict', `decision is ${current.execution_status}; only REQUIRE_APPROVAL and ESCALATE decisions are resolved`);
-    if (current.resolution) throw new GatewayError('conflict', `decision was already ${current.resolution.status}`);
-    const resolved = await decisions.resolve(tenantId, id, {
+    const outcome = await decisions.resolve(ctx.auth.tenantId, ctx.params[0] as string, {
       status: body.resolution,
       note: body.note ?? '',
       resolved_by: ctx.auth.id,
       resolved_at: new Date().toISOString(),
     });
-    if (!resolved) throw new GatewayError('not_found', 'decision not found');
+    if (outcome.kind === 'not_found') throw new GatewayError('not_found', 'decision not found');
+    if (outcome.kind === 'not_held') throw new GatewayError('conflict', `decision is ${outcome.status}; only REQUIRE_APPROVAL and ESCALATE decisions are resolved`);
+    if (outcome.kind === 'already_resolved') throw new GatewayError('conflict', `decision was already ${outcome.resolution}`);
+    const resolved = outcome.record;
     await deps.onDecisionResolved(resolved);
     return { status: 200, body: decisionView(resolved) };
   });

@@ -6,6 +6,8 @@ import { GatewayError } from '../../errors.js';
 export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
+  /** Send the client's provider routing headers with the sidecar's own key too (default: only with the client's key). */
+  forwardRoutingHeaders: boolean;
   timeoutMs: number;
   connections: number;
 }
@@ -28,6 +30,7 @@ export class UpstreamClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #apiKey: string;
+  readonly #forwardRouting: boolean;
   readonly #timeoutMs: number;
 
   constructor(opts: UpstreamOptions) {
@@ -35,6 +38,7 @@ export class UpstreamClient {
     this.#pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.#basePath = url.pathname.replace(/\/$/, '');
     this.#apiKey = opts.apiKey;
+    this.#forwardRouting = opts.forwardRoutingHeaders;
     this.#timeoutMs = opts.timeoutMs;
   }
 
@@ -48,11 +52,15 @@ export class UpstreamClient {
     body: Buffer | null;
     forwardedAuthorization: string;
     trace: TraceContext;
+    /**
+     * The client's provider routing headers (OpenAI-Organization, OpenAI-Project). They pick whose organisation the
+     * key bills, so they go out only with the client's own key, unless configuration allows them with the sidecar's.
+     */
     extraHeaders: Record<string, string>;
     cancel: (abort: () => void) => void;
   }): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
-      ...opts.extraHeaders,
+      ...(opts.forwardedAuthorization || this.#forwardRouting ? opts.extraHeaders : undefined),
       accept: 'application/json, text/event-stream',
       // Identity: output checks read the answer, and relaying compressed bytes would need decompression anyway.
       'accept-encoding': 'identity',
