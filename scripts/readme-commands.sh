@@ -38,7 +38,7 @@ mapfile -t commands < <(readme_commands 1; readme_commands 0)
 [ "${#commands[@]}" -ge 10 ] || fail "expected the README's command lines, found ${#commands[@]}"
 
 wait_for() { # url
-  for _ in $(seq 1 200); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
+  for _ in $(seq 1 600); do curl -fsS -o /dev/null "$1" 2>/dev/null && return 0; sleep 0.1; done
   fail "nothing answered at $1"
 }
 run_service() { # the command line of a long-running service, then the URLs that must answer
@@ -49,6 +49,10 @@ run_service() { # the command line of a long-running service, then the URLs that
   kill -TERM "$pid"
   wait "$pid" || fail "'$cmd' did not stop cleanly on SIGTERM: $(tail -5 "$work/service.log")"
 }
+
+# The first use builds the services (nothing is built after npm ci), then prints the usage.
+npx aduana --help >/dev/null || fail "npx aduana --help"
+echo "readme-commands: ok: npx aduana --help (first use, builds)" >&2
 
 GW=http://127.0.0.1:$GATEWAY_PORT
 token_id=""
@@ -86,4 +90,4 @@ verdict=$(curl -fsS "$GW/v1/decide" -H "authorization: Bearer $TOKEN" \
 case "$verdict" in *'"envelope"'*) ;; *) fail "decide answered $verdict" ;; esac
 echo "readme-commands: ok: npm start, apply-pack and decide" >&2
 echo "readme-commands: not run: the scanner's curl example (it assesses a public site; this machine reaches no internet)" >&2
-echo "readme-commands: all $((ran + 2)) README commands ran" >&2
+echo "readme-commands: all $((ran + 3)) README commands ran" >&2
