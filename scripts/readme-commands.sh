@@ -43,11 +43,18 @@ wait_for() { # url
 }
 run_service() { # the command line of a long-running service, then the URLs that must answer
   local cmd=$1; shift
-  bash -c "$cmd" >"$work/service.log" 2>&1 &
+  # Its own process group, stopped as a terminal's Ctrl-C or a container runtime would: every process of it signalled.
+  setsid bash -c "$cmd" >"$work/service.log" 2>&1 &
   local pid=$!
   for url in "$@"; do wait_for "$url"; done
-  kill -TERM "$pid"
-  wait "$pid" || fail "'$cmd' did not stop cleanly on SIGTERM: $(tail -5 "$work/service.log")"
+  kill -TERM -- "-$pid"
+  local code=0
+  wait "$pid" || code=$?
+  # npx itself reports the signal it got (143); the services must have stopped on it, and cleanly.
+  [ "$code" -eq 0 ] || [ "$code" -eq 143 ] || fail "'$cmd' exited $code on SIGTERM: $(tail -5 "$work/service.log")"
+  grep -q 'SIGTERM, stopping' "$work/service.log" || fail "'$cmd' did not stop on SIGTERM: $(tail -5 "$work/service.log")"
+  if grep -q 'error while stopping\|a service exited' "$work/service.log"; then fail "'$cmd' did not stop cleanly: $(tail -5 "$work/service.log")"; fi
+  if pgrep -g "$pid" >/dev/null; then fail "'$cmd' left processes behind"; fi
 }
 
 # The first use builds the services (nothing is built after npm ci), then prints the usage.

@@ -112,7 +112,7 @@ const body = fc.oneof(
 );
 
 const headerValue = fc.oneof(
-  { weight: 8, arbitrary: fc.string({ maxLength: 64 }).map((s) => s.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, '')) },
+  { weight: 8, arbitrary: fc.string({ maxLength: 64, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }) },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', 'x'.repeat(3_000), 'x'.repeat(9_000)) },
 );
 
