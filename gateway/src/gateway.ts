@@ -61,7 +61,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
-  const runtimes = new TenantRuntimes(tenants, policies, store.counters);
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters, {
+    maxPolicies: config.policyMaxPolicies,
+    maxPatterns: config.policyMaxPatterns,
+    maxPatternSize: config.policyMaxPatternSize,
+    maxProgramSize: config.policyMaxProgramSize,
+    maxTextChars: config.evalMaxTextChars,
+  });
   const decisions = new DecisionStore(store);
   const authenticator = new Authenticator(store);
   const prices = new PriceTable(config.priceTable);

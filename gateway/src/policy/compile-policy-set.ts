@@ -1,4 +1,5 @@
 import RE2 from 're2';
+import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
@@ -67,6 +68,12 @@ export interface PolicySet {
   /** Output content filters exist: streamed answers are checked window by window (the shield runs at the end). */
   readonly hasOutputFilters: boolean;
   readonly hallucinationShield: { id: string; risk: number; action: PolicyAction } | null;
+  /** Some policy reads the input's text (content filter on input, entropy, PII): token-id prompts cannot be judged. */
+  readonly readsInputText: boolean;
+  /**
+   * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
+   * allowing: a request is judged whole or refused (docs/policies.md, "Limits").
+   */
   evaluate(input: EvaluationInput, state: TenantState): Evaluation;
   evaluateOutput(text: string): OutputEvaluation;
 }
@@ -77,7 +84,7 @@ const EMPTY_OWNERS: PatternOwner[] = [];
  * Compiles a tenant's policies into one evaluator. Runs on every policy change (and at first use after start),
  * never per request: every RE2 pattern, pattern set and PII recognizer is built here.
  */
-export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[]): PolicySet {
+export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[], maxTextChars = Number.MAX_SAFE_INTEGER): PolicySet {
   const enabled = policies.filter((p) => p.enabled);
   const checks: Check[] = [];
   const inFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
@@ -141,6 +148,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const outputRedactor = piiOut.length ? createPiiRedactor(union(piiOut)) : null;
   const size = enabled.length;
   const label = `v${version}`;
+  const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
 
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
     let verdict: Verdict = 'ALLOW';
@@ -165,10 +173,14 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     outputRedactor,
     hasOutputFilters: outSet.set !== null,
     hallucinationShield: shield,
+    readsInputText,
 
     evaluate(input: EvaluationInput, state: TenantState): Evaluation {
       const triggered: Triggered[] = [];
       const text = input.text;
+      if (readsInputText && text.length > maxTextChars) {
+        throw new GatewayError('text_too_large', `the request carries ${text.length} characters of text; this tenant's policies judge at most ${maxTextChars}`);
+      }
 
       const owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
       inSet.matches(text, owners);

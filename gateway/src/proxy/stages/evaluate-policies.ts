@@ -14,7 +14,6 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
     run(c) {
       const p = c.principal!;
       const set = c.policySet!;
-      c.decisionId = newId('dec');
       const ev = set.evaluate(
         {
           tenantId: p.tenantId,
@@ -27,6 +26,8 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
         },
         runtimes.state(p.tenantId),
       );
+      // Assigned once there is a verdict: a request refused before one (text too long) is a 4xx, not a decision.
+      c.decisionId = newId('dec');
       c.evaluation = ev;
       c.verdict = ev.verdict;
       c.rule = ev.rule;
