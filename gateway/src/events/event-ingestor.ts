@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
-import { collectStrings } from '../decisions/decide-request.js';
+import { collectText } from '../policy/input-text.js';
 import type { DecisionEnvelope } from '../decisions/decision-engine.js';
 import type { DecisionStore } from '../decisions/decision-store.js';
 import type { Ledger, LedgerEntry, LedgerInput } from '../ledger/index.js';
@@ -32,11 +32,10 @@ export class EventIngestor {
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
     const scored = events.map((ev) => {
-      const text: string[] = [ev.event_type];
-      collectStrings(ev.payload, text, 1 << 20);
+      const text = `${ev.event_type}\n${collectText(ev.payload)}`;
       const agentId = ev.metadata?.agent_id ?? '';
       const evaluation = set.evaluate(
-        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text: text.join('\n'), now, scoreOnly: true },
+        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text, now, scoreOnly: true },
         state,
       );
       return { ev, agentId, evaluation, decisionId: newId('dec') };

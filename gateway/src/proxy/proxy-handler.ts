@@ -66,7 +66,8 @@ export class ProxyHandler {
         c.cancelUpstream?.();
       };
       this.#runRequestStages(c);
-      if (c.requestRewritten) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
+      // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
+      if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
       c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
       const up = await this.d.upstream.send({

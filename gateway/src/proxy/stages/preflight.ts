@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors.js';
+import { hasTokenIds } from '../request-text.js';
 import type { RequestStage } from './stage.js';
 
 /**
@@ -35,6 +36,10 @@ export function preflightStage(): RequestStage {
         }
         case 'models':
           break;
+      }
+      // Token ids cannot be judged: with input policies active they are refused rather than let through unread.
+      if (c.policySet!.readsInputText && hasTokenIds(c.endpoint.kind === 'completions' ? req['prompt'] : c.endpoint.kind === 'embeddings' ? req['input'] : null)) {
+        throw new GatewayError('invalid_request', `${c.endpoint.kind === 'completions' ? 'prompt' : 'input'}: token-id arrays cannot be judged by this tenant's input policies; send text`);
       }
       const sid = c.http.sessionId;
       if (sid.length > 256) throw new GatewayError('invalid_request', 'x-svc-session-id: at most 256 characters');

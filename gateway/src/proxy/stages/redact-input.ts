@@ -9,15 +9,12 @@ export function redactInputStage(): RequestStage {
       const redactor = c.policySet!.inputRedactor;
       if (!redactor || !c.evaluation!.redactInput) return;
       let count = 0;
-      visitRequestText(c.endpoint.kind, c.request!, (text) => {
+      visitRequestText(c.request!, (text) => {
         const r = redactor.redact(text);
         count += r.matches.length;
         return r.text;
       });
-      if (count > 0) {
-        c.inputRedactions = count;
-        c.requestRewritten = true;
-      }
+      c.inputRedactions = count;
     },
   };
 }
