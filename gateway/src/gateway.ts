@@ -124,7 +124,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const proxy = new ProxyHandler({
     metrics,
     server: api,
-    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator() }),
+    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator(), maxModelLength: config.ledgerMaxModelLength }),
     upstream,
     audit,
     runtimes,

@@ -34,11 +34,13 @@ export function createPipeline(deps: {
   agentBudget: AgentBudgetLookup;
   prices: PriceTable;
   tools: ToolCallValidator;
+  /** Longest `model` accepted (it is recorded in the ledger). */
+  maxModelLength: number;
 }): Pipeline {
   const request = [
     authenticateStage(deps.authenticator, deps.runtimes),
     parseIntentStage(),
-    preflightStage(),
+    preflightStage(deps.maxModelLength),
     evaluatePoliciesStage(deps.runtimes, deps.agentBudget),
     redactInputStage(),
     requestUsageStage(),

@@ -89,7 +89,7 @@ export class ProxyHandler {
     } catch (err) {
       if (err !== CLIENT_ABORTED) this.#fail(c, err);
     } finally {
-      this.#record(c);
+      if (!c.recorded) this.#recordAfterAnswer(c);
     }
     return HANDLED;
   }
@@ -123,6 +123,14 @@ export class ProxyHandler {
     }
     c.outputHash = sha256Hex(answer);
     c.governanceMs += performance.now() - c.upstreamDoneAt;
+    // The entry is enqueued before the answer goes out: an entry the ledger refuses withholds the answer.
+    try {
+      this.#record(c);
+    } catch (err) {
+      c.outcome = 'error';
+      this.d.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry; answer withheld');
+      throw new GatewayError('internal', 'the call could not be recorded in the ledger; its answer is withheld');
+    }
     this.#write(c, up.status, { ...up.headers, ...verdictHeaders(c) }, answer);
   }
 
@@ -242,8 +250,18 @@ export class ProxyHandler {
     this.d.server.complete(http, status);
   }
 
-  /** Every call that reached a verdict goes into the decision index and the tenant's hash chain. */
+  /** Streams and refusals are recorded after the client was answered (fields are capped before forwarding). */
+  #recordAfterAnswer(c: ProxyContext): void {
+    try {
+      this.#record(c);
+    } catch (err) {
+      this.d.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
+    }
+  }
+
+  /** Every call that reached a verdict goes into the decision index and the tenant's hash chain (once). */
   #record(c: ProxyContext): void {
+    c.recorded = true;
     const p = c.principal;
     if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
     if (c.costBrl > 0) this.d.metrics.record(p.tenantId, 'budget.cost_brl', c.http.agentId, c.costBrl, Date.now());

@@ -6,12 +6,14 @@ import type { RequestStage } from './stage.js';
  * The shape the provider requires, checked before anything is spent on it: a model, and the endpoint's input field of
  * the right type. A body the provider would reject anyway is answered here with a clear 400.
  */
-export function preflightStage(): RequestStage {
+export function preflightStage(maxModelLength: number): RequestStage {
   return {
     name: 'preflight',
     run(c) {
       const req = c.request as Record<string, unknown>;
       if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
+      // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
+      if (req['model'].length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
       switch (c.endpoint.kind) {
         case 'chat': {
