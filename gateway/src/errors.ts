@@ -12,6 +12,7 @@ export const ERRORS = {
   token_revoked: { status: 401, type: 'authentication_error', message: 'token has been revoked' },
   invalid_credentials: { status: 401, type: 'authentication_error', message: 'invalid email or password' },
   missing_scope: { status: 403, type: 'permission_denied', message: 'token lacks the required scope' },
+  agent_mismatch: { status: 403, type: 'permission_denied', message: 'token is bound to another agent' },
   tenant_mismatch: { status: 403, type: 'permission_denied', message: 'tenant does not match the token' },
   policy_violation: { status: 403, type: 'svc_policy_violation', message: 'request blocked by policy' },
   not_found: { status: 404, type: 'not_found', message: 'resource not found' },

@@ -13,6 +13,8 @@ export interface TokenRecord {
   expires_at: string;
   revoked_at: string | null;
   last4: string;
+  /** The agent the token is bound to (null or absent: unbound, its holder names any agent). */
+  agent_id?: string | null;
 }
 
 export interface CreatedToken {
@@ -23,7 +25,7 @@ export interface CreatedToken {
 export class TokenStore {
   constructor(private readonly store: GatewayStore) {}
 
-  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string }): Promise<CreatedToken> {
+  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string; agentId?: string | null }): Promise<CreatedToken> {
     const token = generateToken('pat');
     const now = Date.now();
     const record: TokenRecord = {
@@ -36,6 +38,7 @@ export class TokenStore {
       expires_at: new Date(now + opts.expiresInDays * 86_400_000).toISOString(),
       revoked_at: null,
       last4: token.slice(-4),
+      agent_id: opts.agentId ?? null,
     };
     const hash = hashToken(token);
     await this.store.root.transaction(() => {

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex } from '@aduana/shared';
-import type { Principal } from '../auth/principal.js';
+import { assertAgent, type Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
@@ -45,6 +45,7 @@ export class DecisionEngine {
    */
   decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome {
     const tenantId = principal.tenantId;
+    assertAgent(principal, req.agent_id);
     const set = this.runtimes.policySet(tenantId);
     const now = Date.now();
     const evaluation = set.evaluate(

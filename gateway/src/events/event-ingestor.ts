@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
-import type { Principal } from '../auth/principal.js';
+import { assertAgent, type Principal } from '../auth/principal.js';
 import { collectText } from '../policy/input-text.js';
 import type { DecisionEnvelope } from '../decisions/decision-engine.js';
 import type { DecisionStore } from '../decisions/decision-store.js';
@@ -31,6 +31,14 @@ export class EventIngestor {
     const state = this.runtimes.state(tenantId);
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
+    // A bound token's events are its agent's: a different agent id is refused, a missing one is filled in.
+    if (principal.agentId !== null) {
+      for (const ev of events) {
+        const named = ev.metadata?.agent_id;
+        if (named !== undefined) assertAgent(principal, named);
+        else ev.metadata = { ...ev.metadata, agent_id: principal.agentId };
+      }
+    }
     const scored = events.map((ev) => {
       const text = `${ev.event_type}\n${collectText(ev.payload)}`;
       const agentId = ev.metadata?.agent_id ?? '';

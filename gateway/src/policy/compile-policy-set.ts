@@ -13,7 +13,7 @@ type RE2Set = InstanceType<typeof RE2.Set>;
 type Check =
   | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
   | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number }
-  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month' };
+  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
 
 interface PatternOwner {
   id: string;
@@ -33,6 +33,7 @@ interface BondPolicy {
   risk: number;
   action: PolicyAction;
   defaultBudget: number | null;
+  maxBudget: number | null;
 }
 
 /** A content-filter target compiled into one RE2.Set: one scan finds every pattern of every policy that matches. */
@@ -80,6 +81,9 @@ export interface PolicySet {
 
 const EMPTY_OWNERS: PatternOwner[] = [];
 
+/** Agent id under which a tenant's total spend is kept (agent ids are never empty). */
+export const TENANT_SPEND = '';
+
 /**
  * Compiles a tenant's policies into one evaluator. Runs on every policy change (and at first use after start),
  * never per request: every RE2 pattern, pattern set and PII recognizer is built here.
@@ -124,7 +128,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'bond_enforcement': {
         const r = p.rules as RulesByType['bond_enforcement'];
-        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget });
+        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget, maxBudget: r.max_risk_budget ?? null });
         break;
       }
       case 'hallucination_shield': {
@@ -134,7 +138,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'budget': {
         const r = p.rules as RulesByType['budget'];
-        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period });
+        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period, perAgent: r.scope !== 'tenant' });
         break;
       }
     }
@@ -197,8 +201,9 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           const h = maxTokenEntropy(text, c.minLength);
           if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));
         } else {
-          const spent = state.spend.get(`${input.agentId}\0${periodKey(c.period, input.now)}`) ?? 0;
-          if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `agent spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
+          // The tenant's total is kept under the empty agent id (agent ids are never empty).
+          const spent = state.spend.get(`${c.perAgent ? input.agentId : TENANT_SPEND}\0${periodKey(c.period, input.now)}`) ?? 0;
+          if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `${c.perAgent ? 'agent' : 'tenant'} spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
         }
       }
 
@@ -217,11 +222,14 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
 
       if (bonds.length > 0) {
-        const sessionKey = input.sessionId || `agent:${input.agentId}`;
+        // Per (agent, session): one agent's session never spends another's; no session id = the agent's own.
+        const sessionKey = `${input.agentId}\0${input.sessionId}`;
         const prior = state.sessionRisk.get(sessionKey) ?? 0;
         const current = combineRisk(triggered.map((t) => t.risk));
         for (const b of bonds) {
-          const budget = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
+          const claimed = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
+          // A budget the caller claims never exceeds the policy's ceiling; with none claimed, the ceiling applies.
+          const budget = b.maxBudget === null ? claimed : claimed === null ? b.maxBudget : Math.min(claimed, b.maxBudget);
           if (budget !== null && prior + current > budget) {
             triggered.push(trig(b.id, 'bond_enforcement', b.action, b.risk, `session risk ${(prior + current).toFixed(2)} exceeds budget ${budget}`));
           }

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { compilePolicySet, type PolicySet } from '../policy/compile-policy-set.js';
+import { compilePolicySet, TENANT_SPEND, type PolicySet } from '../policy/compile-policy-set.js';
 import { checkPolicyLimits, type PolicyLimits } from '../policy/policy-limits.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import type { PolicyRecord } from '../policy/types.js';
@@ -112,9 +112,12 @@ export class TenantRuntimes {
     const s = this.state(tenantId);
     for (const period of ['day', 'month'] as const) {
       const pk = periodKey(period, now);
-      const key = `${agentId}\0${pk}`;
-      s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
-      this.#dirtySpend.add(`${tenantId}\0${key}`);
+      // The agent's total, and the tenant's (tenant-scope budgets).
+      for (const who of [agentId, TENANT_SPEND]) {
+        const key = `${who}\0${pk}`;
+        s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
+        this.#dirtySpend.add(`${tenantId}\0${key}`);
+      }
     }
     if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
   }
