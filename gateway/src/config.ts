@@ -25,6 +25,8 @@ export const GATEWAY_CONFIG = {
   policyMaxPatternSize: { env: 'POLICY_MAX_PATTERN_SIZE', type: 'integer', default: 200, minimum: 10, description: 'estimated compiled size of one pattern, counted repetitions expanded (400 past it)' },
   policyMaxProgramSize: { env: 'POLICY_MAX_PROGRAM_SIZE', type: 'integer', default: 5000, minimum: 10, description: "estimated compiled size of all of a tenant's patterns (400 past it)" },
   evalMaxTextChars: { env: 'EVAL_MAX_TEXT_CHARS', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'characters of request text a tenant with input policies may send to be judged (413 past it)' },
+  evalTimeBurstMs: { env: 'EVAL_TIME_BURST_MS', type: 'integer', default: 2000, minimum: 1, description: 'policy-evaluation time a tenant may use at once before it is refused (429), ms' },
+  evalTimePerSecondMs: { env: 'EVAL_TIME_PER_S_MS', type: 'integer', default: 250, minimum: 1, maximum: 1000, description: 'policy-evaluation time a tenant earns back per second, ms (its sustained share of the event loop)' },
   ledgerMaxModelLength: { env: 'LEDGER_MAX_MODEL_LENGTH', type: 'integer', default: 256, minimum: 16, maximum: 65_536, description: 'longest proxied `model`, characters: it goes into the ledger entry (400 past it)' },
   patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },

@@ -23,6 +23,7 @@ export const ERRORS = {
   text_too_large: { status: 413, type: 'payload_too_large', message: "request text is longer than the tenant's policies may judge" },
   unsupported_media_type: { status: 415, type: 'invalid_request', message: 'request body must be application/json' },
   rate_limited: { status: 429, type: 'rate_limit_exceeded', message: 'rate limit exceeded' },
+  evaluation_time_exceeded: { status: 429, type: 'rate_limit_exceeded', message: 'tenant used up its policy-evaluation time' },
   internal: { status: 500, type: 'internal_error', message: 'internal server error' },
   policy_set_invalid: { status: 500, type: 'internal_error', message: "the tenant's policy set cannot be compiled; change its policies" },
   upstream_error: { status: 502, type: 'upstream_error', message: 'upstream returned a broken answer' },

@@ -67,6 +67,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     maxPatternSize: config.policyMaxPatternSize,
     maxProgramSize: config.policyMaxProgramSize,
     maxTextChars: config.evalMaxTextChars,
+    evalBurstMs: config.evalTimeBurstMs,
+    evalPerSecondMs: config.evalTimePerSecondMs,
   });
   const decisions = new DecisionStore(store);
   const authenticator = new Authenticator(store);

@@ -146,3 +146,37 @@ describe('a policy set that cannot compile is never stored', () => {
     expect(d.status).toBe(200);
   });
 });
+
+describe('evaluation time is budgeted per tenant', () => {
+  let g: TestGateway;
+  let up: MockUpstream;
+  beforeAll(async () => {
+    up = await new MockUpstream().start();
+    // A small budget, so one costly request spends it: the refusal is what is asserted, not a duration.
+    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalTimeBurstMs: 50, evalTimePerSecondMs: 1 });
+  });
+  afterAll(async () => {
+    await g.close();
+    await up.close();
+  });
+
+  it("a tenant whose inputs cost more evaluation time than its budget is refused (429) while another tenant's calls go on", async () => {
+    const a = await g.tenant('budget-a');
+    const b = await g.tenant('budget-b');
+    await call(g.url, 'POST', '/v1/policies/apply-pack', { token: a.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
+    await call(g.url, 'POST', '/v1/policies/apply-pack', { token: b.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
+    // Personal data in every sentence: the costliest text for the paid pack (every match is validated and redacted).
+    const dense = 'mail ana@example.com card 4111 1111 1111 1111 cpf 123.456.789-09 ip 10.0.0.1. '.repeat(12_000);
+    const send = (token: string, content: string) =>
+      call(g.url, 'POST', '/v1/proxy/chat/completions', { token, headers: { 'x-svc-agent-id': 'agent-1' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await send(a.operator, dense)).status);
+    expect(statuses[0]).toBe(200);
+    expect(statuses.slice(1)).toContain(429);
+    const refused = await send(a.operator, 'hello');
+    const e = expectEnvelope(refused, 429, 'rate_limit_exceeded');
+    expect(e.message).toMatch(/evaluation time/);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect((await send(b.operator, 'hello')).status).toBe(200);
+  });
+});

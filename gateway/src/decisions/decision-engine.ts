@@ -48,8 +48,7 @@ export class DecisionEngine {
     assertAgent(principal, req.agent_id);
     const set = this.runtimes.policySet(tenantId);
     const now = Date.now();
-    const evaluation = set.evaluate(
-      {
+    const evaluation = this.runtimes.judge(set, {
         tenantId,
         agentId: req.agent_id,
         sessionId: req.context?.session_id ?? '',
@@ -57,9 +56,7 @@ export class DecisionEngine {
         agentRiskBudget: this.agentBudget(tenantId, req.agent_id),
         text: actionText(req),
         now,
-      },
-      this.runtimes.state(tenantId),
-    );
+      });
     const decisionId = newId('dec');
     const timestamp = new Date(now).toISOString();
     const envelope: DecisionEnvelope = {

@@ -29,6 +29,8 @@ export class EventIngestor {
     const tenantId = principal.tenantId;
     const set = this.runtimes.policySet(tenantId);
     const state = this.runtimes.state(tenantId);
+    this.runtimes.admitEvaluation(tenantId);
+    const scoringStarted = performance.now();
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
     // A bound token's events are its agent's: a different agent id is refused, a missing one is filled in.
@@ -48,6 +50,7 @@ export class EventIngestor {
       );
       return { ev, agentId, evaluation, decisionId: newId('dec') };
     });
+    this.runtimes.chargeEvaluation(tenantId, performance.now() - scoringStarted);
     const inputs: LedgerInput[] = scored.map(({ ev, evaluation, decisionId }) => ({
       event_type: ev.event_type,
       payload: ev.payload,

@@ -42,7 +42,7 @@ export function createPipeline(deps: {
     parseIntentStage(),
     preflightStage(deps.maxModelLength),
     evaluatePoliciesStage(deps.runtimes, deps.agentBudget),
-    redactInputStage(),
+    redactInputStage(deps.runtimes),
     requestUsageStage(),
   ];
   const responseInDeclarationOrder = [checkOutputStage(deps.tools), redactOutputStage(), meterUsageStage(deps.runtimes, deps.prices)];

@@ -8,7 +8,7 @@ import { PolicyStore } from '../policy/policy-store.js';
 import { TenantRuntimes } from './tenant-runtime.js';
 import { periodKey } from '../policy/tenant-state.js';
 
-const LIMITS = { maxPolicies: 1000, maxPatterns: 200, maxPatternSize: 200, maxProgramSize: 5000, maxTextChars: 1 << 20 };
+const LIMITS = { maxPolicies: 1000, maxPatterns: 200, maxPatternSize: 200, maxProgramSize: 5000, maxTextChars: 1 << 20, evalBurstMs: 2000, evalPerSecondMs: 250 };
 let dir = '';
 let store: GatewayStore | null = null;
 afterEach(async () => {

@@ -1,4 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
+import { EvaluationTime } from './evaluation-time.js';
+import type { Evaluation, EvaluationInput } from '../policy/evaluation.js';
 import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
@@ -14,6 +17,9 @@ import type { TenantStore } from '../tenants/tenant-store.js';
 /** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
 export interface EvaluationLimits extends PolicyLimits {
   maxTextChars: number;
+  /** Evaluation time a tenant may use at once, and earns back per second, ms. */
+  evalBurstMs: number;
+  evalPerSecondMs: number;
 }
 
 /**
@@ -27,6 +33,7 @@ export class TenantRuntimes {
   readonly #failed = new Map<string, GatewayError>();
   /** Compilations done (sets built or refused): they are costly, so tests and metrics watch how often they happen. */
   compiles = 0;
+  readonly #evalTime: EvaluationTime;
   readonly #dirtySpend = new Set<string>();
   #spendTimer: NodeJS.Timeout | null = null;
   readonly #states = new Map<string, TenantState>();
@@ -43,6 +50,31 @@ export class TenantRuntimes {
   ) {
     this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(bucketFor(p), now)])) as Record<Plan, TokenBuckets>;
     this.#plans = new LRUCache({ max: 10_000, ttl: 5_000 });
+    this.#evalTime = new EvaluationTime(limits.evalBurstMs, limits.evalPerSecondMs, now);
+  }
+
+  /**
+   * Evaluates an input with the tenant's set and state, within the tenant's evaluation-time budget: refused (429)
+   * while the budget is spent, charged with the time it took.
+   */
+  judge(set: PolicySet, input: EvaluationInput): Evaluation {
+    this.#evalTime.admit(set.tenantId);
+    const started = performance.now();
+    try {
+      return set.evaluate(input, this.state(set.tenantId));
+    } finally {
+      this.#evalTime.charge(set.tenantId, performance.now() - started);
+    }
+  }
+
+  /** Refuses (429) a tenant whose evaluation-time budget is spent. */
+  admitEvaluation(tenantId: string): void {
+    this.#evalTime.admit(tenantId);
+  }
+
+  /** Charges evaluation work done outside `judge` (input redaction, a batch's scoring). */
+  chargeEvaluation(tenantId: string, ms: number): void {
+    this.#evalTime.charge(tenantId, ms);
   }
 
   /** The tenant's compiled set; throws policy_set_invalid (cached, fail closed) when its stored set cannot compile. */

@@ -14,8 +14,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
     run(c) {
       const p = c.principal!;
       const set = c.policySet!;
-      const ev = set.evaluate(
-        {
+      const ev = runtimes.judge(set, {
           tenantId: p.tenantId,
           agentId: c.http.agentId,
           sessionId: c.sessionId,
@@ -23,9 +22,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
           agentRiskBudget: agentBudget(p.tenantId, c.http.agentId),
           text: c.inputText,
           now: Date.now(),
-        },
-        runtimes.state(p.tenantId),
-      );
+      });
       // Assigned once there is a verdict: a request refused before one (text too long) is a 4xx, not a decision.
       c.decisionId = newId('dec');
       c.evaluation = ev;
