@@ -25,6 +25,8 @@ export const GATEWAY_CONFIG = {
   policyMaxPatternSize: { env: 'POLICY_MAX_PATTERN_SIZE', type: 'integer', default: 200, minimum: 10, description: 'estimated compiled size of one pattern, counted repetitions expanded (400 past it)' },
   policyMaxProgramSize: { env: 'POLICY_MAX_PROGRAM_SIZE', type: 'integer', default: 5000, minimum: 10, description: "estimated compiled size of all of a tenant's patterns (400 past it)" },
   evalMaxTextChars: { env: 'EVAL_MAX_TEXT_CHARS', type: 'integer', default: 1024 * 1024, minimum: 1024, description: 'characters of request text a tenant with input policies may send to be judged (413 past it)' },
+  evalInlineMaxChars: { env: 'EVAL_INLINE_MAX_CHARS', type: 'integer', default: 64 * 1024, minimum: 0, description: 'proxied requests with more text than this are judged in a worker thread, characters' },
+  evalWorkerTimeoutMs: { env: 'EVAL_WORKER_TIMEOUT_MS', type: 'integer', default: 5000, minimum: 100, description: 'time allowed to judge one large input in the worker, ms (413 past it, nothing forwarded)' },
   evalTimeBurstMs: { env: 'EVAL_TIME_BURST_MS', type: 'integer', default: 2000, minimum: 1, description: 'policy-evaluation time a tenant may use at once before it is refused (429), ms' },
   evalTimePerSecondMs: { env: 'EVAL_TIME_PER_S_MS', type: 'integer', default: 250, minimum: 1, maximum: 1000, description: 'policy-evaluation time a tenant earns back per second, ms (its sustained share of the event loop)' },
   ledgerMaxModelLength: { env: 'LEDGER_MAX_MODEL_LENGTH', type: 'integer', default: 256, minimum: 16, maximum: 65_536, description: 'longest proxied `model`, characters: it goes into the ledger entry (400 past it)' },

@@ -20,6 +20,7 @@ export const ERRORS = {
   method_not_allowed: { status: 405, type: 'invalid_request', message: 'method not allowed on this route' },
   conflict: { status: 409, type: 'invalid_request', message: 'resource is not in a state that allows this' },
   payload_too_large: { status: 413, type: 'payload_too_large', message: 'request body is too large' },
+  evaluation_timeout: { status: 413, type: 'payload_too_large', message: 'request text could not be judged in time' },
   text_too_large: { status: 413, type: 'payload_too_large', message: "request text is longer than the tenant's policies may judge" },
   unsupported_media_type: { status: 415, type: 'invalid_request', message: 'request body must be application/json' },
   rate_limited: { status: 429, type: 'rate_limit_exceeded', message: 'rate limit exceeded' },

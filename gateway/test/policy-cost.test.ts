@@ -180,3 +180,69 @@ describe('evaluation time is budgeted per tenant', () => {
     expect((await send(b.operator, 'hello')).status).toBe(200);
   });
 });
+
+describe('large inputs are judged off the event loop', () => {
+  let g: TestGateway;
+  let up: MockUpstream;
+  beforeAll(async () => {
+    up = await new MockUpstream().start();
+    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test' });
+  });
+  afterAll(async () => {
+    await g.close();
+    await up.close();
+  });
+  beforeEach(() => up.reset());
+
+  const dense = (n: number) => 'mail ana@example.com card 4111 1111 1111 1111 cpf 123.456.789-09 ip 10.0.0.1. '.repeat(n);
+  const send = (token: string, content: string) =>
+    call(g.url, 'POST', '/v1/proxy/chat/completions', { token, headers: { 'x-svc-agent-id': 'agent-1' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content }] } });
+
+  it("tenant B's small call is answered while tenant A's large input is still being judged, and A's input is still redacted", async () => {
+    const a = await g.tenant('worker-a');
+    const b = await g.tenant('worker-b');
+    await call(g.url, 'POST', '/v1/policies/apply-pack', { token: a.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
+    await call(g.url, 'POST', '/v1/policies/apply-pack', { token: b.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
+    await send(a.operator, dense(1000)); // starts the worker
+    up.reset();
+    const big = send(a.operator, dense(12_000));
+    await new Promise((r) => setTimeout(r, 20));
+    const t0 = performance.now();
+    const small = await send(b.operator, 'hello');
+    const smallMs = performance.now() - t0;
+    const ra = await big;
+    expect(small.status).toBe(200);
+    expect(ra.status).toBe(200);
+    // Compared with the hostile work itself: A's governance time (mostly judging) against B's whole call, made while
+    // it ran. Judged inline, B would wait for nearly all of A's judging.
+    const aGovernanceMs = Number(ra.headers['x-svc-latency-ms']);
+    expect(aGovernanceMs).toBeGreaterThan(100);
+    expect(smallMs).toBeLessThan(aGovernanceMs / 2);
+    const forwarded = up.received.map((x) => JSON.stringify(x.body)).find((s) => s.length > 100_000) ?? '';
+    expect(forwarded).toContain('[REDACTED:EMAIL]');
+    expect(forwarded).not.toContain('ana@example.com');
+  });
+
+  it('a large input the worker cannot judge in time is refused (413, never forwarded), and the gateway keeps serving', async () => {
+    const slow = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalWorkerTimeoutMs: 100 });
+    try {
+      const a = await slow.tenant('worker-slow');
+      await call(slow.url, 'POST', '/v1/policies/apply-pack', { token: a.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
+      const r = await call(slow.url, 'POST', '/v1/proxy/chat/completions', {
+        token: a.operator,
+        headers: { 'x-svc-agent-id': 'agent-1' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: dense(12_000) }] },
+      });
+      expect(expectEnvelope(r, 413, 'payload_too_large').message).toMatch(/could not be judged within 100 ms/);
+      expect(up.received.length).toBe(0);
+      const ok = await call(slow.url, 'POST', '/v1/proxy/chat/completions', {
+        token: a.operator,
+        headers: { 'x-svc-agent-id': 'agent-1' },
+        body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] },
+      });
+      expect(ok.status).toBe(200);
+    } finally {
+      await slow.close();
+    }
+  });
+});

@@ -12,7 +12,7 @@ type RE2Set = InstanceType<typeof RE2.Set>;
 /** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
 type Check =
   | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
-  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number }
+  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number; index: number }
   | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
 
 interface PatternOwner {
@@ -55,9 +55,21 @@ class PatternSet {
   }
 }
 
+/**
+ * What the text-only part of evaluation found in an input (plain data, so a worker thread can compute it): indices of
+ * matching content-filter owners, the highest entropy per entropy check, the PII entities present.
+ */
+export interface InputFindings {
+  filters: number[];
+  entropy: number[];
+  pii: string[];
+}
+
 export interface PolicySet {
   readonly tenantId: string;
   readonly version: number;
+  /** The policies it was compiled from (a worker compiles the same set from them). */
+  readonly records: readonly PolicyRecord[];
   /** Value of `x-svc-policy`. */
   readonly label: string;
   /** Enabled policies (what `policies_evaluated` counts). */
@@ -69,13 +81,18 @@ export interface PolicySet {
   /** Output content filters exist: streamed answers are checked window by window (the shield runs at the end). */
   readonly hasOutputFilters: boolean;
   readonly hallucinationShield: { id: string; risk: number; action: PolicyAction } | null;
+  /** Characters of input text this set judges at most (413 past it). */
+  readonly maxTextChars: number;
   /** Some policy reads the input's text (content filter on input, entropy, PII): token-id prompts cannot be judged. */
   readonly readsInputText: boolean;
   /**
    * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
-   * allowing: a request is judged whole or refused (docs/policies.md, "Limits").
+   * allowing: a request is judged whole or refused (docs/policies.md, "Limits"). With `findings` (from `scanInput`,
+   * possibly in a worker) the text is not scanned again.
    */
-  evaluate(input: EvaluationInput, state: TenantState): Evaluation;
+  evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation;
+  /** The text-only part of evaluation: pure, no state (what a worker thread runs for large inputs). */
+  scanInput(text: string): InputFindings;
   evaluateOutput(text: string): OutputEvaluation;
 }
 
@@ -97,6 +114,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const piiOut: PiiPolicy[] = [];
   const bonds: BondPolicy[] = [];
   let shield: { id: string; risk: number; action: PolicyAction } | null = null;
+  let entropyChecks = 0;
 
   for (const p of enabled) {
     switch (p.type) {
@@ -116,7 +134,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'entropy_check': {
         const r = p.rules as RulesByType['entropy_check'];
-        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits });
+        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits, index: entropyChecks++ });
         break;
       }
       case 'pii_redaction': {
@@ -171,6 +189,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   return {
     tenantId,
     version,
+    records: policies,
     label,
     size,
     inputRedactor,
@@ -178,16 +197,27 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     hasOutputFilters: outSet.set !== null,
     hallucinationShield: shield,
     readsInputText,
+    maxTextChars,
 
-    evaluate(input: EvaluationInput, state: TenantState): Evaluation {
+    scanInput(text: string): InputFindings {
+      const owners: PatternOwner[] = [];
+      inSet.matches(text, owners);
+      const entropy: number[] = [];
+      for (const c of checks) if (c.kind === 'entropy') entropy[c.index] = maxTokenEntropy(text, c.minLength);
+      const pii = piiInScanner ? [...new Set(piiInScanner.scan(text).map((m) => m.entity))] : [];
+      return { filters: owners.map((o) => inSet.owners.indexOf(o)), entropy, pii };
+    },
+
+    evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation {
       const triggered: Triggered[] = [];
       const text = input.text;
       if (readsInputText && text.length > maxTextChars) {
         throw new GatewayError('text_too_large', `the request carries ${text.length} characters of text; this tenant's policies judge at most ${maxTextChars}`);
       }
 
-      const owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
-      inSet.matches(text, owners);
+      let owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
+      if (findings) owners = findings.filters.map((i) => inSet.owners[i] as PatternOwner);
+      else inSet.matches(text, owners);
       for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
 
       for (const c of checks) {
@@ -198,7 +228,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           state.windows.set(key, window);
           if (count > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
         } else if (c.kind === 'entropy') {
-          const h = maxTokenEntropy(text, c.minLength);
+          const h = findings ? (findings.entropy[c.index] ?? 0) : maxTokenEntropy(text, c.minLength);
           if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));
         } else {
           // The tenant's total is kept under the empty agent id (agent ids are never empty).
@@ -209,13 +239,13 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
       let redactInput = false;
       if (piiInScanner) {
-        const found = piiInScanner.scan(text);
+        const found: readonly string[] = findings ? findings.pii : piiInScanner.scan(text).map((m) => m.entity);
         if (found.length > 0) {
           for (const p of piiIn) {
-            const hits = found.filter((m) => p.entities.has(m.entity));
+            const hits = found.filter((e) => p.entities.has(e));
             if (hits.length === 0) continue;
             if (p.action === 'REDACT') redactInput = true;
-            const kinds = [...new Set(hits.map((m) => m.entity))].join(', ');
+            const kinds = [...new Set(hits)].join(', ');
             triggered.push(trig(p.id, 'pii_redaction', p.action, p.risk, `personal data in input: ${kinds}`));
           }
         }

@@ -60,6 +60,8 @@ export class ProxyContext {
   /** performance.now() when the upstream request was sent / when its answer was complete. */
   forwardedAt = 0;
   upstreamDoneAt = 0;
+  /** The input was judged, and redacted, by the evaluation worker: the inline redact stage has nothing to do. */
+  inputJudgedInWorker = false;
   /** The audit record was made (or attempted): never twice. */
   recorded = false;
   /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */

@@ -65,7 +65,8 @@ export class ProxyHandler {
         if (c.outcome === 'completed') c.outcome = 'client_aborted';
         c.cancelUpstream?.();
       };
-      this.#runRequestStages(c);
+      const waiting = this.#runRequestStages(c, 0);
+      if (waiting) await waiting;
       // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
       if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
       c.governanceMs += performance.now() - http.startedAt;
@@ -94,14 +95,20 @@ export class ProxyHandler {
     return HANDLED;
   }
 
-  #runRequestStages(c: ProxyContext): void {
+  /** Runs the request stages from `from`; synchronous unless a stage has to wait (then the rest run after it). */
+  #runRequestStages(c: ProxyContext, from: number): Promise<void> | undefined {
     if (c.endpoint.governed) {
-      for (const stage of this.d.pipeline.request) stage.run(c);
-      return;
+      const stages = this.d.pipeline.request;
+      for (let i = from; i < stages.length; i++) {
+        const waiting = (stages[i] as RequestStage).run(c);
+        if (waiting) return waiting.then(() => this.#runRequestStages(c, i + 1));
+      }
+      return undefined;
     }
     // A passthrough (models) is authenticated and recorded, not judged.
-    (this.d.pipeline.request[0] as RequestStage).run(c);
+    void (this.d.pipeline.request[0] as RequestStage).run(c);
     c.decisionId = newId('dec');
+    return undefined;
   }
 
   async #relayWhole(c: ProxyContext, up: UpstreamResponse): Promise<void> {

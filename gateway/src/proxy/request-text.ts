@@ -21,6 +21,26 @@ export function requestText(body: Record<string, unknown>): string {
   return collectText(body, NOT_TEXT);
 }
 
+/** The request's strings in walk order (what the evaluation worker judges and redacts). */
+export function collectRequestStrings(body: Record<string, unknown>): string[] {
+  const parts: string[] = [];
+  walkText(
+    body,
+    (t) => {
+      parts.push(t);
+      return t;
+    },
+    NOT_TEXT,
+  );
+  return parts;
+}
+
+/** Puts back strings (redacted by the worker) in the same walk order they were collected in. */
+export function replaceRequestStrings(body: Record<string, unknown>, strings: readonly string[]): void {
+  let i = 0;
+  walkText(body, (t) => strings[i++] ?? t, NOT_TEXT);
+}
+
 /** Token-id prompts (`[1, 2]` or `[[1], [2]]`): numbers a policy cannot read. */
 export function hasTokenIds(value: unknown): boolean {
   if (!Array.isArray(value)) return false;

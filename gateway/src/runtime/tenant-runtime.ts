@@ -5,7 +5,7 @@ import type { Evaluation, EvaluationInput } from '../policy/evaluation.js';
 import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { compilePolicySet, TENANT_SPEND, type PolicySet } from '../policy/compile-policy-set.js';
+import { compilePolicySet, TENANT_SPEND, type InputFindings, type PolicySet } from '../policy/compile-policy-set.js';
 import { checkPolicyLimits, type PolicyLimits } from '../policy/policy-limits.js';
 import type { PolicyStore } from '../policy/policy-store.js';
 import type { PolicyRecord } from '../policy/types.js';
@@ -57,11 +57,12 @@ export class TenantRuntimes {
    * Evaluates an input with the tenant's set and state, within the tenant's evaluation-time budget: refused (429)
    * while the budget is spent, charged with the time it took.
    */
-  judge(set: PolicySet, input: EvaluationInput): Evaluation {
-    this.#evalTime.admit(set.tenantId);
+  judge(set: PolicySet, input: EvaluationInput, findings?: InputFindings): Evaluation {
+    // With findings, the scan was done by the worker, admitted (and charged) before it started.
+    if (!findings) this.#evalTime.admit(set.tenantId);
     const started = performance.now();
     try {
-      return set.evaluate(input, this.state(set.tenantId));
+      return set.evaluate(input, this.state(set.tenantId), findings);
     } finally {
       this.#evalTime.charge(set.tenantId, performance.now() - started);
     }

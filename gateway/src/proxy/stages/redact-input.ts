@@ -9,7 +9,7 @@ export function redactInputStage(runtimes: TenantRuntimes): RequestStage {
     name: 'redact',
     run(c) {
       const redactor = c.policySet!.inputRedactor;
-      if (!redactor || !c.evaluation!.redactInput) return;
+      if (!redactor || !c.evaluation!.redactInput || c.inputJudgedInWorker) return;
       const started = performance.now();
       let count = 0;
       visitRequestText(c.request!, (text) => {
