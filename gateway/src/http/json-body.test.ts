@@ -34,3 +34,12 @@ describe('scanStructure', () => {
     expect(parseJsonBody(Buffer.from('{"a":{"b":1},"c":{"b":2},"s":"\\"a\\":1,"}'))).toEqual({ a: { b: 1 }, c: { b: 2 }, s: '"a":1,' });
   });
 });
+
+describe('scanStructure on large objects', () => {
+  it('finds a duplicate among many keys, and none when all differ', () => {
+    const many = Array.from({ length: 5000 }, (_, i) => `"k${i}":${i}`);
+    expect(scanStructure(`{${many.join(',')}}`, 64)).toBeNull();
+    expect(scanStructure(`{${many.join(',')},"k4321":0}`, 64)).toBe('k4321');
+    expect(scanStructure(`{"a":{${many.join(',')}},"b":{${many.join(',')}},"a":1}`, 64)).toBe('a');
+  });
+});

@@ -27,58 +27,54 @@ const DEPTH = '\0depth';
 
 /**
  * Returns DEPTH when nesting passes `max`, the first duplicated key (decoded) when an object repeats one, else null.
- * Tolerant of malformed text (JSON.parse judges it after). Keys of an object are remembered only from its second
- * key on, so the common small body allocates next to nothing.
+ * Tolerant of malformed text (JSON.parse judges it after). An object's keys sit in one shared array while it has few
+ * (compared linearly: the common small object allocates nothing of its own) and move to a Set past SMALL_OBJECT keys,
+ * so a hostile object of 100k keys still costs linear time.
  */
 export function scanStructure(text: string, max: number): string | null {
-  // Per open container: is it an object, its first key, and (from the second key on) every key seen.
+  // Per open container: is it an object, where its keys start in `keys`, and its Set once it is large.
   const isObject: boolean[] = [];
-  const firstKey: (string | null)[] = [];
+  const keyStart: number[] = [];
   const keySets: (Set<string> | null)[] = [];
+  const keys: string[] = [];
   let expectKey = false;
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      // A string: find its end; decode it only when it has escapes and is a key.
+      // A string: its end is the next quote not escaped (indexOf is far faster than a loop over long text).
       const start = i + 1;
-      let escaped = false;
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d === 92) {
-          escaped = true;
-          i += 2;
-          continue;
-        }
-        if (d === 34) break;
-        i++;
-      }
+      let end = text.indexOf('"', start);
+      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      i = end < 0 ? n : end;
       if (!expectKey) continue;
       expectKey = false;
       const top = isObject.length - 1;
-      const key = escaped ? decodeKey(text.slice(start - 1, i + 1)) : text.slice(start, i);
-      const first = firstKey[top];
-      if (first === null) {
-        firstKey[top] = key;
+      const raw = text.slice(start, i);
+      const key = raw.includes('\\') ? decodeKey(`"${raw}"`) : raw;
+      const set = keySets[top];
+      if (set) {
+        if (set.has(key)) return key;
+        set.add(key);
         continue;
       }
-      let seen = keySets[top];
-      if (!seen) {
-        seen = new Set([first as string]);
-        keySets[top] = seen;
+      const from = keyStart[top] as number;
+      for (let k = from; k < keys.length; k++) if (keys[k] === key) return key;
+      keys.push(key);
+      if (keys.length - from > SMALL_OBJECT) {
+        keySets[top] = new Set(keys.slice(from));
+        keys.length = from;
       }
-      if (seen.has(key)) return key;
-      seen.add(key);
     } else if (c === 123 || c === 91) {
       if (isObject.length >= max) return DEPTH;
       isObject.push(c === 123);
-      firstKey.push(null);
+      keyStart.push(keys.length);
       keySets.push(null);
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
       isObject.pop();
-      firstKey.pop();
+      const from = keyStart.pop();
+      if (from !== undefined) keys.length = from;
       keySets.pop();
       expectKey = false;
     } else if (c === 44) {
@@ -86,6 +82,16 @@ export function scanStructure(text: string, max: number): string | null {
     }
   }
   return null;
+}
+
+/** Keys compared linearly up to this many per object; a Set beyond. */
+const SMALL_OBJECT = 16;
+
+/** The quote at `at` is escaped when an odd number of backslashes precede it. */
+function isEscaped(text: string, at: number): boolean {
+  let k = at - 1;
+  while (k >= 0 && text.charCodeAt(k) === 92) k--;
+  return (at - 1 - k) % 2 === 1;
 }
 
 function decodeKey(quoted: string): string {
