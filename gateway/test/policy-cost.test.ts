@@ -153,7 +153,7 @@ describe('evaluation time is budgeted per tenant', () => {
   beforeAll(async () => {
     up = await new MockUpstream().start();
     // A small budget, so one costly request spends it: the refusal is what is asserted, not a duration.
-    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalTimeBurstMs: 50, evalTimePerSecondMs: 1 });
+    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalTimeBurstMs: 50, evalTimePerSecondMs: 1, evalWorkerTimeoutMs: 60_000 });
   });
   afterAll(async () => {
     await g.close();
@@ -186,7 +186,8 @@ describe('large inputs are judged off the event loop', () => {
   let up: MockUpstream;
   beforeAll(async () => {
     up = await new MockUpstream().start();
-    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test' });
+    // A generous worker time limit: a loaded machine must not turn the large input into a 413 here.
+    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalWorkerTimeoutMs: 60_000 });
   });
   afterAll(async () => {
     await g.close();
