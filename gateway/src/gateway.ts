@@ -25,6 +25,7 @@ import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
 import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
 import { createPipeline } from './proxy/pipeline.js';
+import { EvalPool } from './runtime/eval-pool.js';
 import { ProxyHandler } from './proxy/proxy-handler.js';
 import { registerProxyRoutes } from './proxy/proxy-routes.js';
 import { EventIngestor } from './events/event-ingestor.js';
@@ -66,8 +67,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
-  const runtimes = new TenantRuntimes(tenants, policies, store.counters);
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters, {
+    maxPolicies: config.policyMaxPolicies,
+    maxPatterns: config.policyMaxPatterns,
+    maxPatternSize: config.policyMaxPatternSize,
+    maxProgramSize: config.policyMaxProgramSize,
+    maxTextChars: config.evalMaxTextChars,
+    evalBurstMs: config.evalTimeBurstMs,
+    evalPerSecondMs: config.evalTimePerSecondMs,
+  });
   const decisions = new DecisionStore(store);
+  const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const authenticator = new Authenticator(store);
   const prices = new PriceTable(config.priceTable);
   const ledger = Ledger.open(store.root, {
@@ -126,7 +136,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const proxy = new ProxyHandler({
     metrics,
     server: api,
-    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator() }),
+    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator(), maxModelLength: config.ledgerMaxModelLength, evalPool, evalInlineMaxChars: config.evalInlineMaxChars }),
     upstream,
     audit,
     runtimes,
@@ -169,7 +179,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
         await upstream.close();
-        await Promise.all([runtimes.flushSpend(), metrics.flush()]);
+        await Promise.all([runtimes.flushSpend(), metrics.flush(), evalPool.close()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();

@@ -41,6 +41,15 @@ describe('aduana gateway (process)', () => {
       expect((await call(url, 'POST', '/v1/decide', { token, body: { agent_id: 'a', action: { type: 'x' } } })).body.envelope.tenant_id).toBe('cli-corp');
       expectEnvelope(await call(url, 'POST', '/v1/policies', { token, body: {} }), 403, 'permission_denied');
 
+      // --agent binds the token to one agent: it may not name another.
+      const boundRun = await runCli(['token', 'create', '--tenant', 'cli-corp', '--role', 'operator', '--agent', 'cli-bot'], env);
+      expect(boundRun.code).toBe(0);
+      expect(boundRun.stderr).toContain('bound to agent cli-bot');
+      const bound = boundRun.stdout.trim();
+      expect((await call(url, 'POST', '/v1/decide', { token: bound, body: { agent_id: 'cli-bot', action: { type: 'x' } } })).status).toBe(200);
+      expect(expectEnvelope(await call(url, 'POST', '/v1/decide', { token: bound, body: { agent_id: 'other', action: { type: 'x' } } }), 403, 'permission_denied').rule).toBe('agent_binding');
+      expect((await runCli(['token', 'create', '--tenant', 'cli-corp', '--role', 'operator', '--agent', 'bad\u0001id'], env)).code).toBe(2);
+
       const list = await runCli(['token', 'list', '--tenant', 'cli-corp'], env);
       expect(list.stdout).toContain('operator\tactive');
       expect(list.stdout).not.toContain(token);

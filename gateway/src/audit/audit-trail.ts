@@ -15,25 +15,28 @@ export class AuditTrail {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Throws (synchronously, before anything is written) when the ledger refuses the entry, so the caller can refuse the
+   * call rather than serve it unrecorded; a later disk failure is logged.
+   */
   record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}): void {
+    const appended = this.ledger.enqueueGrouped(d.tenant_id, {
+      event_type: d.event_type,
+      payload,
+      metadata: { agent_id: d.agent_id, trace_id: d.trace_id, ...metadata },
+      decision: {
+        decision_id: d.decision_id,
+        execution_status: d.execution_status,
+        risk_score: d.risk_score,
+        rule: d.rule,
+        policy_version: d.policy_version,
+        policies_evaluated: d.policies_evaluated,
+        triggered: d.triggered.map((t) => ({ policy_id: t.policyId, type: t.type, action: t.action, risk: t.risk })),
+      },
+      created_at: d.created_at,
+    });
+    appended.catch((err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed'));
     void this.decisions.record(d);
-    this.ledger
-      .appendGrouped(d.tenant_id, {
-        event_type: d.event_type,
-        payload,
-        metadata: { agent_id: d.agent_id, trace_id: d.trace_id, ...metadata },
-        decision: {
-          decision_id: d.decision_id,
-          execution_status: d.execution_status,
-          risk_score: d.risk_score,
-          rule: d.rule,
-          policy_version: d.policy_version,
-          policies_evaluated: d.policies_evaluated,
-          triggered: d.triggered.map((t) => ({ policy_id: t.policyId, type: t.type, action: t.action, risk: t.risk })),
-        },
-        created_at: d.created_at,
-      })
-      .catch((err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed'));
   }
 
   /** A held decision's resolution, chained after the decision itself. */

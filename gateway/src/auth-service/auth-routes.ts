@@ -6,6 +6,7 @@ import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal
 import { VerifyFailures } from './verify-failures.js';
 import { describeAjvError } from '../policy/validate-policy.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { isValidLedgerName } from '../ledger/index.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
@@ -17,6 +18,8 @@ const validateTokenRequest = new Ajv({ useDefaults: true }).compile({
     name: { type: 'string', minLength: 1, maxLength: 200 },
     role: { type: 'string', enum: ROLES },
     expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
+    // Binds the token to one agent (docs/policies.md, "Agents and tokens"); a ledger name: no control characters.
+    agent_id: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
   },
 });
 
@@ -62,7 +65,8 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
     const caller = ctx.auth;
     const body = structuredClone(ctx.body);
     if (!validateTokenRequest(body)) throw new GatewayError('invalid_request', describeAjvError(validateTokenRequest.errors, ''));
-    const req = body as { name: string; role: Role; expires_in_days?: number };
+    const req = body as { name: string; role: Role; expires_in_days?: number; agent_id?: string };
+    if (req.agent_id !== undefined && !isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: at most 256 bytes, no control characters');
     if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);
     const days = req.expires_in_days ?? config.patTtlDays;
     if (days > config.patMaxTtlDays) throw new GatewayError('invalid_request', `expires_in_days: at most ${config.patMaxTtlDays}`);
@@ -75,7 +79,11 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
       expiresInDays: days,
       userId: caller.userId,
       notAfter: minter ? Date.parse(minter.expires_at) : undefined,
+      agentId: req.agent_id ?? null,
     });
-    return { status: 200, body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at } };
+    return {
+      status: 200,
+      body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at, agent_id: record.agent_id ?? null },
+    };
   });
 }

@@ -37,7 +37,7 @@ export class Authenticator {
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked');
     if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired');
-    return { kind: 'pat', id: rec.id, tenantId: rec.tenant_id, role: rec.role, scopes: ROLE_SCOPES[rec.role], userId: rec.user_id, email: '' };
+    return { kind: 'pat', id: rec.id, tenantId: rec.tenant_id, role: rec.role, scopes: ROLE_SCOPES[rec.role], userId: rec.user_id, email: '', agentId: rec.agent_id ?? null };
   }
 
   /** For the HTTP layer. */

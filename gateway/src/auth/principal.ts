@@ -1,3 +1,5 @@
+import { GatewayError } from '../errors.js';
+
 /** Scopes of the spec's role table. */
 export type Scope = 'runtime:read' | 'runtime:write' | 'admin:manage';
 export type Role = 'admin' | 'operator' | 'viewer';
@@ -24,8 +26,20 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   readonly userId: string;
   readonly email: string;
+  /** The one agent this token may act as (its agent id is then not the caller's choice), or null: any agent. */
+  readonly agentId: string | null;
 }
 
 export function hasScope(p: Principal, scope: Scope): boolean {
   return p.scopes.includes(scope);
+}
+
+/**
+ * A token bound to an agent acts only as that agent: the agent id a call names (x-svc-agent-id, decide `agent_id`,
+ * an event's `metadata.agent_id`) must be it, else 403 with rule `agent_binding` (docs/policies.md, "Agents and tokens").
+ */
+export function assertAgent(p: Principal, agentId: string): void {
+  if (p.agentId !== null && p.agentId !== agentId) {
+    throw new GatewayError('agent_mismatch', `token is bound to agent "${p.agentId}"; this call names "${agentId.slice(0, 256)}"`, 'agent_binding');
+  }
 }

@@ -13,6 +13,8 @@ export interface TokenRecord {
   expires_at: string;
   revoked_at: string | null;
   last4: string;
+  /** The agent the token is bound to (null or absent: unbound, its holder names any agent). */
+  agent_id?: string | null;
 }
 
 export interface CreatedToken {
@@ -24,7 +26,7 @@ export class TokenStore {
   constructor(private readonly store: GatewayStore) {}
 
   /** `notAfter` (epoch ms) caps the expiry: a token minted by another never outlives it. */
-  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string; notAfter?: number }): Promise<CreatedToken> {
+  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string; notAfter?: number; agentId?: string | null }): Promise<CreatedToken> {
     const token = generateToken('pat');
     const now = Date.now();
     const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
@@ -38,6 +40,7 @@ export class TokenStore {
       expires_at: new Date(expires).toISOString(),
       revoked_at: null,
       last4: token.slice(-4),
+      agent_id: opts.agentId ?? null,
     };
     const hash = hashToken(token);
     await this.store.root.transaction(() => {

@@ -5,6 +5,7 @@ import { TenantStore } from '../tenants/tenant-store.js';
 import { TokenStore } from '../auth/token-store.js';
 import { isRole, ROLES } from '../auth/principal.js';
 import { isPlan, PLAN_NAMES } from '../tenants/plans.js';
+import { isValidLedgerName } from '../ledger/index.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);
@@ -49,7 +50,7 @@ async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: stri
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' } },
+    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' }, agent: { type: 'string' } },
   });
   switch (sub) {
     case 'create': {
@@ -57,9 +58,11 @@ async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: stri
       if (!isRole(values.role)) return fail(`token create: --role must be one of ${ROLES.join(', ')}`);
       const days = values['expires-in-days'] === undefined ? defaultDays : Number(values['expires-in-days']);
       if (!Number.isInteger(days) || days < 1 || days > 3650) return fail('token create: --expires-in-days must be an integer from 1 to 3650');
-      const { token, record } = await tokens.create({ tenantId: values.tenant, role: values.role, name: values.name ?? `${values.role} token`, expiresInDays: days });
+      if (values.agent !== undefined && !isValidLedgerName(values.agent)) return fail('token create: --agent must be 1-256 bytes without control characters');
+      const { token, record } = await tokens.create({ tenantId: values.tenant, role: values.role, name: values.name ?? `${values.role} token`, expiresInDays: days, agentId: values.agent ?? null });
       process.stdout.write(`${token}\n`);
-      process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}, expires ${record.expires_at} (the token is shown only this once)\n`);
+      const bound = record.agent_id ? `, bound to agent ${record.agent_id}` : '';
+      process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}${bound}, expires ${record.expires_at} (the token is shown only this once)\n`);
       return 0;
     }
     case 'list':

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
 import { describeAjvError } from '../policy/validate-policy.js';
 import { isValidLedgerName } from '../ledger/index.js';
+import { collectText } from '../policy/input-text.js';
 
 /** The spec's DecideRequest. */
 export interface DecideRequest {
@@ -45,29 +46,13 @@ export class DecideRequestValidator {
 
 /**
  * The text content filters, entropy and PII checks read for an action: its type, method and target and every string
- * in its payload, joined by newlines. Iterative (bodies are depth-capped at parse time anyway) and capped in total.
+ * in its payload, object keys included, joined by newlines. Not capped here: the evaluator refuses text past its cap
+ * (413) rather than judging a part.
  */
-export function actionText(req: DecideRequest, maxChars = 1 << 20): string {
+export function actionText(req: DecideRequest): string {
   const parts: string[] = [req.action.type];
   if (req.action.method) parts.push(req.action.method);
   if (req.action.target) parts.push(req.action.target);
-  if (req.action.payload) collectStrings(req.action.payload, parts, maxChars);
+  if (req.action.payload) parts.push(collectText(req.action.payload));
   return parts.join('\n');
-}
-
-export function collectStrings(root: unknown, out: string[], maxChars: number): void {
-  let total = 0;
-  const stack: unknown[] = [root];
-  while (stack.length > 0 && total < maxChars) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      out.push(v);
-      total += v.length;
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push(v[i]);
-    } else if (v !== null && typeof v === 'object') {
-      const vals = Object.values(v as Record<string, unknown>);
-      for (let i = vals.length - 1; i >= 0; i--) stack.push(vals[i]);
-    }
-  }
 }

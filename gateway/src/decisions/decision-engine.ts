@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex } from '@aduana/shared';
-import type { Principal } from '../auth/principal.js';
+import { assertAgent, type Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
+import { fromLedgerError } from '../events/ledger-errors.js';
 
 /** The spec's Decision envelope. */
 export interface DecisionEnvelope {
@@ -44,10 +45,10 @@ export class DecisionEngine {
    */
   decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome {
     const tenantId = principal.tenantId;
+    assertAgent(principal, req.agent_id);
     const set = this.runtimes.policySet(tenantId);
     const now = Date.now();
-    const evaluation = set.evaluate(
-      {
+    const evaluation = this.runtimes.judge(set, {
         tenantId,
         agentId: req.agent_id,
         sessionId: req.context?.session_id ?? '',
@@ -55,9 +56,7 @@ export class DecisionEngine {
         agentRiskBudget: this.agentBudget(tenantId, req.agent_id),
         text: actionText(req),
         now,
-      },
-      this.runtimes.state(tenantId),
-    );
+      });
     const decisionId = newId('dec');
     const timestamp = new Date(now).toISOString();
     const envelope: DecisionEnvelope = {
@@ -71,30 +70,37 @@ export class DecisionEngine {
       timestamp,
     };
     envelope.latency_ms = Math.round((performance.now() - startedAt) * 1000) / 1000;
-    this.audit.record(
-      {
-      decision_id: decisionId,
-      tenant_id: tenantId,
-      agent_id: req.agent_id,
-      execution_status: evaluation.verdict,
-      risk_score: evaluation.riskScore,
-      event_type: 'decision',
-      trace_id: traceId,
-      created_at: timestamp,
-      rule: evaluation.rule,
-      policy_version: set.label,
-        policies_evaluated: evaluation.policiesEvaluated,
-        triggered: evaluation.triggered,
-        resolution: null,
-      },
-      {
-        action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },
-        request_sha256: rawBody ? sha256Hex(rawBody) : null,
-        context: req.context ?? null,
-        latency_ms: envelope.latency_ms,
-      },
-      { session_id: req.context?.session_id ?? '' },
-    );
+    // The ledger keeps the context's known fields (the request's hash commits to the rest): an entry stays bounded.
+    const context = req.context ? { session_id: req.context.session_id ?? null, risk_budget: req.context.risk_budget ?? null } : null;
+    try {
+      this.audit.record(
+        {
+          decision_id: decisionId,
+          tenant_id: tenantId,
+          agent_id: req.agent_id,
+          execution_status: evaluation.verdict,
+          risk_score: evaluation.riskScore,
+          event_type: 'decision',
+          trace_id: traceId,
+          created_at: timestamp,
+          rule: evaluation.rule,
+          policy_version: set.label,
+          policies_evaluated: evaluation.policiesEvaluated,
+          triggered: evaluation.triggered,
+          resolution: null,
+        },
+        {
+          action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },
+          request_sha256: rawBody ? sha256Hex(rawBody) : null,
+          context,
+          latency_ms: envelope.latency_ms,
+        },
+        { session_id: req.context?.session_id ?? '' },
+      );
+    } catch (err) {
+      // Refused by the ledger: no answer without its entry.
+      throw fromLedgerError(err);
+    }
     return { envelope, evaluation, policyLabel: set.label };
   }
 }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
-import type { Principal } from '../auth/principal.js';
-import { collectStrings } from '../decisions/decide-request.js';
+import { assertAgent, type Principal } from '../auth/principal.js';
+import { collectText } from '../policy/input-text.js';
 import type { DecisionEnvelope } from '../decisions/decision-engine.js';
 import type { DecisionStore } from '../decisions/decision-store.js';
 import type { Ledger, LedgerEntry, LedgerInput } from '../ledger/index.js';
@@ -29,18 +29,28 @@ export class EventIngestor {
     const tenantId = principal.tenantId;
     const set = this.runtimes.policySet(tenantId);
     const state = this.runtimes.state(tenantId);
+    this.runtimes.admitEvaluation(tenantId);
+    const scoringStarted = performance.now();
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
+    // A bound token's events are its agent's: a different agent id is refused, a missing one is filled in.
+    if (principal.agentId !== null) {
+      for (const ev of events) {
+        const named = ev.metadata?.agent_id;
+        if (named !== undefined) assertAgent(principal, named);
+        else ev.metadata = { ...ev.metadata, agent_id: principal.agentId };
+      }
+    }
     const scored = events.map((ev) => {
-      const text: string[] = [ev.event_type];
-      collectStrings(ev.payload, text, 1 << 20);
+      const text = `${ev.event_type}\n${collectText(ev.payload)}`;
       const agentId = ev.metadata?.agent_id ?? '';
       const evaluation = set.evaluate(
-        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text: text.join('\n'), now, scoreOnly: true },
+        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text, now, scoreOnly: true },
         state,
       );
       return { ev, agentId, evaluation, decisionId: newId('dec') };
     });
+    this.runtimes.chargeEvaluation(tenantId, performance.now() - scoringStarted);
     const inputs: LedgerInput[] = scored.map(({ ev, evaluation, decisionId }) => ({
       event_type: ev.event_type,
       payload: ev.payload,

@@ -124,13 +124,21 @@ export class Ledger {
    */
   appendGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
     try {
-      this.#checkOpen();
-      checkTenant(tenantId);
-      const prepared = prepareInput(input, 0, this.#now().toISOString(), this.#maxEntryBytes);
-      return this.#groupQueue.add(tenantId, [prepared]).then((entries) => entries[0]!);
+      return this.enqueueGrouped(tenantId, input);
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * appendGrouped, but a bad input (too large, bad name) throws here, synchronously, before the entry joins a group:
+   * a caller that must not answer without its entry checks it before answering.
+   */
+  enqueueGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
+    this.#checkOpen();
+    checkTenant(tenantId);
+    const prepared = prepareInput(input, 0, this.#now().toISOString(), this.#maxEntryBytes);
+    return this.#groupQueue.add(tenantId, [prepared]).then((entries) => entries[0]!);
   }
 
   list(tenantId: string, query: ListQuery): ListPage {

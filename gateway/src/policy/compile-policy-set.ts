@@ -1,4 +1,5 @@
 import RE2 from 're2';
+import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
@@ -11,8 +12,8 @@ type RE2Set = InstanceType<typeof RE2.Set>;
 /** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
 type Check =
   | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
-  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number }
-  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month' };
+  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number; index: number }
+  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
 
 interface PatternOwner {
   id: string;
@@ -32,6 +33,7 @@ interface BondPolicy {
   risk: number;
   action: PolicyAction;
   defaultBudget: number | null;
+  maxBudget: number | null;
 }
 
 /** A content-filter target compiled into one RE2.Set: one scan finds every pattern of every policy that matches. */
@@ -53,9 +55,21 @@ class PatternSet {
   }
 }
 
+/**
+ * What the text-only part of evaluation found in an input (plain data, so a worker thread can compute it): indices of
+ * matching content-filter owners, the highest entropy per entropy check, the PII entities present.
+ */
+export interface InputFindings {
+  filters: number[];
+  entropy: number[];
+  pii: string[];
+}
+
 export interface PolicySet {
   readonly tenantId: string;
   readonly version: number;
+  /** The policies it was compiled from (a worker compiles the same set from them). */
+  readonly records: readonly PolicyRecord[];
   /** Value of `x-svc-policy`. */
   readonly label: string;
   /** Enabled policies (what `policies_evaluated` counts). */
@@ -67,17 +81,31 @@ export interface PolicySet {
   /** Output content filters exist: streamed answers are checked window by window (the shield runs at the end). */
   readonly hasOutputFilters: boolean;
   readonly hallucinationShield: { id: string; risk: number; action: PolicyAction } | null;
-  evaluate(input: EvaluationInput, state: TenantState): Evaluation;
+  /** Characters of input text this set judges at most (413 past it). */
+  readonly maxTextChars: number;
+  /** Some policy reads the input's text (content filter on input, entropy, PII): token-id prompts cannot be judged. */
+  readonly readsInputText: boolean;
+  /**
+   * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
+   * allowing: a request is judged whole or refused (docs/policies.md, "Limits"). With `findings` (from `scanInput`,
+   * possibly in a worker) the text is not scanned again.
+   */
+  evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation;
+  /** The text-only part of evaluation: pure, no state (what a worker thread runs for large inputs). */
+  scanInput(text: string): InputFindings;
   evaluateOutput(text: string): OutputEvaluation;
 }
 
 const EMPTY_OWNERS: PatternOwner[] = [];
 
+/** Agent id under which a tenant's total spend is kept (agent ids are never empty). */
+export const TENANT_SPEND = '';
+
 /**
  * Compiles a tenant's policies into one evaluator. Runs on every policy change (and at first use after start),
  * never per request: every RE2 pattern, pattern set and PII recognizer is built here.
  */
-export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[]): PolicySet {
+export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[], maxTextChars = Number.MAX_SAFE_INTEGER): PolicySet {
   const enabled = policies.filter((p) => p.enabled);
   const checks: Check[] = [];
   const inFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
@@ -86,6 +114,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const piiOut: PiiPolicy[] = [];
   const bonds: BondPolicy[] = [];
   let shield: { id: string; risk: number; action: PolicyAction } | null = null;
+  let entropyChecks = 0;
 
   for (const p of enabled) {
     switch (p.type) {
@@ -105,7 +134,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'entropy_check': {
         const r = p.rules as RulesByType['entropy_check'];
-        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits });
+        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits, index: entropyChecks++ });
         break;
       }
       case 'pii_redaction': {
@@ -117,7 +146,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'bond_enforcement': {
         const r = p.rules as RulesByType['bond_enforcement'];
-        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget });
+        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget, maxBudget: r.max_risk_budget ?? null });
         break;
       }
       case 'hallucination_shield': {
@@ -127,7 +156,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
       case 'budget': {
         const r = p.rules as RulesByType['budget'];
-        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period });
+        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period, perAgent: r.scope !== 'tenant' });
         break;
       }
     }
@@ -141,6 +170,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const outputRedactor = piiOut.length ? createPiiRedactor(union(piiOut)) : null;
   const size = enabled.length;
   const label = `v${version}`;
+  const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
 
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
     let verdict: Verdict = 'ALLOW';
@@ -159,19 +189,35 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   return {
     tenantId,
     version,
+    records: policies,
     label,
     size,
     inputRedactor,
     outputRedactor,
     hasOutputFilters: outSet.set !== null,
     hallucinationShield: shield,
+    readsInputText,
+    maxTextChars,
 
-    evaluate(input: EvaluationInput, state: TenantState): Evaluation {
+    scanInput(text: string): InputFindings {
+      const owners: PatternOwner[] = [];
+      inSet.matches(text, owners);
+      const entropy: number[] = [];
+      for (const c of checks) if (c.kind === 'entropy') entropy[c.index] = maxTokenEntropy(text, c.minLength);
+      const pii = piiInScanner ? [...new Set(piiInScanner.scan(text).map((m) => m.entity))] : [];
+      return { filters: owners.map((o) => inSet.owners.indexOf(o)), entropy, pii };
+    },
+
+    evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation {
       const triggered: Triggered[] = [];
       const text = input.text;
+      if (readsInputText && text.length > maxTextChars) {
+        throw new GatewayError('text_too_large', `the request carries ${text.length} characters of text; this tenant's policies judge at most ${maxTextChars}`);
+      }
 
-      const owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
-      inSet.matches(text, owners);
+      let owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
+      if (findings) owners = findings.filters.map((i) => inSet.owners[i] as PatternOwner);
+      else inSet.matches(text, owners);
       for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
 
       for (const c of checks) {
@@ -182,34 +228,38 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           state.windows.set(key, window);
           if (count > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
         } else if (c.kind === 'entropy') {
-          const h = maxTokenEntropy(text, c.minLength);
+          const h = findings ? (findings.entropy[c.index] ?? 0) : maxTokenEntropy(text, c.minLength);
           if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));
         } else {
-          const spent = state.spend.get(`${input.agentId}\0${periodKey(c.period, input.now)}`) ?? 0;
-          if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `agent spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
+          // The tenant's total is kept under the empty agent id (agent ids are never empty).
+          const spent = state.spend.get(`${c.perAgent ? input.agentId : TENANT_SPEND}\0${periodKey(c.period, input.now)}`) ?? 0;
+          if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `${c.perAgent ? 'agent' : 'tenant'} spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
         }
       }
 
       let redactInput = false;
       if (piiInScanner) {
-        const found = piiInScanner.scan(text);
+        const found: readonly string[] = findings ? findings.pii : piiInScanner.scan(text).map((m) => m.entity);
         if (found.length > 0) {
           for (const p of piiIn) {
-            const hits = found.filter((m) => p.entities.has(m.entity));
+            const hits = found.filter((e) => p.entities.has(e));
             if (hits.length === 0) continue;
             if (p.action === 'REDACT') redactInput = true;
-            const kinds = [...new Set(hits.map((m) => m.entity))].join(', ');
+            const kinds = [...new Set(hits)].join(', ');
             triggered.push(trig(p.id, 'pii_redaction', p.action, p.risk, `personal data in input: ${kinds}`));
           }
         }
       }
 
       if (bonds.length > 0) {
-        const sessionKey = input.sessionId || `agent:${input.agentId}`;
+        // Per (agent, session): one agent's session never spends another's; no session id = the agent's own.
+        const sessionKey = `${input.agentId}\0${input.sessionId}`;
         const prior = state.sessionRisk.get(sessionKey) ?? 0;
         const current = combineRisk(triggered.map((t) => t.risk));
         for (const b of bonds) {
-          const budget = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
+          const claimed = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
+          // A budget the caller claims never exceeds the policy's ceiling; with none claimed, the ceiling applies.
+          const budget = b.maxBudget === null ? claimed : claimed === null ? b.maxBudget : Math.min(claimed, b.maxBudget);
           if (budget !== null && prior + current > budget) {
             triggered.push(trig(b.id, 'bond_enforcement', b.action, b.risk, `session risk ${(prior + current).toFixed(2)} exceeds budget ${budget}`));
           }

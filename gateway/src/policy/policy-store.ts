@@ -4,6 +4,12 @@ import type { TenantRecord } from '../tenants/tenant-store.js';
 import type { PolicyRecord, PolicyType, Rules } from './types.js';
 import type { PolicyCreate, PolicyPatch } from './validate-policy.js';
 
+/**
+ * Builds (and so checks) the tenant's policy set as it would be after a change: called inside the change's
+ * transaction, before anything is written; throwing aborts the change, so a set that cannot run is never stored.
+ */
+export type CompileCandidate<T> = (candidate: readonly PolicyRecord[], version: number) => T;
+
 export interface PolicyPage {
   data: PolicyRecord[];
   cursor: string | null;
@@ -37,7 +43,7 @@ export class PolicyStore {
     return { data, cursor: more && data.length > 0 ? (data[data.length - 1] as PolicyRecord).id : null, total: all.length };
   }
 
-  async create(tenantId: string, input: PolicyCreate, packKey: string | null = null): Promise<PolicyRecord> {
+  async create<T>(tenantId: string, input: PolicyCreate, compile: CompileCandidate<T>): Promise<{ record: PolicyRecord; compiled: T }> {
     const now = new Date().toISOString();
     const rec: PolicyRecord = {
       id: newId('pol'),
@@ -49,13 +55,13 @@ export class PolicyStore {
       rules: input.rules,
       created_at: now,
       updated_at: now,
-      pack_key: packKey,
+      pack_key: null,
     };
-    await this.#write(tenantId, () => this.store.policies.put([tenantId, rec.id], rec));
-    return rec;
+    const compiled = await this.#write(tenantId, (current) => [...current, rec], compile, () => this.store.policies.put([tenantId, rec.id], rec));
+    return { record: rec, compiled };
   }
 
-  async update(tenantId: string, current: PolicyRecord, patch: PolicyPatch): Promise<PolicyRecord> {
+  async update<T>(tenantId: string, current: PolicyRecord, patch: PolicyPatch, compile: CompileCandidate<T>): Promise<{ record: PolicyRecord; compiled: T }> {
     const next: PolicyRecord = {
       ...current,
       name: patch.name ?? current.name,
@@ -64,29 +70,44 @@ export class PolicyStore {
       rules: (patch.rules ?? current.rules) as Rules,
       updated_at: new Date().toISOString(),
     };
-    await this.#write(tenantId, () => this.store.policies.put([tenantId, current.id], next));
-    return next;
+    const compiled = await this.#write(
+      tenantId,
+      (all) => all.map((p) => (p.id === current.id ? next : p)),
+      compile,
+      () => this.store.policies.put([tenantId, current.id], next),
+    );
+    return { record: next, compiled };
   }
 
-  async remove(tenantId: string, id: string): Promise<boolean> {
-    let found = false;
-    await this.#write(tenantId, () => {
-      found = this.store.policies.get([tenantId, id]) !== undefined;
-      if (found) this.store.policies.remove([tenantId, id]);
+  /** Removes a policy; `compiled` is null when there was none (nothing changed). */
+  async remove<T>(tenantId: string, id: string, compile: CompileCandidate<T>): Promise<T | null> {
+    let compiled: T | null = null;
+    await this.store.root.transaction(() => {
+      const all = this.all(tenantId);
+      if (!all.some((p) => p.id === id)) return;
+      compiled = compile(
+        all.filter((p) => p.id !== id),
+        this.version(tenantId) + 1,
+      );
+      this.store.policies.remove([tenantId, id]);
+      this.#bump(tenantId);
     });
-    return found;
+    return compiled;
   }
 
   /** Creates the given pack policies whose key is not present yet, atomically, bumping the version once. */
-  async applyPack(
+  async applyPack<T>(
     tenantId: string,
     items: readonly { key: string; input: PolicyCreate }[],
-  ): Promise<{ created: PolicyRecord[]; existing: PolicyRecord[] }> {
+    compile: CompileCandidate<T>,
+  ): Promise<{ created: PolicyRecord[]; existing: PolicyRecord[]; compiled: T | null }> {
     const created: PolicyRecord[] = [];
     const existing: PolicyRecord[] = [];
+    let compiled: T | null = null;
     await this.store.root.transaction(() => {
       const present = new Map<string, PolicyRecord>();
-      for (const p of this.all(tenantId)) if (p.pack_key) present.set(p.pack_key, p);
+      const all = this.all(tenantId);
+      for (const p of all) if (p.pack_key) present.set(p.pack_key, p);
       const now = new Date().toISOString();
       for (const { key, input } of items) {
         const have = present.get(key);
@@ -106,23 +127,29 @@ export class PolicyStore {
           updated_at: now,
           pack_key: key,
         };
-        this.store.policies.put([tenantId, rec.id], rec);
         created.push(rec);
       }
-      if (created.length > 0) this.#bump(tenantId);
+      if (created.length === 0) return;
+      compiled = compile([...all, ...created], this.version(tenantId) + 1);
+      for (const rec of created) this.store.policies.put([tenantId, rec.id], rec);
+      this.#bump(tenantId);
     });
-    return { created, existing };
+    return { created, existing, compiled };
   }
 
   version(tenantId: string): number {
     return (this.store.tenants.get(tenantId) as TenantRecord | undefined)?.policy_version ?? 0;
   }
 
-  async #write(tenantId: string, fn: () => void): Promise<void> {
+  /** One change: the candidate set is compiled first (inside the transaction, so it sees what is committed), then written. */
+  async #write<T>(tenantId: string, candidate: (current: PolicyRecord[]) => PolicyRecord[], compile: CompileCandidate<T>, write: () => void): Promise<T> {
+    let compiled: T | undefined;
     await this.store.root.transaction(() => {
-      fn();
+      compiled = compile(candidate(this.all(tenantId)), this.version(tenantId) + 1);
+      write();
       this.#bump(tenantId);
     });
+    return compiled as T;
   }
 
   #bump(tenantId: string): void {

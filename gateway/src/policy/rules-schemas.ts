@@ -55,6 +55,7 @@ export const RULES_SCHEMAS: Readonly<Record<PolicyType, object>> = {
     properties: {
       action: action(FLOW, 'REQUIRE_APPROVAL'),
       default_budget: { type: ['number', 'null'], minimum: 0, default: null },
+      max_risk_budget: { type: ['number', 'null'], minimum: 0, default: null },
     },
   },
   hallucination_shield: {
@@ -72,7 +73,7 @@ export const RULES_SCHEMAS: Readonly<Record<PolicyType, object>> = {
     properties: {
       max_cost_brl: { type: 'number', exclusiveMinimum: 0 },
       period: { type: 'string', enum: ['day', 'month'], default: 'month' },
-      scope: { type: 'string', enum: ['agent'], default: 'agent' },
+      scope: { type: 'string', enum: ['agent', 'tenant'], default: 'agent' },
       action: action(FLOW, 'DENY'),
     },
   },

@@ -52,6 +52,8 @@ export interface BondEnforcementRules {
   action: PolicyAction;
   /** Session risk budget used when neither the request nor the agent gives one. */
   default_budget: number | null;
+  /** Ceiling on any budget: a budget the caller claims (context.risk_budget) never exceeds it. null: no ceiling. */
+  max_risk_budget: number | null;
 }
 export interface HallucinationShieldRules {
   action: PolicyAction;
@@ -60,7 +62,8 @@ export interface HallucinationShieldRules {
 export interface BudgetRules {
   max_cost_brl: number;
   period: 'day' | 'month';
-  scope: 'agent';
+  /** `agent`: each agent id its own total; `tenant`: one total for all of the tenant's calls. */
+  scope: 'agent' | 'tenant';
   action: PolicyAction;
 }
 

@@ -1,5 +1,6 @@
 import type { Authenticator } from '../auth/authenticate.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
+import type { EvalPool } from '../runtime/eval-pool.js';
 import type { AgentBudgetLookup } from '../decisions/decision-engine.js';
 import type { PriceTable } from './pricing/price-table.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
@@ -34,13 +35,18 @@ export function createPipeline(deps: {
   agentBudget: AgentBudgetLookup;
   prices: PriceTable;
   tools: ToolCallValidator;
+  /** Longest `model` accepted (it is recorded in the ledger). */
+  maxModelLength: number;
+  /** Where inputs longer than `evalInlineMaxChars` are judged. */
+  evalPool: EvalPool;
+  evalInlineMaxChars: number;
 }): Pipeline {
   const request = [
     authenticateStage(deps.authenticator, deps.runtimes),
     parseIntentStage(),
-    preflightStage(),
-    evaluatePoliciesStage(deps.runtimes, deps.agentBudget),
-    redactInputStage(),
+    preflightStage(deps.maxModelLength),
+    evaluatePoliciesStage(deps.runtimes, deps.agentBudget, deps.evalPool, deps.evalInlineMaxChars),
+    redactInputStage(deps.runtimes),
     requestUsageStage(),
   ];
   const responseInDeclarationOrder = [checkOutputStage(deps.tools), redactOutputStage(), meterUsageStage(deps.runtimes, deps.prices)];

@@ -25,9 +25,8 @@ export class ProxyContext {
   decisionId = '';
   /** Parsed request body (governed endpoints). */
   request: Record<string, unknown> | null = null;
-  /** Bytes sent upstream: the client's own bytes unless a stage rewrote the body (then re-serialised once). */
+  /** Bytes sent upstream: the judged (and redacted) request object, re-serialised once; never the client's raw bytes. */
   upstreamBody: Buffer | null = null;
-  requestRewritten = false;
   model = '';
   stream = false;
   /** The client asked for usage in the stream itself (else the usage chunk we ask for is not relayed). */
@@ -61,6 +60,10 @@ export class ProxyContext {
   /** performance.now() when the upstream request was sent / when its answer was complete. */
   forwardedAt = 0;
   upstreamDoneAt = 0;
+  /** The input was judged, and redacted, by the evaluation worker: the inline redact stage has nothing to do. */
+  inputJudgedInWorker = false;
+  /** The audit record was made (or attempted): never twice. */
+  recorded = false;
   /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */
   cancelUpstream: (() => void) | null = null;
 

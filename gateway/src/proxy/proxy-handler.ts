@@ -71,8 +71,10 @@ export class ProxyHandler {
         if (c.outcome === 'completed') c.outcome = 'client_aborted';
         c.cancelUpstream?.();
       };
-      this.#runRequestStages(c);
-      if (c.requestRewritten) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
+      const waiting = this.#runRequestStages(c, 1);
+      if (waiting) await waiting;
+      // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
+      if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
       c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
       const up = await this.d.upstream.send({
@@ -94,20 +96,27 @@ export class ProxyHandler {
     } catch (err) {
       if (err !== CLIENT_ABORTED) this.#fail(c, err);
     } finally {
-      this.#record(c);
+      if (!c.recorded) this.#recordAfterAnswer(c);
     }
     return HANDLED;
   }
 
-  /** The stages after authentication (which ran before the body was read). */
-  #runRequestStages(c: ProxyContext): void {
+  /**
+   * Runs the request stages from `from` (authentication ran before the body was read); synchronous unless a stage has
+   * to wait (then the rest run after it).
+   */
+  #runRequestStages(c: ProxyContext, from: number): Promise<void> | undefined {
     if (c.endpoint.governed) {
       const stages = this.d.pipeline.request;
-      for (let i = 1; i < stages.length; i++) (stages[i] as RequestStage).run(c);
-      return;
+      for (let i = from; i < stages.length; i++) {
+        const waiting = (stages[i] as RequestStage).run(c);
+        if (waiting) return waiting.then(() => this.#runRequestStages(c, i + 1));
+      }
+      return undefined;
     }
     // A passthrough (models) is authenticated and recorded, not judged.
     c.decisionId = newId('dec');
+    return undefined;
   }
 
   async #relayWhole(c: ProxyContext, up: UpstreamResponse): Promise<void> {
@@ -129,6 +138,14 @@ export class ProxyHandler {
     }
     c.outputHash = sha256Hex(answer);
     c.governanceMs += performance.now() - c.upstreamDoneAt;
+    // The entry is enqueued before the answer goes out: an entry the ledger refuses withholds the answer.
+    try {
+      this.#record(c);
+    } catch (err) {
+      c.outcome = 'error';
+      this.d.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry; answer withheld');
+      throw new GatewayError('internal', 'the call could not be recorded in the ledger; its answer is withheld');
+    }
     this.#write(c, up.status, { ...up.headers, ...verdictHeaders(c) }, answer);
   }
 
@@ -248,8 +265,18 @@ export class ProxyHandler {
     this.d.server.complete(http, status);
   }
 
-  /** Every call that reached a verdict goes into the decision index and the tenant's hash chain. */
+  /** Streams and refusals are recorded after the client was answered (fields are capped before forwarding). */
+  #recordAfterAnswer(c: ProxyContext): void {
+    try {
+      this.#record(c);
+    } catch (err) {
+      this.d.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
+    }
+  }
+
+  /** Every call that reached a verdict goes into the decision index and the tenant's hash chain (once). */
   #record(c: ProxyContext): void {
+    c.recorded = true;
     const p = c.principal;
     if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
     if (c.costBrl > 0) this.d.metrics.record(p.tenantId, 'budget.cost_brl', c.http.agentId, c.costBrl, Date.now());

@@ -1,56 +1,51 @@
 import type { EndpointKind } from './endpoints.js';
+import { collectText, walkText, type TextVisit } from '../policy/input-text.js';
 
-/** Calls `visit` on every user-supplied text of a request, letting it replace the string (redaction). */
-type Visit = (text: string) => string;
+/** Calls `visit` on every user-supplied text of an answer, letting it replace the string (redaction). */
+type Visit = TextVisit;
 
-function visitContent(holder: Record<string, unknown>, key: string, visit: Visit): void {
-  const v = holder[key];
-  if (typeof v === 'string') holder[key] = visit(v);
-  else if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const part = v[i];
-      if (typeof part === 'string') v[i] = visit(part);
-      else if (part && typeof part === 'object' && typeof (part as Record<string, unknown>)['text'] === 'string') {
-        (part as Record<string, unknown>)['text'] = visit((part as Record<string, string>)['text'] as string);
-      }
-    }
-  }
-}
+/** Top-level fields of a provider request that are not text for the model (the model name picks the model). */
+const NOT_TEXT: ReadonlySet<string> = new Set(['model']);
 
 /**
- * The texts a request carries, by endpoint: chat messages' content (strings or text parts) and tool-call arguments;
- * the legacy prompt; embedding inputs. Token-id arrays carry no text and are left alone.
+ * Every string of a provider request that the provider may read, object keys included (docs/policies.md, "What is
+ * judged"): the whole object is walked, so fields such as tool descriptions, message names, predictions, schema
+ * descriptions or a completion's suffix are judged like the messages. `visit` may replace a string (redaction).
  */
-export function visitRequestText(kind: EndpointKind, body: Record<string, unknown>, visit: Visit): void {
-  if (kind === 'chat') {
-    const messages = body['messages'];
-    if (!Array.isArray(messages)) return;
-    for (const m of messages) {
-      if (!m || typeof m !== 'object') continue;
-      const msg = m as Record<string, unknown>;
-      visitContent(msg, 'content', visit);
-      const calls = msg['tool_calls'];
-      if (Array.isArray(calls)) {
-        for (const c of calls) {
-          const fn = (c as Record<string, unknown> | null)?.['function'] as Record<string, unknown> | undefined;
-          if (fn && typeof fn['arguments'] === 'string') fn['arguments'] = visit(fn['arguments']);
-        }
-      }
-    }
-  } else if (kind === 'completions') {
-    visitContent(body, 'prompt', visit);
-  } else if (kind === 'embeddings') {
-    visitContent(body, 'input', visit);
-  }
+export function visitRequestText(body: Record<string, unknown>, visit: Visit): void {
+  walkText(body, visit, NOT_TEXT);
 }
 
-export function requestText(kind: EndpointKind, body: Record<string, unknown>): string {
+/** The request's text, joined with '\n', for policies and the hallucination shield. */
+export function requestText(body: Record<string, unknown>): string {
+  return collectText(body, NOT_TEXT);
+}
+
+/** The request's strings in walk order (what the evaluation worker judges and redacts). */
+export function collectRequestStrings(body: Record<string, unknown>): string[] {
   const parts: string[] = [];
-  visitRequestText(kind, body, (t) => {
-    parts.push(t);
-    return t;
-  });
-  return parts.join('\n');
+  walkText(
+    body,
+    (t) => {
+      parts.push(t);
+      return t;
+    },
+    NOT_TEXT,
+  );
+  return parts;
+}
+
+/** Puts back strings (redacted by the worker) in the same walk order they were collected in. */
+export function replaceRequestStrings(body: Record<string, unknown>, strings: readonly string[]): void {
+  let i = 0;
+  walkText(body, (t) => strings[i++] ?? t, NOT_TEXT);
+}
+
+/** Token-id prompts (`[1, 2]` or `[[1], [2]]`): numbers a policy cannot read. */
+export function hasTokenIds(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const v of value) if (typeof v === 'number' || Array.isArray(v)) return true;
+  return false;
 }
 
 /** The answer's texts (non-streamed), same contract: chat message content and tool-call arguments, completion text. */

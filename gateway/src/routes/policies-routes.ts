@@ -4,6 +4,9 @@ import { assertOwnTenant, cursorParam, limitParam, queryTenant } from '../http/l
 import { PACKS, PACK_NAMES, type PackName } from '../policy/packs.js';
 import type { PolicyRecord } from '../policy/types.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import type { CompileCandidate } from '../policy/policy-store.js';
+import type { PolicySet } from '../policy/compile-policy-set.js';
+import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 
 /** The public view of a policy (the stored record minus internal bookkeeping). */
 export function policyView(p: PolicyRecord) {
@@ -31,8 +34,8 @@ export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): voi
     assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
     const body = stripTenant(ctx.body);
     const input = policyValidator.create(body);
-    const rec = await policies.create(ctx.auth.tenantId, input);
-    const set = runtimes.invalidate(ctx.auth.tenantId);
+    const { record: rec, compiled } = await policies.create(ctx.auth.tenantId, input, candidateCompiler(runtimes, ctx.auth.tenantId));
+    const set = runtimes.install(compiled);
     return { status: 200, body: { id: rec.id, name: rec.name, created_at: rec.created_at, policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
@@ -42,16 +45,16 @@ export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): voi
     if (!current) throw new GatewayError('not_found', 'policy not found');
     assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
     const patch = policyValidator.patch(stripTenant(ctx.body), current.type);
-    const next = await policies.update(tenantId, current, patch);
-    const set = runtimes.invalidate(tenantId);
+    const { record: next, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
+    const set = runtimes.install(compiled);
     return { status: 200, body: { ...policyView(next), policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
   server.route('delete', '/v1/policies/:id', { scope: 'admin:manage', body: 'none' }, async (ctx) => {
     const tenantId = ctx.auth.tenantId;
     if (!policies.get(tenantId, ctx.params[0] as string)) throw new GatewayError('not_found', 'policy not found');
-    await policies.remove(tenantId, ctx.params[0] as string);
-    const set = runtimes.invalidate(tenantId);
+    const compiled = await policies.remove(tenantId, ctx.params[0] as string, candidateCompiler(runtimes, tenantId));
+    const set = compiled ? runtimes.install(compiled) : runtimes.policySet(tenantId);
     return { status: 204, headers: { 'x-svc-policy': set.label } };
   });
 
@@ -69,14 +72,19 @@ export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): voi
       key: p.key,
       input: { name: p.name, type: p.type, risk: p.risk, enabled: true, rules: policyValidator.rules(p.type, p.rules) },
     }));
-    const { created, existing } = await policies.applyPack(ctx.auth.tenantId, items);
-    const set = runtimes.invalidate(ctx.auth.tenantId);
+    const { created, existing, compiled } = await policies.applyPack(ctx.auth.tenantId, items, candidateCompiler(runtimes, ctx.auth.tenantId));
+    const set = compiled ? runtimes.install(compiled) : runtimes.policySet(ctx.auth.tenantId);
     return {
       status: 200,
       body: { pack, created: created.map(policyView), existing: existing.map(policyView), policy_version: set.label },
       headers: { 'x-svc-policy': set.label },
     };
   });
+}
+
+/** Every change compiles the tenant's whole candidate set before it commits (400 and nothing stored when it cannot). */
+function candidateCompiler(runtimes: TenantRuntimes, tenantId: string): CompileCandidate<PolicySet> {
+  return (candidate, version) => runtimes.compile(tenantId, version, candidate);
 }
 
 function stripTenant(body: unknown): unknown {

@@ -8,6 +8,7 @@ import { PolicyStore } from '../policy/policy-store.js';
 import { TenantRuntimes } from './tenant-runtime.js';
 import { periodKey } from '../policy/tenant-state.js';
 
+const LIMITS = { maxPolicies: 1000, maxPatterns: 200, maxPatternSize: 200, maxProgramSize: 5000, maxTextChars: 1 << 20, evalBurstMs: 2000, evalPerSecondMs: 250 };
 let dir = '';
 let store: GatewayStore | null = null;
 afterEach(async () => {
@@ -19,7 +20,7 @@ describe('agent spend', () => {
   it('is visible at once, written to LMDB by flushSpend, and read back by a new process', async () => {
     dir = mkdtempSync(join(tmpdir(), 'aduana-spend-'));
     store = openGatewayStore(dir);
-    const runtimes = () => new TenantRuntimes(new TenantStore(store!), new PolicyStore(store!), store!.counters);
+    const runtimes = () => new TenantRuntimes(new TenantStore(store!), new PolicyStore(store!), store!.counters, LIMITS);
     const now = Date.parse('2026-11-22T10:00:00Z');
     const a = runtimes();
     a.addSpend('acme', 'bot', 0.25, now);

@@ -1,21 +1,39 @@
+import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
+import { EvaluationTime } from './evaluation-time.js';
+import type { Evaluation, EvaluationInput } from '../policy/evaluation.js';
 import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import { compilePolicySet, type PolicySet } from '../policy/compile-policy-set.js';
+import { compilePolicySet, TENANT_SPEND, type InputFindings, type PolicySet } from '../policy/compile-policy-set.js';
+import { checkPolicyLimits, type PolicyLimits } from '../policy/policy-limits.js';
 import type { PolicyStore } from '../policy/policy-store.js';
+import type { PolicyRecord } from '../policy/types.js';
 import type { Database } from 'lmdb';
 import { TenantState, periodKey } from '../policy/tenant-state.js';
 import { bucketFor, PLAN_NAMES, type Plan } from '../tenants/plans.js';
 import type { TenantStore } from '../tenants/tenant-store.js';
 
+/** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
+export interface EvaluationLimits extends PolicyLimits {
+  maxTextChars: number;
+  /** Evaluation time a tenant may use at once, and earns back per second, ms. */
+  evalBurstMs: number;
+  evalPerSecondMs: number;
+}
+
 /**
  * Per-tenant things the request path needs ready: the compiled policy set, the policy state, the plan. Compiled sets
- * are built on the first request after start and rebuilt when this process changes a tenant's policies
- * (`invalidate`), never per request.
+ * are built on the first request after start and replaced when this process changes a tenant's policies (the change
+ * compiles its candidate set before it is committed: `compile`, then `install`), never per request.
  */
 export class TenantRuntimes {
   readonly #sets = new Map<string, PolicySet>();
+  /** A stored set that failed to compile answers this error until its policies change: compiled once, not per request. */
+  readonly #failed = new Map<string, GatewayError>();
+  /** Compilations done (sets built or refused): they are costly, so tests and metrics watch how often they happen. */
+  compiles = 0;
+  readonly #evalTime: EvaluationTime;
   readonly #dirtySpend = new Set<string>();
   #spendTimer: NodeJS.Timeout | null = null;
   readonly #states = new Map<string, TenantState>();
@@ -27,25 +45,80 @@ export class TenantRuntimes {
     private readonly tenants: TenantStore,
     private readonly policies: PolicyStore,
     private readonly counters: Database,
+    private readonly limits: EvaluationLimits,
     now: () => number = Date.now,
   ) {
     this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(bucketFor(p), now)])) as Record<Plan, TokenBuckets>;
     this.#plans = new LRUCache({ max: 10_000, ttl: 5_000 });
+    this.#evalTime = new EvaluationTime(limits.evalBurstMs, limits.evalPerSecondMs, now);
   }
 
-  policySet(tenantId: string): PolicySet {
-    let set = this.#sets.get(tenantId);
-    if (!set) {
-      set = compilePolicySet(tenantId, this.policies.version(tenantId), this.policies.all(tenantId));
-      this.#sets.set(tenantId, set);
+  /**
+   * Evaluates an input with the tenant's set and state, within the tenant's evaluation-time budget: refused (429)
+   * while the budget is spent, charged with the time it took.
+   */
+  judge(set: PolicySet, input: EvaluationInput, findings?: InputFindings): Evaluation {
+    // With findings, the scan was done by the worker, admitted (and charged) before it started.
+    if (!findings) this.#evalTime.admit(set.tenantId);
+    const started = performance.now();
+    try {
+      return set.evaluate(input, this.state(set.tenantId), findings);
+    } finally {
+      this.#evalTime.charge(set.tenantId, performance.now() - started);
     }
+  }
+
+  /** Refuses (429) a tenant whose evaluation-time budget is spent. */
+  admitEvaluation(tenantId: string): void {
+    this.#evalTime.admit(tenantId);
+  }
+
+  /** Charges evaluation work done outside `judge` (input redaction, a batch's scoring). */
+  chargeEvaluation(tenantId: string, ms: number): void {
+    this.#evalTime.charge(tenantId, ms);
+  }
+
+  /** The tenant's compiled set; throws policy_set_invalid (cached, fail closed) when its stored set cannot compile. */
+  policySet(tenantId: string): PolicySet {
+    const set = this.#sets.get(tenantId);
+    if (set) return set;
+    const failed = this.#failed.get(tenantId);
+    if (failed) throw failed;
+    try {
+      return this.install(this.compile(tenantId, this.policies.version(tenantId), this.policies.all(tenantId)));
+    } catch (err) {
+      const why = err instanceof GatewayError ? err.message : String(err);
+      const cached = new GatewayError('policy_set_invalid', `the tenant's policy set cannot be compiled (${why}); change its policies`);
+      this.#failed.set(tenantId, cached);
+      throw cached;
+    }
+  }
+
+  /**
+   * Checks a candidate policy set against the limits and compiles it; throws invalid_request (400) when it is over a
+   * limit or RE2 cannot build it. Policy changes call this before they commit, so a set that cannot run is never stored.
+   */
+  compile(tenantId: string, version: number, policies: readonly PolicyRecord[]): PolicySet {
+    this.compiles++;
+    checkPolicyLimits(policies, this.limits);
+    try {
+      return compilePolicySet(tenantId, version, policies, this.limits.maxTextChars);
+    } catch (err) {
+      throw new GatewayError('invalid_request', `the tenant's policy set cannot be compiled: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Makes a compiled set the tenant's current one (after its change was committed). */
+  install(set: PolicySet): PolicySet {
+    this.#failed.delete(set.tenantId);
+    this.#sets.set(set.tenantId, set);
     return set;
   }
 
-  /** Recompiles a tenant's policy set now (called after every policy change). */
-  invalidate(tenantId: string): PolicySet {
+  /** Drops what is cached for a tenant: the next request compiles what is stored. */
+  forget(tenantId: string): void {
     this.#sets.delete(tenantId);
-    return this.policySet(tenantId);
+    this.#failed.delete(tenantId);
   }
 
   state(tenantId: string): TenantState {
@@ -72,9 +145,12 @@ export class TenantRuntimes {
     const s = this.state(tenantId);
     for (const period of ['day', 'month'] as const) {
       const pk = periodKey(period, now);
-      const key = `${agentId}\0${pk}`;
-      s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
-      this.#dirtySpend.add(`${tenantId}\0${key}`);
+      // The agent's total, and the tenant's (tenant-scope budgets).
+      for (const who of [agentId, TENANT_SPEND]) {
+        const key = `${who}\0${pk}`;
+        s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
+        this.#dirtySpend.add(`${tenantId}\0${key}`);
+      }
     }
     if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
   }

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { Authenticator } from '../../auth/authenticate.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
-import { hasScope } from '../../auth/principal.js';
+import { assertAgent, hasScope } from '../../auth/principal.js';
 import type { RequestStage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
@@ -19,6 +19,7 @@ export function authenticateStage(auth: Authenticator, runtimes: TenantRuntimes)
       if (c.http.agentId === '') throw new GatewayError('missing_agent_id');
       // It becomes part of a ledger key: refuse what the ledger would refuse after the answer (an unaudited call).
       if (!isValidLedgerName(c.http.agentId)) throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
+      assertAgent(p, c.http.agentId);
     },
   };
 }

@@ -1,42 +1,81 @@
+import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { EvalPool } from '../../runtime/eval-pool.js';
 import type { AgentBudgetLookup } from '../../decisions/decision-engine.js';
+import type { InputFindings } from '../../policy/compile-policy-set.js';
+import { collectRequestStrings, replaceRequestStrings } from '../request-text.js';
+import type { ProxyContext } from '../proxy-context.js';
 import type { RequestStage } from './stage.js';
 
 /**
  * The same compiled evaluator as /v1/decide, over the request's text. Anything but ALLOW is answered here with 403
- * (a proxied call cannot wait for a human: held verdicts block, and the decision stays resolvable).
+ * (a proxied call cannot wait for a human: held verdicts block, and the decision stays resolvable). Text longer than
+ * `inlineMaxChars` is scanned (and redacted) in the evaluation worker, so it cannot hold the event loop; shorter text,
+ * the common case, is judged inline with no thread hop.
  */
-export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: AgentBudgetLookup): RequestStage {
+export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: AgentBudgetLookup, pool: EvalPool, inlineMaxChars: number): RequestStage {
+  function decide(c: ProxyContext, findings: InputFindings | undefined): void {
+    const p = c.principal!;
+    const ev = runtimes.judge(
+      c.policySet!,
+      {
+        tenantId: p.tenantId,
+        agentId: c.http.agentId,
+        sessionId: c.sessionId,
+        riskBudget: null,
+        agentRiskBudget: agentBudget(p.tenantId, c.http.agentId),
+        text: c.inputText,
+        now: Date.now(),
+      },
+      findings,
+    );
+    // Assigned once there is a verdict: a request refused before one (text too long) is a 4xx, not a decision.
+    c.decisionId = newId('dec');
+    c.evaluation = ev;
+    c.verdict = ev.verdict;
+    c.rule = ev.rule;
+    c.riskScore = ev.riskScore;
+    if (ev.verdict !== 'ALLOW') {
+      c.outcome = 'blocked';
+      const why = ev.triggered.find((t) => t.policyId === ev.rule)?.reason ?? 'policy violation';
+      const held = ev.verdict === 'DENY' ? '' : ` (${ev.verdict}: decision ${c.decisionId} awaits review)`;
+      throw new GatewayError('policy_violation', `request blocked by policy: ${why}${held}`, ev.rule);
+    }
+  }
+
+  async function inWorker(c: ProxyContext): Promise<void> {
+    const set = c.policySet!;
+    const tenantId = c.principal!.tenantId;
+    runtimes.admitEvaluation(tenantId);
+    const strings = collectRequestStrings(c.request!);
+    const started = performance.now();
+    let result;
+    try {
+      result = await pool.run(set, strings);
+    } finally {
+      // Worker time is the tenant's too: its budget bounds how long it may keep the worker busy.
+      runtimes.chargeEvaluation(tenantId, performance.now() - started);
+    }
+    decide(c, result.findings ?? undefined);
+    if (c.evaluation!.redactInput && result.redacted) {
+      replaceRequestStrings(c.request!, result.redacted);
+      c.inputRedactions = result.redactions;
+    }
+    c.inputJudgedInWorker = true;
+  }
+
   return {
     name: 'policy',
     run(c) {
-      const p = c.principal!;
       const set = c.policySet!;
-      c.decisionId = newId('dec');
-      const ev = set.evaluate(
-        {
-          tenantId: p.tenantId,
-          agentId: c.http.agentId,
-          sessionId: c.sessionId,
-          riskBudget: null,
-          agentRiskBudget: agentBudget(p.tenantId, c.http.agentId),
-          text: c.inputText,
-          now: Date.now(),
-        },
-        runtimes.state(p.tenantId),
-      );
-      c.evaluation = ev;
-      c.verdict = ev.verdict;
-      c.rule = ev.rule;
-      c.riskScore = ev.riskScore;
-      if (ev.verdict !== 'ALLOW') {
-        c.outcome = 'blocked';
-        const why = ev.triggered.find((t) => t.policyId === ev.rule)?.reason ?? 'policy violation';
-        const held = ev.verdict === 'DENY' ? '' : ` (${ev.verdict}: decision ${c.decisionId} awaits review)`;
-        throw new GatewayError('policy_violation', `request blocked by policy: ${why}${held}`, ev.rule);
+      if (set.readsInputText && c.inputText.length > inlineMaxChars) {
+        // Past the cap the evaluator refuses (413) at once: no point sending the text to the worker.
+        if (c.inputText.length <= set.maxTextChars) return inWorker(c);
       }
+      decide(c, undefined);
+      return undefined;
     },
   };
 }

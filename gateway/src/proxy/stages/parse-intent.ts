@@ -14,12 +14,11 @@ export function parseIntentStage(): RequestStage {
       if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'request body must be a JSON object');
       const req = body as Record<string, unknown>;
       c.request = req;
-      c.upstreamBody = raw;
       c.model = typeof req['model'] === 'string' ? req['model'] : '';
       c.stream = req['stream'] === true;
       const so = req['stream_options'] as Record<string, unknown> | undefined;
       c.clientWantsStreamUsage = so?.['include_usage'] === true;
-      c.inputText = requestText(c.endpoint.kind, req);
+      c.inputText = requestText(req);
     },
   };
 }

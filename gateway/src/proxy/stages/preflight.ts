@@ -1,16 +1,19 @@
 import { GatewayError } from '../../errors.js';
+import { hasTokenIds } from '../request-text.js';
 import type { RequestStage } from './stage.js';
 
 /**
  * The shape the provider requires, checked before anything is spent on it: a model, and the endpoint's input field of
  * the right type. A body the provider would reject anyway is answered here with a clear 400.
  */
-export function preflightStage(): RequestStage {
+export function preflightStage(maxModelLength: number): RequestStage {
   return {
     name: 'preflight',
     run(c) {
       const req = c.request as Record<string, unknown>;
       if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
+      // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
+      if (req['model'].length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
       switch (c.endpoint.kind) {
         case 'chat': {
@@ -35,6 +38,10 @@ export function preflightStage(): RequestStage {
         }
         case 'models':
           break;
+      }
+      // Token ids cannot be judged: with input policies active they are refused rather than let through unread.
+      if (c.policySet!.readsInputText && hasTokenIds(c.endpoint.kind === 'completions' ? req['prompt'] : c.endpoint.kind === 'embeddings' ? req['input'] : null)) {
+        throw new GatewayError('invalid_request', `${c.endpoint.kind === 'completions' ? 'prompt' : 'input'}: token-id arrays cannot be judged by this tenant's input policies; send text`);
       }
       const sid = c.http.sessionId;
       if (sid.length > 256) throw new GatewayError('invalid_request', 'x-svc-session-id: at most 256 characters');

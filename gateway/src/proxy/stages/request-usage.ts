@@ -12,7 +12,6 @@ export function requestUsageStage(): RequestStage {
       const req = c.request!;
       const so = req['stream_options'];
       req['stream_options'] = { ...(so && typeof so === 'object' ? (so as object) : {}), include_usage: true };
-      c.requestRewritten = true;
     },
   };
 }

@@ -6,7 +6,8 @@ import type { ProxyContext } from '../proxy-context.js';
  */
 export interface RequestStage {
   readonly name: string;
-  run(c: ProxyContext): void;
+  /** A promise only when the stage must wait (a large input judged in the worker); the common path stays synchronous. */
+  run(c: ProxyContext): void | Promise<void>;
 }
 
 /** A response-side stage for a whole (non-streamed) answer. Response stages run in reverse order of declaration. */

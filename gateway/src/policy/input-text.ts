@@ -1,0 +1,75 @@
+/**
+ * The text policies judge in a request: every string a reader of it may see, object keys included, found by walking
+ * the whole object (not a list of known fields, which misses whatever a provider adds next). Left out only: values of
+ * keys named in `skipRoot` at the top level (e.g. the proxy's `model`), and binary payloads (base64 `data:` URLs,
+ * `input_audio`, `file_data`), which carry no text a filter could read (docs/policies.md, "What is judged").
+ *
+ * One pass, iterative (bodies are depth-capped at parse time), no per-request closures: `visit` may return a new
+ * string, which replaces the value (or the key) in place, so redaction and judging walk the same strings.
+ */
+export type TextVisit = (text: string) => string;
+
+const NO_SKIP: ReadonlySet<string> = new Set();
+
+export function walkText(root: object, visit: TextVisit, skipRoot: ReadonlySet<string> = NO_SKIP): void {
+  const stack: object[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === 'string') {
+          if (!isBinary(v)) {
+            const out = visit(v);
+            if (out !== v) node[i] = out;
+          }
+        } else if (v !== null && typeof v === 'object') stack.push(v);
+      }
+      continue;
+    }
+    const obj = node as Record<string, unknown>;
+    let renamed: string[] | null = null;
+    for (const key in obj) {
+      const newKey = visit(key);
+      if (newKey !== key) (renamed ??= []).push(key, newKey);
+      if (node === root && skipRoot.has(key)) continue;
+      if (key === 'input_audio' || key === 'file_data') continue;
+      const v = obj[key];
+      if (typeof v === 'string') {
+        if (!isBinary(v)) {
+          const out = visit(v);
+          if (out !== v) obj[key] = out;
+        }
+      } else if (v !== null && typeof v === 'object') stack.push(v);
+    }
+    if (renamed) renameKeys(obj, renamed);
+  }
+}
+
+/** Joins every judged string with '\n' (what content filters, entropy and PII checks read). */
+export function collectText(root: object, skipRoot?: ReadonlySet<string>): string {
+  const parts: string[] = [];
+  walkText(
+    root,
+    (t) => {
+      parts.push(t);
+      return t;
+    },
+    skipRoot,
+  );
+  return parts.join('\n');
+}
+
+/** A base64 data URL (an image, audio, a file): bytes for a decoder, not text for a filter. */
+function isBinary(v: string): boolean {
+  return v.length > 64 && v.startsWith('data:') && v.lastIndexOf(';base64,', 100) > 0;
+}
+
+/** Rare (a key that held personal data): rebuilds the object so its key order stays as sent. */
+function renameKeys(obj: Record<string, unknown>, pairs: string[]): void {
+  const map = new Map<string, string>();
+  for (let i = 0; i < pairs.length; i += 2) map.set(pairs[i] as string, pairs[i + 1] as string);
+  const entries = Object.entries(obj);
+  for (const [k] of entries) delete obj[k];
+  for (const [k, v] of entries) obj[map.get(k) ?? k] = v;
+}
