@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@aduana/shared';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
-import type { ScannerConfig } from './config.js';
+import { judgingLimitsOf, type ScannerConfig } from './config.js';
 import { errorHandlerPlugin } from './plugins/error-handler.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { selfIdentityPlugin } from './plugins/self-identity.js';
@@ -63,7 +63,8 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   app.register(healthRoutes);
-  app.register(superScanRoutes);
-  app.register(seoScanRoutes);
+  const limits = judgingLimitsOf(config);
+  app.register(superScanRoutes, { limits });
+  app.register(seoScanRoutes, { limits });
   return app;
 }

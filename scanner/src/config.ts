@@ -1,4 +1,5 @@
 import { loadConfig, type ConfigSpec, type ConfigValues } from '@aduana/shared';
+import type { JudgingLimits } from './checks/judging-limits.js';
 
 /** Every setting of the scanner: env name, type, default (DECISIONS.md). Read and validated once at start. */
 export const SCANNER_CONFIG = {
@@ -15,6 +16,11 @@ export const SCANNER_CONFIG = {
   ratePerIpPerMinute: { env: 'SCANNER_RATE_PER_IP_PER_MINUTE', type: 'integer', default: 10, minimum: 1, description: 'Assessments per client address per minute' },
   ratePerTargetPerHour: { env: 'SCANNER_RATE_PER_TARGET_PER_HOUR', type: 'integer', default: 30, minimum: 1, description: 'Assessments per target host per hour' },
   ratePlatformPerMinute: { env: 'SCANNER_RATE_PLATFORM_PER_MINUTE', type: 'integer', default: 600, minimum: 1, description: 'Assessments per minute, whole service' },
+  maxHtmlElements: { env: 'SCANNER_MAX_HTML_ELEMENTS', type: 'integer', default: 100_000, minimum: 100, description: 'Elements parsed from one page; past it the checks that read the markup are not measured' },
+  maxHtmlDepth: { env: 'SCANNER_MAX_HTML_DEPTH', type: 'integer', default: 512, minimum: 16, maximum: 10_000, description: 'Element nesting depth of one page; past it the checks that read the markup are not measured' },
+  judgingBudgetMs: { env: 'SCANNER_JUDGING_BUDGET_MS', type: 'integer', default: 5_000, minimum: 100, maximum: 60_000, description: 'Time for judging one snapshot; checks not started by then are not measured' },
+  robotsMaxRules: { env: 'SCANNER_ROBOTS_MAX_RULES', type: 'integer', default: 2_000, minimum: 10, description: 'Allow/Disallow rules read from one robots.txt; later rules are ignored' },
+  robotsMaxRuleLength: { env: 'SCANNER_ROBOTS_MAX_RULE_LENGTH', type: 'integer', default: 1_024, minimum: 16, description: 'Longest robots.txt rule path read; longer rules count as invalid lines' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 
@@ -26,6 +32,17 @@ export function loadScannerConfig(
   overrides: Partial<Record<keyof typeof SCANNER_CONFIG, string | number | boolean>> = {},
 ): ScannerConfig {
   return loadConfig(SCANNER_CONFIG, env, overrides);
+}
+
+/** The judging caps of one assessment, from the configuration. */
+export function judgingLimitsOf(config: ScannerConfig): JudgingLimits {
+  return {
+    maxElements: config.maxHtmlElements,
+    maxDepth: config.maxHtmlDepth,
+    budgetMs: config.judgingBudgetMs,
+    robotsMaxRules: config.robotsMaxRules,
+    robotsMaxRuleLength: config.robotsMaxRuleLength,
+  };
 }
 
 /** A comma-separated setting as a list, blanks dropped. */

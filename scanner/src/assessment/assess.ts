@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../checks/check.js';
 import { Derived } from '../checks/derived.js';
+import type { JudgingLimits } from '../checks/judging-limits.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks, type CheckResult } from '../checks/runner.js';
 import { commerceRisk } from '../profile/commerce-risk.js';
@@ -15,6 +16,8 @@ export interface AssessOptions {
   readonly requestId: string;
   readonly scanId?: string;
   readonly now?: () => Date;
+  /** What judging may cost (element, depth, time, robots caps); the defaults when omitted. */
+  readonly limits?: JudgingLimits;
 }
 
 export interface AssessOutcome {
@@ -25,7 +28,7 @@ export interface AssessOutcome {
 
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
 export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
-  const derived = new Derived();
+  const derived = new Derived(options.limits);
   const detected = options.profile === undefined || options.profile === 'auto' ? detectProfile(snapshot, derived) : undefined;
   const profile = detected?.profile ?? (options.profile as Profile);
   const results = runChecks(CHECKS, snapshot, profile, derived);

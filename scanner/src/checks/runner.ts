@@ -3,6 +3,7 @@ import { SEVERITY_PRIORITY } from '../scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
 import type { Check, CheckInput, Profile, Verdict } from './check.js';
 import { Derived } from './derived.js';
+import { JudgingLimitError } from './judging-limits.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'info' | 'not_applicable' | 'not_measured' | 'error';
 
@@ -45,10 +46,15 @@ export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, der
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };
   }
+  if (derived.overBudget()) {
+    return { check, status: 'not_measured', score: null, evidence: `not judged: the assessment spent its ${String(derived.limits.budgetMs)} ms judging budget` };
+  }
   let verdict: Verdict;
   try {
     verdict = check.run(input);
   } catch (err) {
+    // Over a judging limit (a page too deep or too large to parse): nothing can be said, which is not a failure.
+    if (err instanceof JudgingLimitError) return { check, status: 'not_measured', score: null, evidence: err.message };
     // One broken check never breaks an assessment: it is reported as errored and not scored.
     return { check, status: 'error', score: null, evidence: '', error: err instanceof Error ? err.message : String(err) };
   }

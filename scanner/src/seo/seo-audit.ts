@@ -1,10 +1,12 @@
 import type { Finding } from '../assessment/assessment.js';
+import type { CheerioAPI } from 'cheerio';
 import { Derived } from '../checks/derived.js';
+import { JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks } from '../checks/runner.js';
 import { detectProfile } from '../profile/detect-profile.js';
 import { gradeFor, score, SCORING_VERSION } from '../scoring/scoring.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { PageProbe, Snapshot } from '../snapshot/snapshot.js';
 import { keywordReport, type KeywordReport } from './keyword.js';
 
 /** The SEO audit's answer (spec: body not shown): observable signals only, no ranking, backlinks or volumes. */
@@ -37,9 +39,41 @@ export interface SeoAudit {
   readonly keyword?: KeywordReport;
 }
 
+type Signals = SeoAudit['signals'];
+
+/** Reads the signals from the page's markup; a page over the judging limits yields the header-borne ones only. */
+function readSignals(page: PageProbe, derived: Derived): Signals {
+  const fromHeaders = { statusCode: page.status, xRobotsTag: page.headers['x-robots-tag'] ?? null };
+  let $: CheerioAPI;
+  try {
+    $ = derived.html(page);
+  } catch (err) {
+    if (!(err instanceof JudgingLimitError)) throw err;
+    return { ...fromHeaders, title: '', metaDescription: '', h1: [], canonical: null, lang: null, robotsMeta: null, hreflang: [], openGraph: {}, jsonLdTypes: [], wordCount: 0 };
+  }
+  const text = (sel: string): string => $(sel).first().text().replace(/\s+/g, ' ').trim();
+  const attr = (sel: string, name: string): string | null => $(sel).first().attr(name)?.trim() ?? null;
+  const openGraph: Record<string, string> = {};
+  for (const el of $('meta[property^="og:" i]').toArray()) openGraph[($(el).attr('property') ?? '').toLowerCase()] ??= $(el).attr('content') ?? '';
+  const bodyText = derived.isHtml(page) ? derived.visibleText(page) : '';
+  return {
+    ...fromHeaders,
+    title: text('title'),
+    metaDescription: attr('meta[name="description" i]', 'content') ?? '',
+    h1: $('h1').toArray().map((el) => $(el).text().replace(/\s+/g, ' ').trim()),
+    canonical: attr('link[rel~="canonical" i]', 'href'),
+    lang: attr('html', 'lang'),
+    robotsMeta: attr('meta[name="robots" i]', 'content'),
+    hreflang: $('link[rel~="alternate" i][hreflang]').toArray().map((el) => $(el).attr('hreflang') ?? ''),
+    openGraph,
+    jsonLdTypes: [...new Set(derived.jsonLd(page).flatMap((b) => b.types))],
+    wordCount: bodyText === '' ? 0 : bodyText.split(' ').length,
+  };
+}
+
 /** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
-export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date }): SeoAudit {
-  const derived = new Derived();
+export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date; limits?: JudgingLimits }): SeoAudit {
+  const derived = new Derived(options.limits);
   const page = snapshot.page;
   const { profile } = detectProfile(snapshot, derived);
   const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived);
@@ -47,27 +81,9 @@ export function seoAudit(snapshot: Snapshot, options: { requestId: string; keywo
     results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
     profile,
   );
-  const $ = derived.html(page);
-  const text = (sel: string): string => $(sel).first().text().replace(/\s+/g, ' ').trim();
-  const attr = (sel: string, name: string): string | null => $(sel).first().attr(name)?.trim() ?? null;
-  const h1 = $('h1').toArray().map((el) => $(el).text().replace(/\s+/g, ' ').trim());
-  const openGraph: Record<string, string> = {};
-  for (const el of $('meta[property^="og:" i]').toArray()) openGraph[($(el).attr('property') ?? '').toLowerCase()] ??= $(el).attr('content') ?? '';
-  const bodyText = derived.isHtml(page) ? derived.visibleText(page) : '';
-  const signals = {
-    statusCode: page.status,
-    title: text('title'),
-    metaDescription: attr('meta[name="description" i]', 'content') ?? '',
-    h1,
-    canonical: attr('link[rel~="canonical" i]', 'href'),
-    lang: attr('html', 'lang'),
-    robotsMeta: attr('meta[name="robots" i]', 'content'),
-    xRobotsTag: page.headers['x-robots-tag'] ?? null,
-    hreflang: $('link[rel~="alternate" i][hreflang]').toArray().map((el) => $(el).attr('hreflang') ?? ''),
-    openGraph,
-    jsonLdTypes: [...new Set(derived.jsonLd(page).flatMap((b) => b.types))],
-    wordCount: bodyText === '' ? 0 : bodyText.split(' ').length,
-  };
+  const signals = readSignals(page, derived);
+  const h1 = signals.h1;
+  const bodyText = signals.wordCount === 0 ? '' : derived.visibleText(page);
   const seo = scores.dimensions.seo;
   return {
     url: snapshot.requestedUrl,

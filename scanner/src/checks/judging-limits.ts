@@ -1,0 +1,30 @@
+/**
+ * What judging one snapshot may cost (docs/scanner.md, "Bounds"). A page or robots.txt is text the target controls:
+ * these caps keep one assessment from holding the event loop, whatever the target serves.
+ */
+export interface JudgingLimits {
+  /** Elements parsed from one page; past it the page's markup is not judged. */
+  readonly maxElements: number;
+  /** Element nesting depth; past it the page's markup is not judged. */
+  readonly maxDepth: number;
+  /** Time for the whole judging step; checks not started by then are reported as not measured. */
+  readonly budgetMs: number;
+  /** Allow/Disallow rules kept from one robots.txt; later ones are ignored. */
+  readonly robotsMaxRules: number;
+  /** Longest Allow/Disallow path kept; longer rules are reported as invalid lines. */
+  readonly robotsMaxRuleLength: number;
+}
+
+/** Browsers cap the tree depth too (Blink at 512); 100,000 elements is several times a large real page. */
+export const DEFAULT_JUDGING_LIMITS: JudgingLimits = Object.freeze({
+  maxElements: 100_000,
+  maxDepth: 512,
+  budgetMs: 5_000,
+  robotsMaxRules: 2_000,
+  robotsMaxRuleLength: 1_024,
+});
+
+/** Something a check needed was over a judging limit: the check is reported as not measured, with this message. */
+export class JudgingLimitError extends Error {
+  override readonly name = 'JudgingLimitError';
+}
