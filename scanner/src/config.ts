@@ -21,6 +21,8 @@ export const SCANNER_CONFIG = {
   judgingBudgetMs: { env: 'SCANNER_JUDGING_BUDGET_MS', type: 'integer', default: 5_000, minimum: 100, maximum: 60_000, description: 'Time for judging one snapshot; checks not started by then are not measured' },
   robotsMaxRules: { env: 'SCANNER_ROBOTS_MAX_RULES', type: 'integer', default: 2_000, minimum: 10, description: 'Allow/Disallow rules read from one robots.txt; later rules are ignored' },
   robotsMaxRuleLength: { env: 'SCANNER_ROBOTS_MAX_RULE_LENGTH', type: 'integer', default: 1_024, minimum: 16, description: 'Longest robots.txt rule path read; longer rules count as invalid lines' },
+  evidenceMaxChars: { env: 'SCANNER_EVIDENCE_MAX_CHARS', type: 'integer', default: 1_000, minimum: 100, maximum: 100_000, description: 'Longest evidence string of an assessment or SEO audit; longer ones are cut with "…"' },
+  evidenceMaxItems: { env: 'SCANNER_EVIDENCE_MAX_ITEMS', type: 'integer', default: 50, minimum: 1, maximum: 10_000, description: 'Most entries of one evidence list (headings, hreflang, Open Graph tags, signals)' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 
@@ -42,6 +44,8 @@ export function judgingLimitsOf(config: ScannerConfig): JudgingLimits {
     budgetMs: config.judgingBudgetMs,
     robotsMaxRules: config.robotsMaxRules,
     robotsMaxRuleLength: config.robotsMaxRuleLength,
+    evidenceMaxChars: config.evidenceMaxChars,
+    evidenceMaxItems: config.evidenceMaxItems,
   };
 }
 

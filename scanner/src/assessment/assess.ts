@@ -8,7 +8,8 @@ import { commerceRisk } from '../profile/commerce-risk.js';
 import { commerceSignals, detectProfile } from '../profile/detect-profile.js';
 import { score, SCORING_VERSION } from '../scoring/scoring.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { Assessment, Finding } from './assessment.js';
+import { evidenceList, type EvidenceBounds } from '../evidence/evidence-text.js';
+import type { Assessment, CommerceRisk, Finding } from './assessment.js';
 
 export interface AssessOptions {
   /** Requested profile; 'auto' (the default) resolves it from the snapshot. */
@@ -24,6 +25,11 @@ export interface AssessOutcome {
   readonly assessment: Assessment;
   /** Every check's result, for callers that show more than findings (logs, the SEO audit, benchmarks). */
   readonly results: readonly CheckResult[];
+}
+
+/** Commerce signals quote the page (a cart link): cleaned and cut like every evidence string. */
+function boundedRisk(risk: CommerceRisk, bounds: EvidenceBounds): CommerceRisk {
+  return { level: risk.level, signals: evidenceList(risk.signals, bounds) };
 }
 
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
@@ -50,7 +56,7 @@ export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcom
     mode: 'static',
     scoringVersion: SCORING_VERSION,
     checksSummary: scores.checksSummary,
-    commerceRisk: profile === 'commerce' ? commerceRisk(results, detected?.signals ?? commerceSignals(snapshot, derived)) : null,
+    commerceRisk: profile === 'commerce' ? boundedRisk(commerceRisk(results, detected?.signals ?? commerceSignals(snapshot, derived)), derived.limits) : null,
     findings,
     dimensions: scores.dimensions,
     pillars: scores.pillars,

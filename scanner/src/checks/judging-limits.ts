@@ -1,8 +1,10 @@
+import type { EvidenceBounds } from '../evidence/evidence-text.js';
+
 /**
  * What judging one snapshot may cost (docs/scanner.md, "Bounds"). A page or robots.txt is text the target controls:
  * these caps keep one assessment from holding the event loop, whatever the target serves.
  */
-export interface JudgingLimits {
+export interface JudgingLimits extends EvidenceBounds {
   /** Elements parsed from one page; past it the page's markup is not judged. */
   readonly maxElements: number;
   /** Element nesting depth; past it the page's markup is not judged. */
@@ -22,6 +24,8 @@ export const DEFAULT_JUDGING_LIMITS: JudgingLimits = Object.freeze({
   budgetMs: 5_000,
   robotsMaxRules: 2_000,
   robotsMaxRuleLength: 1_024,
+  evidenceMaxChars: 1_000,
+  evidenceMaxItems: 50,
 });
 
 /** Something a check needed was over a judging limit: the check is reported as not measured, with this message. */

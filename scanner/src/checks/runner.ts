@@ -3,6 +3,7 @@ import { SEVERITY_PRIORITY } from '../scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
 import type { Check, CheckInput, Profile, Verdict } from './check.js';
 import { Derived } from './derived.js';
+import { evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
 import { JudgingLimitError } from './judging-limits.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'info' | 'not_applicable' | 'not_measured' | 'error';
@@ -41,7 +42,25 @@ function inputFor(check: Check, snapshot: Snapshot, derived: Derived): CheckInpu
   return input as CheckInput<SnapshotPart>;
 }
 
+/** Every result leaves the runner through here: its evidence and finding text cleaned and cut (evidence-text.ts). */
+function bounded(result: CheckResult, bounds: EvidenceBounds): CheckResult {
+  const text = (s: string): string => evidenceText(s, bounds);
+  const f = result.finding;
+  return {
+    ...result,
+    evidence: text(result.evidence),
+    ...(result.error === undefined ? {} : { error: text(result.error) }),
+    ...(f === undefined
+      ? {}
+      : { finding: { ...f, title: text(f.title), evidence: text(f.evidence), impact: text(f.impact), businessImpact: text(f.businessImpact), recommendation: text(f.recommendation) } }),
+  };
+}
+
 export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
+  return bounded(judge(check, snapshot, profile, derived), derived.limits);
+}
+
+function judge(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
   const input = inputFor(check, snapshot, derived);
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };

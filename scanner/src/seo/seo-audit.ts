@@ -2,6 +2,7 @@ import type { Finding } from '../assessment/assessment.js';
 import type { CheerioAPI } from 'cheerio';
 import { Derived } from '../checks/derived.js';
 import { JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
+import { evidenceList, evidenceOrNull, evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks } from '../checks/runner.js';
 import { detectProfile } from '../profile/detect-profile.js';
@@ -71,6 +72,27 @@ function readSignals(page: PageProbe, derived: Derived): Signals {
   };
 }
 
+/** The signals as the audit carries them: every string cleaned and cut, every list shortened (evidence-text.ts). */
+function boundedSignals(signals: Signals, bounds: EvidenceBounds): Signals {
+  const text = (v: string): string => evidenceText(v, bounds);
+  const list = (v: readonly string[]): string[] => evidenceList(v, bounds);
+  const openGraph = Object.fromEntries(Object.entries(signals.openGraph).slice(0, bounds.evidenceMaxItems).map(([k, v]) => [text(k), text(v)]));
+  return {
+    statusCode: signals.statusCode,
+    title: text(signals.title),
+    metaDescription: text(signals.metaDescription),
+    h1: list(signals.h1),
+    canonical: evidenceOrNull(signals.canonical, bounds),
+    lang: evidenceOrNull(signals.lang, bounds),
+    robotsMeta: evidenceOrNull(signals.robotsMeta, bounds),
+    xRobotsTag: evidenceOrNull(signals.xRobotsTag, bounds),
+    hreflang: list(signals.hreflang),
+    openGraph,
+    jsonLdTypes: list(signals.jsonLdTypes),
+    wordCount: signals.wordCount,
+  };
+}
+
 /** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
 export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date; limits?: JudgingLimits }): SeoAudit {
   const derived = new Derived(options.limits);
@@ -87,14 +109,14 @@ export function seoAudit(snapshot: Snapshot, options: { requestId: string; keywo
   const seo = scores.dimensions.seo;
   return {
     url: snapshot.requestedUrl,
-    finalUrl: page.finalUrl,
+    finalUrl: evidenceText(page.finalUrl, derived.limits),
     requestId: options.requestId,
     timestamp: (options.now?.() ?? new Date()).toISOString(),
     scoringVersion: SCORING_VERSION,
     score: seo.score,
     grade: gradeFor(seo.score),
     checksSummary: scores.checksSummary,
-    signals,
+    signals: boundedSignals(signals, derived.limits),
     checks: results.map((r) => ({ id: r.check.id, status: r.status, evidence: r.evidence })),
     findings: results.flatMap((r) => (r.finding ? [r.finding] : [])).sort((a, b) => a.priority - b.priority),
     ...(options.keyword === undefined
