@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { HostLookup } from '@aduana/shared';
 import { loadScannerConfig, type SCANNER_CONFIG } from '../../src/config.js';
 import { startScanner, type RunningScanner } from '../../src/server.js';
 
@@ -11,9 +12,15 @@ export type Overrides = Partial<Record<keyof typeof SCANNER_CONFIG, string | num
 
 export const GENEROUS = { ratePerIpPerMinute: 10_000, ratePerTargetPerHour: 10_000, ratePlatformPerMinute: 10_000, logLevel: 'silent' } as const;
 
+/** Any name ending in `.test` (trailing dot or not, IDN included) resolves to loopback; others fail. */
+export const testNames: HostLookup = async (hostname) => {
+  if (/\.test\.?$/.test(hostname)) return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
+
 export async function startHostileScanner(overrides: Overrides = {}): Promise<RunningScanner> {
   const config = loadScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8' }, { port: 0, ...GENEROUS, ...overrides });
-  return startScanner(config, { collect: { resourceTimeoutMs: 3000 } });
+  return startScanner(config, { collect: { resourceTimeoutMs: 3000, lookup: testNames } });
 }
 
 export interface Answer {
