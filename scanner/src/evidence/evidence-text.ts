@@ -14,11 +14,13 @@ export interface EvidenceBounds {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 /** Tab, line feed and carriage return read as spaces; the other controls are dropped. */
 const SPACING = /[\t\n\r]/g;
+/** Half of a surrogate pair on its own (a check cut a quote inside an emoji): not text, shown as U+FFFD. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const CUT = '…';
 
-/** The text without control characters, cut to the cap with a trailing "…" (never inside a surrogate pair). */
+/** The text without control characters or lone surrogates, cut to the cap with a trailing "…" (never inside a surrogate pair). */
 export function evidenceText(value: string, bounds: EvidenceBounds): string {
-  const clean = value.replace(SPACING, ' ').replace(CONTROL, '');
+  const clean = value.replace(SPACING, ' ').replace(CONTROL, '').replace(LONE_SURROGATE, '\ufffd');
   if (clean.length <= bounds.evidenceMaxChars) return clean;
   let end = bounds.evidenceMaxChars - CUT.length;
   const last = clean.charCodeAt(end - 1);
