@@ -14,6 +14,12 @@ const SEED = 20_261_123;
 const EVIDENCE_CAP = 1000;
 /** Collection (the site answers at once) plus the judging budget, with room for a busy machine. */
 const ANSWER_WITHIN_MS = 15_000;
+/**
+ * Liveness bound of one /healthz probe. The fixture site, the client and the service share this process, and the
+ * largest shapes (4 MB of markup, just under the element cap) take the parser a few hundred milliseconds on an idle
+ * machine and several times that under a loaded test run; the freezes this guards against lasted 15 s to minutes.
+ */
+const PROBE_WITHIN_MS = 5_000;
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
@@ -131,7 +137,7 @@ describe('fuzzing the service with hostile sites (seeded, time-bounded)', () => 
         const ms = performance.now() - started;
         expect(answer.status).toBe(200);
         expect(ms).toBeLessThan(ANSWER_WITHIN_MS);
-        expect(slowestProbe).toBeLessThan(2000);
+        expect(slowestProbe).toBeLessThan(PROBE_WITHIN_MS);
         // The request URL is the caller's own input; everything else quotes the target.
         const quoted = strings({ ...answer.body, url: '' });
         for (const s of quoted) {
