@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../checks/check.js';
 import { Derived } from '../checks/derived.js';
-import type { JudgingLimits } from '../checks/judging-limits.js';
+import { judgingDeadline, type JudgingLimits } from '../checks/judging-limits.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks, type CheckResult } from '../checks/runner.js';
 import { commerceRisk } from '../profile/commerce-risk.js';
@@ -35,9 +35,11 @@ function boundedRisk(risk: CommerceRisk, bounds: EvidenceBounds): CommerceRisk {
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
 export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
   const derived = new Derived(options.limits);
+  // The budget covers the whole judging step, parse (inside profile detection) included.
+  const deadline = judgingDeadline(derived.limits);
   const detected = options.profile === undefined || options.profile === 'auto' ? detectProfile(snapshot, derived) : undefined;
   const profile = detected?.profile ?? (options.profile as Profile);
-  const results = runChecks(CHECKS, snapshot, profile, derived);
+  const results = runChecks(CHECKS, snapshot, profile, derived, deadline);
   const scores = score(
     results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
     profile,

@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { load, type CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
 import { parseHtmlBounded } from '../parse/bounded-html.js';
@@ -25,7 +24,6 @@ const HIDDEN = new Set(['noscript', 'template', 'svg', 'script', 'style']);
  */
 export class Derived {
   readonly limits: JudgingLimits;
-  readonly #deadline: number;
   #html?: CheerioAPI | JudgingLimitError;
   #csp?: readonly CspPolicy[];
   #robots?: RobotsTxt;
@@ -35,12 +33,6 @@ export class Derived {
 
   constructor(limits: JudgingLimits = DEFAULT_JUDGING_LIMITS) {
     this.limits = limits;
-    this.#deadline = performance.now() + limits.budgetMs;
-  }
-
-  /** True once the judging step's time budget is spent (counted from this Derived's creation). */
-  overBudget(): boolean {
-    return performance.now() > this.#deadline;
   }
 
   isHtml(page: PageProbe): boolean {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { EvidenceBounds } from '../evidence/evidence-text.js';
 
 /**
@@ -27,6 +28,11 @@ export const DEFAULT_JUDGING_LIMITS: JudgingLimits = Object.freeze({
   evidenceMaxChars: 1_000,
   evidenceMaxItems: 50,
 });
+
+/** When a judging step that starts now must stop starting checks (performance.now() clock). */
+export function judgingDeadline(limits: JudgingLimits): number {
+  return performance.now() + limits.budgetMs;
+}
 
 /** Something a check needed was over a judging limit: the check is reported as not measured, with this message. */
 export class JudgingLimitError extends Error {

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Finding } from '../assessment/assessment.js';
 import { SEVERITY_PRIORITY } from '../scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
@@ -60,13 +61,15 @@ export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, der
   return bounded(judge(check, snapshot, profile, derived), derived.limits);
 }
 
+/** A check not started because the judging step spent its time budget: not measured, and said so. */
+function notStarted(check: Check, derived: Derived): CheckResult {
+  return { check, status: 'not_measured', score: null, evidence: `not judged: the assessment spent its ${String(derived.limits.budgetMs)} ms judging budget` };
+}
+
 function judge(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
   const input = inputFor(check, snapshot, derived);
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };
-  }
-  if (derived.overBudget()) {
-    return { check, status: 'not_measured', score: null, evidence: `not judged: the assessment spent its ${String(derived.limits.budgetMs)} ms judging budget` };
   }
   let verdict: Verdict;
   try {
@@ -108,12 +111,16 @@ function judge(check: Check, snapshot: Snapshot, profile: Profile, derived: Deri
   }
 }
 
-/** Runs every check over one snapshot. Pass the Derived that profile detection already filled, to parse once. */
+/**
+ * Runs every check over one snapshot. Pass the Derived that profile detection already filled, to parse once, and the
+ * deadline of the judging step (judgingDeadline): checks not started by then are reported as not measured.
+ */
 export function runChecks(
   checks: readonly Check[],
   snapshot: Snapshot,
   profile: Profile,
   derived: Derived = new Derived(),
+  deadline = Infinity,
 ): CheckResult[] {
-  return checks.map((check) => runCheck(check, snapshot, profile, derived));
+  return checks.map((check) => (performance.now() > deadline ? notStarted(check, derived) : runCheck(check, snapshot, profile, derived)));
 }

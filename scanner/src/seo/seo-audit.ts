@@ -1,7 +1,7 @@
 import type { Finding } from '../assessment/assessment.js';
 import type { CheerioAPI } from 'cheerio';
 import { Derived } from '../checks/derived.js';
-import { JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
+import { judgingDeadline, JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
 import { evidenceList, evidenceOrNull, evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks } from '../checks/runner.js';
@@ -96,9 +96,10 @@ function boundedSignals(signals: Signals, bounds: EvidenceBounds): Signals {
 /** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
 export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date; limits?: JudgingLimits }): SeoAudit {
   const derived = new Derived(options.limits);
+  const deadline = judgingDeadline(derived.limits);
   const page = snapshot.page;
   const { profile } = detectProfile(snapshot, derived);
-  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived);
+  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived, deadline);
   const scores = score(
     results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
     profile,
