@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@aduana/shared';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
-import type { ScannerConfig } from './config.js';
-import { errorHandlerPlugin } from './plugins/error-handler.js';
+import { judgingLimitsOf, type ScannerConfig } from './config.js';
+import { trustProxySetting } from './clients/trust-proxy.js';
+import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
+import { inFlightPlugin } from './plugins/in-flight.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { selfIdentityPlugin } from './plugins/self-identity.js';
 import { createSnapshotSource, snapshotSourcePlugin, type SnapshotSource } from './plugins/snapshot-source.js';
@@ -34,13 +36,17 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxySetting(config.trustProxy),
     requestIdHeader: false,
     // One line per request (DECISIONS.md), written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    // Errors Fastify raises before routing (a path that does not decode) get the service's body, not Fastify's.
+    frameworkErrors: (err, _request, reply) => {
+      sendError(reply, err);
     },
     ajv: {
       // Fastify's defaults strip unknown properties and coerce types; the spec wants extra properties refused.
@@ -51,6 +57,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   // The API speaks JSON only: without Fastify's default text/plain parser, other media types get 415.
   app.removeContentTypeParser('text/plain');
   app.register(errorHandlerPlugin);
+  app.register(inFlightPlugin, { config });
   app.register(rateLimitsPlugin, { config, ...(options.now ? { now: options.now } : {}) });
   // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
   app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
@@ -63,7 +70,8 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   app.register(healthRoutes);
-  app.register(superScanRoutes);
-  app.register(seoScanRoutes);
+  const limits = judgingLimitsOf(config);
+  app.register(superScanRoutes, { limits });
+  app.register(seoScanRoutes, { limits });
   return app;
 }

@@ -1,4 +1,5 @@
 import { loadConfig, type ConfigSpec, type ConfigValues } from '@aduana/shared';
+import type { JudgingLimits } from './checks/judging-limits.js';
 
 /** Every setting of the scanner: env name, type, default (DECISIONS.md). Read and validated once at start. */
 export const SCANNER_CONFIG = {
@@ -7,7 +8,7 @@ export const SCANNER_CONFIG = {
   dataDir: { env: 'DATA_DIR', type: 'string', default: './data', description: 'Data directory (one LMDB environment per service)' },
   allowPrivate: { env: 'SCANNER_ALLOW_PRIVATE', type: 'string', default: '', description: 'Comma-separated CIDRs assessed despite being private (tests: 127.0.0.0/8); empty in production' },
   publicHostnames: { env: 'PUBLIC_HOSTNAMES', type: 'string', default: '', description: 'Comma-separated host names of this service; assessing them is refused as self-audit' },
-  trustProxy: { env: 'SCANNER_TRUST_PROXY', type: 'boolean', default: false, description: 'Take the client address from X-Forwarded-For (behind a reverse proxy)' },
+  trustProxy: { env: 'SCANNER_TRUST_PROXY', type: 'string', default: '', description: 'Proxies in front of the service: a hop count (true = 1) or comma-separated proxy addresses/CIDRs; the client address is read from X-Forwarded-For through them only. Empty: none' },
   fetchTimeoutMs: { env: 'SCANNER_FETCH_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, maximum: 60_000, description: 'Time-out of the page fetch, redirects and body included' },
   maxBodyBytes: { env: 'SCANNER_MAX_BODY_BYTES', type: 'integer', default: 5 * 1024 * 1024, minimum: 1024, description: 'Cap on the fetched page body; longer bodies are cut' },
   maxRedirects: { env: 'SCANNER_MAX_REDIRECTS', type: 'integer', default: 5, minimum: 0, maximum: 20, description: 'Redirects followed by the page fetch, each re-checked' },
@@ -15,6 +16,14 @@ export const SCANNER_CONFIG = {
   ratePerIpPerMinute: { env: 'SCANNER_RATE_PER_IP_PER_MINUTE', type: 'integer', default: 10, minimum: 1, description: 'Assessments per client address per minute' },
   ratePerTargetPerHour: { env: 'SCANNER_RATE_PER_TARGET_PER_HOUR', type: 'integer', default: 30, minimum: 1, description: 'Assessments per target host per hour' },
   ratePlatformPerMinute: { env: 'SCANNER_RATE_PLATFORM_PER_MINUTE', type: 'integer', default: 600, minimum: 1, description: 'Assessments per minute, whole service' },
+  maxInFlight: { env: 'SCANNER_MAX_IN_FLIGHT', type: 'integer', default: 8, minimum: 1, maximum: 1_000, description: 'Assessments collected or judged at once; past it: 429 with Retry-After' },
+  maxHtmlElements: { env: 'SCANNER_MAX_HTML_ELEMENTS', type: 'integer', default: 100_000, minimum: 100, description: 'Elements parsed from one page; past it the checks that read the markup are not measured' },
+  maxHtmlDepth: { env: 'SCANNER_MAX_HTML_DEPTH', type: 'integer', default: 512, minimum: 16, maximum: 10_000, description: 'Element nesting depth of one page; past it the checks that read the markup are not measured' },
+  judgingBudgetMs: { env: 'SCANNER_JUDGING_BUDGET_MS', type: 'integer', default: 5_000, minimum: 100, maximum: 60_000, description: 'Time for judging one snapshot; checks not started by then are not measured' },
+  robotsMaxRules: { env: 'SCANNER_ROBOTS_MAX_RULES', type: 'integer', default: 2_000, minimum: 10, description: 'Allow/Disallow rules read from one robots.txt; later rules are ignored' },
+  robotsMaxRuleLength: { env: 'SCANNER_ROBOTS_MAX_RULE_LENGTH', type: 'integer', default: 1_024, minimum: 16, description: 'Longest robots.txt rule path read; longer rules count as invalid lines' },
+  evidenceMaxChars: { env: 'SCANNER_EVIDENCE_MAX_CHARS', type: 'integer', default: 1_000, minimum: 100, maximum: 100_000, description: 'Longest evidence string of an assessment or SEO audit; longer ones are cut with "…"' },
+  evidenceMaxItems: { env: 'SCANNER_EVIDENCE_MAX_ITEMS', type: 'integer', default: 50, minimum: 1, maximum: 10_000, description: 'Most entries of one evidence list (headings, hreflang, Open Graph tags, signals)' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 
@@ -26,6 +35,19 @@ export function loadScannerConfig(
   overrides: Partial<Record<keyof typeof SCANNER_CONFIG, string | number | boolean>> = {},
 ): ScannerConfig {
   return loadConfig(SCANNER_CONFIG, env, overrides);
+}
+
+/** The judging caps of one assessment, from the configuration. */
+export function judgingLimitsOf(config: ScannerConfig): JudgingLimits {
+  return {
+    maxElements: config.maxHtmlElements,
+    maxDepth: config.maxHtmlDepth,
+    budgetMs: config.judgingBudgetMs,
+    robotsMaxRules: config.robotsMaxRules,
+    robotsMaxRuleLength: config.robotsMaxRuleLength,
+    evidenceMaxChars: config.evidenceMaxChars,
+    evidenceMaxItems: config.evidenceMaxItems,
+  };
 }
 
 /** A comma-separated setting as a list, blanks dropped. */

@@ -27,6 +27,7 @@ describe('error registry', () => {
       [new NetGuardError('dns', 'no', 'http://nx.example/'), 'target_unreachable'],
       [new CollectError('unreachable', 'x', page('')), 'target_unreachable'],
       [new CollectError('timeout', 'x', page('')), 'target_timeout'],
+      [Object.assign(new Error("'/%ZZ' is not a valid url component"), { code: 'FST_ERR_BAD_URL', statusCode: 400 }), 'invalid_path'],
       [new Error('anything else'), 'internal'],
     ];
     for (const [err, code] of cases) {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createScannerApp } from '../src/app.js';
 import { CollectError } from '../src/collect/index.js';
 import { loadScannerConfig, type SCANNER_CONFIG } from '../src/config.js';
-import type { SnapshotSource } from '../src/plugins/snapshot-source.js';
+import type { CollectRequest, SnapshotSource } from '../src/plugins/snapshot-source.js';
 import { SCORING_VERSION } from '../src/scoring/scoring.js';
 import type { Snapshot } from '../src/snapshot/snapshot.js';
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
@@ -19,7 +19,15 @@ afterEach(async () => {
   app = undefined;
 });
 
-const fixed: SnapshotSource = { collect: async (url) => ({ ...goodSnapshot(), requestedUrl: url }) };
+/** Like the real collector, vets the page's first hop (which takes the per-target rate token). */
+const vetted = (url: string, request?: CollectRequest): void =>
+  request?.onHop?.({ url: new URL(url), hostname: new URL(url).hostname, isIpLiteral: false, addresses: [{ address: '203.0.113.80', family: 4 }] }, 0);
+const fixed: SnapshotSource = {
+  collect: async (url, request) => {
+    vetted(url, request);
+    return { ...goodSnapshot(), requestedUrl: url };
+  },
+};
 
 function make(overrides: Overrides = {}, snapshots: SnapshotSource = fixed): FastifyInstance {
   app = createScannerApp(loadScannerConfig({}, { logLevel: 'silent', ...overrides }), { snapshots });

@@ -26,6 +26,23 @@ describe('checks runner', () => {
     expect(b?.status).toBe('pass');
   });
 
+  it('checks not started by the judging deadline are not measured, said why, and never called', () => {
+    const run = vi.fn(() => pass('ok'));
+    const check: Check<'page'> = { ...base, id: 'seo.late', needs: ['page'], run };
+    const [r] = runChecks([check], goodSnapshot(), 'content', new Derived(), performance.now() - 1);
+    expect(r).toMatchObject({ status: 'not_measured', score: null, evidence: expect.stringMatching(/judging budget/) });
+    expect(run).not.toHaveBeenCalled();
+  });
+
+  it('cuts evidence and finding text to the cap and strips control characters, whatever the check wrote', () => {
+    const loud: Check<'page'> = { ...base, id: 'seo.loud', needs: ['page'], run: () => fail({ ...issue, title: '\u202eevil', evidence: `\u001b${'x'.repeat(5000)}` }) };
+    const [r] = runChecks([loud], goodSnapshot(), 'content');
+    expect(r?.finding?.title).toBe('evil');
+    expect(r?.evidence.length).toBe(1000);
+    expect(r?.finding?.evidence.startsWith('xxx')).toBe(true);
+    expect(r?.finding?.evidence.endsWith('…')).toBe(true);
+  });
+
   it('marks a check not measured when a declared part is missing, without calling it', () => {
     const run = vi.fn(() => pass('ok'));
     const check: Check<'tls'> = { ...base, id: 'seo.tls', needs: ['tls'], run };

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../checks/check.js';
 import { Derived } from '../checks/derived.js';
+import { judgingDeadline, type JudgingLimits } from '../checks/judging-limits.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks, type CheckResult } from '../checks/runner.js';
 import { commerceRisk } from '../profile/commerce-risk.js';
 import { commerceSignals, detectProfile } from '../profile/detect-profile.js';
 import { score, SCORING_VERSION } from '../scoring/scoring.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { Assessment, Finding } from './assessment.js';
+import { evidenceList, type EvidenceBounds } from '../evidence/evidence-text.js';
+import type { Assessment, CommerceRisk, Finding } from './assessment.js';
 
 export interface AssessOptions {
   /** Requested profile; 'auto' (the default) resolves it from the snapshot. */
@@ -15,6 +17,8 @@ export interface AssessOptions {
   readonly requestId: string;
   readonly scanId?: string;
   readonly now?: () => Date;
+  /** What judging may cost (element, depth, time, robots caps); the defaults when omitted. */
+  readonly limits?: JudgingLimits;
 }
 
 export interface AssessOutcome {
@@ -23,12 +27,19 @@ export interface AssessOutcome {
   readonly results: readonly CheckResult[];
 }
 
+/** Commerce signals quote the page (a cart link): cleaned and cut like every evidence string. */
+function boundedRisk(risk: CommerceRisk, bounds: EvidenceBounds): CommerceRisk {
+  return { level: risk.level, signals: evidenceList(risk.signals, bounds) };
+}
+
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
 export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
-  const derived = new Derived();
+  const derived = new Derived(options.limits);
+  // The budget covers the whole judging step, parse (inside profile detection) included.
+  const deadline = judgingDeadline(derived.limits);
   const detected = options.profile === undefined || options.profile === 'auto' ? detectProfile(snapshot, derived) : undefined;
   const profile = detected?.profile ?? (options.profile as Profile);
-  const results = runChecks(CHECKS, snapshot, profile, derived);
+  const results = runChecks(CHECKS, snapshot, profile, derived, deadline);
   const scores = score(
     results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
     profile,
@@ -47,7 +58,7 @@ export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcom
     mode: 'static',
     scoringVersion: SCORING_VERSION,
     checksSummary: scores.checksSummary,
-    commerceRisk: profile === 'commerce' ? commerceRisk(results, detected?.signals ?? commerceSignals(snapshot, derived)) : null,
+    commerceRisk: profile === 'commerce' ? boundedRisk(commerceRisk(results, detected?.signals ?? commerceSignals(snapshot, derived)), derived.limits) : null,
     findings,
     dimensions: scores.dimensions,
     pillars: scores.pillars,

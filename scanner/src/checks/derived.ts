@@ -1,9 +1,11 @@
 import { load, type CheerioAPI } from 'cheerio';
 import type { AnyNode, Element } from 'domhandler';
+import { parseHtmlBounded } from '../parse/bounded-html.js';
 import { parseCsp, type CspPolicy } from '../parse/csp.js';
 import { parseJsonLd, type JsonLdBlock } from '../parse/json-ld.js';
 import { parseRobotsTxt, type RobotsTxt } from '../parse/robots-txt.js';
 import type { PageProbe, Probe } from '../snapshot/snapshot.js';
+import { DEFAULT_JUDGING_LIMITS, JudgingLimitError, type JudgingLimits } from './judging-limits.js';
 
 export interface DocumentIndex {
   readonly all: readonly Element[];
@@ -21,20 +23,36 @@ const HIDDEN = new Set(['noscript', 'template', 'svg', 'script', 'style']);
  * per assessment). Each method takes the part it derives from, so a check can only reach what it declared in `needs`.
  */
 export class Derived {
-  #html?: CheerioAPI;
+  readonly limits: JudgingLimits;
+  #html?: CheerioAPI | JudgingLimitError;
   #csp?: readonly CspPolicy[];
   #robots?: RobotsTxt;
   #jsonLd?: readonly JsonLdBlock[];
   #text?: string;
   #index?: DocumentIndex;
 
+  constructor(limits: JudgingLimits = DEFAULT_JUDGING_LIMITS) {
+    this.limits = limits;
+  }
+
   isHtml(page: PageProbe): boolean {
     return HTML_TYPES.has(page.contentType) || (page.contentType === '' && /^\s*<(!doctype|html)/i.test(page.body));
   }
 
-  /** The page parsed once. htmlparser2 rather than parse5: several times faster, and the checks need no tree fix-ups. */
+  /**
+   * The page parsed once. htmlparser2 rather than parse5: several times faster, and the checks need no tree fix-ups.
+   * Throws JudgingLimitError (every time it is asked) when the page is over the element or depth cap.
+   */
   html(page: PageProbe): CheerioAPI {
-    this.#html ??= load(this.isHtml(page) ? page.body : '', { xml: { xmlMode: false, decodeEntities: true } });
+    if (this.#html === undefined) {
+      try {
+        this.#html = load(parseHtmlBounded(this.isHtml(page) ? page.body : '', this.limits), { xml: { xmlMode: false, decodeEntities: true } });
+      } catch (err) {
+        if (!(err instanceof JudgingLimitError)) throw err;
+        this.#html = err;
+      }
+    }
+    if (this.#html instanceof JudgingLimitError) throw this.#html;
     return this.#html;
   }
 
@@ -83,7 +101,7 @@ export class Derived {
 
   /** robots.txt parsed; an absent (non-200) or HTML answer parses as empty, which allows everything. */
   robots(probe: Probe): RobotsTxt {
-    this.#robots ??= parseRobotsTxt(probe.status === 200 && !/^\s*</.test(probe.body) ? probe.body : '');
+    this.#robots ??= parseRobotsTxt(probe.status === 200 && !/^\s*</.test(probe.body) ? probe.body : '', this.limits);
     return this.#robots;
   }
 

@@ -1,8 +1,11 @@
+import { performance } from 'node:perf_hooks';
 import type { Finding } from '../assessment/assessment.js';
 import { SEVERITY_PRIORITY } from '../scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
 import type { Check, CheckInput, Profile, Verdict } from './check.js';
 import { Derived } from './derived.js';
+import { evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
+import { JudgingLimitError } from './judging-limits.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'info' | 'not_applicable' | 'not_measured' | 'error';
 
@@ -40,7 +43,30 @@ function inputFor(check: Check, snapshot: Snapshot, derived: Derived): CheckInpu
   return input as CheckInput<SnapshotPart>;
 }
 
+/** Every result leaves the runner through here: its evidence and finding text cleaned and cut (evidence-text.ts). */
+function bounded(result: CheckResult, bounds: EvidenceBounds): CheckResult {
+  const text = (s: string): string => evidenceText(s, bounds);
+  const f = result.finding;
+  return {
+    ...result,
+    evidence: text(result.evidence),
+    ...(result.error === undefined ? {} : { error: text(result.error) }),
+    ...(f === undefined
+      ? {}
+      : { finding: { ...f, title: text(f.title), evidence: text(f.evidence), impact: text(f.impact), businessImpact: text(f.businessImpact), recommendation: text(f.recommendation) } }),
+  };
+}
+
 export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
+  return bounded(judge(check, snapshot, profile, derived), derived.limits);
+}
+
+/** A check not started because the judging step spent its time budget: not measured, and said so. */
+function notStarted(check: Check, derived: Derived): CheckResult {
+  return { check, status: 'not_measured', score: null, evidence: `not judged: the assessment spent its ${String(derived.limits.budgetMs)} ms judging budget` };
+}
+
+function judge(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
   const input = inputFor(check, snapshot, derived);
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };
@@ -49,6 +75,8 @@ export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, der
   try {
     verdict = check.run(input);
   } catch (err) {
+    // Over a judging limit (a page too deep or too large to parse): nothing can be said, which is not a failure.
+    if (err instanceof JudgingLimitError) return { check, status: 'not_measured', score: null, evidence: err.message };
     // One broken check never breaks an assessment: it is reported as errored and not scored.
     return { check, status: 'error', score: null, evidence: '', error: err instanceof Error ? err.message : String(err) };
   }
@@ -83,12 +111,16 @@ export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, der
   }
 }
 
-/** Runs every check over one snapshot. Pass the Derived that profile detection already filled, to parse once. */
+/**
+ * Runs every check over one snapshot. Pass the Derived that profile detection already filled, to parse once, and the
+ * deadline of the judging step (judgingDeadline): checks not started by then are reported as not measured.
+ */
 export function runChecks(
   checks: readonly Check[],
   snapshot: Snapshot,
   profile: Profile,
   derived: Derived = new Derived(),
+  deadline = Infinity,
 ): CheckResult[] {
-  return checks.map((check) => runCheck(check, snapshot, profile, derived));
+  return checks.map((check) => (performance.now() > deadline ? notStarted(check, derived) : runCheck(check, snapshot, profile, derived)));
 }

@@ -1,4 +1,4 @@
-import { NetGuard, NetGuardError, parseTargetUrl, type AllowList, type HostLookup } from '@aduana/shared';
+import { NetGuard, NetGuardError, parseTargetUrl, type AllowList, type CheckedTarget, type HostLookup } from '@aduana/shared';
 import type { PageProbe, Probe, Snapshot } from '../snapshot/snapshot.js';
 import { CollectError } from './collect-error.js';
 import { fetchStatic, type StaticFetchOptions } from './fetch-static.js';
@@ -27,6 +27,12 @@ export interface CollectOptions {
   readonly lookup?: HostLookup;
   /** Extra trusted roots for the TLS verdict, added to the system ones (tests). */
   readonly ca?: readonly string[];
+  /**
+   * Vets every hop of every fetch once the guard accepted it, before connecting (the scanner refuses its own address
+   * here, and takes the per-target rate token on the page's first hop). Throwing refuses the hop: a refused page hop
+   * makes collectSnapshot reject with that error, a refused secondary fetch is a probe failed as 'blocked'.
+   */
+  readonly onHop?: (target: CheckedTarget, hop: number) => void;
 }
 
 export const COLLECT_DEFAULTS = Object.freeze({
@@ -76,6 +82,7 @@ export async function collectSnapshot(url: string, options: CollectOptions = {})
     userAgent: options.userAgent ?? COLLECT_DEFAULTS.userAgent,
     maxRedirects: options.maxRedirects ?? COLLECT_DEFAULTS.maxRedirects,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onHop === undefined ? {} : { onHop: options.onHop }),
   };
   try {
     const { probe: page, failure } = await fetchStatic(requested.href, {
@@ -156,8 +163,10 @@ async function firstAnswering(urls: readonly string[], get: Get): Promise<Probe>
 }
 
 function pageFailure(page: PageProbe, failure: unknown): Error {
-  // A refused hop anywhere in the page's redirect chain is the caller's URL being refused (400).
-  if (failure instanceof NetGuardError && failure.code === 'blocked') return failure;
+  // A refused hop anywhere in the page's redirect chain is the caller's URL being refused (400), by the guard or onHop.
+  if (failure instanceof NetGuardError) {
+    if (failure.code === 'blocked') return failure;
+  } else if (page.error === 'blocked' && failure instanceof Error) return failure;
   if (page.error === 'timeout') return new CollectError('timeout', `${page.url} did not answer in time`, page, { cause: failure });
   return new CollectError('unreachable', `${page.url} is unreachable (${page.error ?? 'network'})`, page, { cause: failure });
 }

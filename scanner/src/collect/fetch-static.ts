@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
-import { NetGuardError, type NetGuard } from '@aduana/shared';
+import { NetGuardError, type CheckedTarget, type NetGuard } from '@aduana/shared';
 import type { HeaderMap, PageProbe } from '../snapshot/snapshot.js';
 import { decodeText, isTextual, mediaTypeOf } from './decode-text.js';
 import { probeErrorCode, type ProbeErrorCode } from './probe-error.js';
@@ -19,6 +19,11 @@ export interface StaticFetchOptions {
   readonly accept?: string;
   /** The caller's cancellation: when it fires, fetchStatic rejects with its reason instead of reporting a probe error. */
   readonly signal?: AbortSignal;
+  /**
+   * Called with every hop the guard accepted, before connecting to it. Throwing refuses the hop: the probe fails as
+   * 'blocked' and `failure` is what was thrown (collectSnapshot rethrows it when it refused a hop of the page).
+   */
+  readonly onHop?: (target: CheckedTarget, hop: number) => void;
 }
 
 export interface StaticFetch {
@@ -44,10 +49,19 @@ export async function fetchStatic(url: string, options: StaticFetchOptions): Pro
   const started = performance.now();
   const chain: string[] = [];
   let current = url;
+  let refused = false;
   try {
     for (let hop = 0; ; hop++) {
       chain.push(current);
       const target = await untilAborted(options.guard.check(current), signal);
+      if (options.onHop !== undefined) {
+        try {
+          options.onHop(target, hop);
+        } catch (error) {
+          refused = true;
+          throw error;
+        }
+      }
       const hopStarted = performance.now();
       const res = await request(target.url, {
         method: 'GET',
@@ -99,7 +113,7 @@ export async function fetchStatic(url: string, options: StaticFetchOptions): Pro
     }
   } catch (failure) {
     if (options.signal?.aborted === true) throw options.signal.reason;
-    const error = timeout.aborted ? 'timeout' : probeErrorCode(failure);
+    const error = refused ? 'blocked' : timeout.aborted ? 'timeout' : probeErrorCode(failure);
     return { probe: failedProbe(url, current, chain, error, performance.now() - started), failure };
   }
 }

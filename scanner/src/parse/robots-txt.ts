@@ -28,7 +28,16 @@ export interface RobotsTxt {
 const KNOWN = new Set(['user-agent', 'allow', 'disallow', 'sitemap', 'crawl-delay', 'host', 'clean-param', 'noindex', 'request-rate', 'visit-time']);
 const SIGNALS = new Set(['content-signal', 'content-usage']);
 
-export function parseRobotsTxt(text: string): RobotsTxt {
+/** Caps on what one robots.txt may make the matcher do (the target writes it). */
+export interface RobotsBounds {
+  readonly robotsMaxRules: number;
+  readonly robotsMaxRuleLength: number;
+}
+
+const UNBOUNDED: RobotsBounds = { robotsMaxRules: Infinity, robotsMaxRuleLength: Infinity };
+
+export function parseRobotsTxt(text: string, bounds: RobotsBounds = UNBOUNDED): RobotsTxt {
+  let rules = 0;
   const groups: { agents: string[]; rules: RobotsRule[] }[] = [];
   const sitemaps: string[] = [];
   const contentSignals: string[] = [];
@@ -57,9 +66,12 @@ export function parseRobotsTxt(text: string): RobotsTxt {
     }
     lastWasAgent = false;
     if (key === 'allow' || key === 'disallow') {
-      if (!current) invalidLines.push({ line: i + 1, text: line });
-      // An empty Disallow allows everything: no rule needed.
-      else if (value !== '') current.rules.push({ allow: key === 'allow', path: value });
+      if (!current || value.length > bounds.robotsMaxRuleLength) invalidLines.push({ line: i + 1, text: line });
+      // An empty Disallow allows everything: no rule needed. Rules past the cap are ignored.
+      else if (value !== '' && rules < bounds.robotsMaxRules) {
+        current.rules.push({ allow: key === 'allow', path: value });
+        rules++;
+      }
     } else if (key === 'sitemap') sitemaps.push(value);
     else if (SIGNALS.has(key)) contentSignals.push(`${line.slice(0, colon).trim()}: ${value}`);
     else if (!KNOWN.has(key)) invalidLines.push({ line: i + 1, text: line });
@@ -79,16 +91,36 @@ export function namesAgent(robots: RobotsTxt, agent: string): boolean {
   return robots.groups.some((g) => g.agents.includes(token));
 }
 
-function matchLength(pattern: string, path: string): number {
-  // Wildcards are rare; the plain prefix case is the common one.
-  if (!pattern.includes('*') && !pattern.endsWith('$')) return path.startsWith(pattern) ? pattern.length : -1;
+/**
+ * Whether a robots.txt pattern (`*` any run of characters, a final `$` the end of the path) matches the start of
+ * `path`. The pattern is a target's text, so no RegExp is built from it: the literal pieces between stars are found
+ * left to right, each at its first occurrence after the previous one. That first occurrence is always safe to take
+ * (any later match of the rest also fits after it), so there is no backtracking, only forward indexOf scans.
+ */
+export function matchesRobotsPattern(pattern: string, path: string): boolean {
   const anchored = pattern.endsWith('$');
-  const body = anchored ? pattern.slice(0, -1) : pattern;
-  const source = body
-    .split('*')
-    .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}${anchored ? '$' : ''}`).test(path) ? pattern.length : -1;
+  const pieces = (anchored ? pattern.slice(0, -1) : pattern).split('*');
+  const first = pieces[0] ?? '';
+  if (pieces.length === 1) return anchored ? path === first : path.startsWith(first);
+  if (!path.startsWith(first)) return false;
+  const last = pieces[pieces.length - 1] ?? '';
+  // With `$` the last piece must end the path; it is placed first so the middle pieces must fit before it.
+  const end = anchored ? path.length - last.length : path.length;
+  if (end < first.length || (anchored && !path.endsWith(last))) return false;
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i] ?? '';
+    if (piece === '') continue;
+    const found = path.indexOf(piece, at);
+    if (found < 0 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  if (anchored) return at <= end;
+  return last === '' || path.indexOf(last, at) >= 0;
+}
+
+function matchLength(pattern: string, path: string): number {
+  return matchesRobotsPattern(pattern, path) ? pattern.length : -1;
 }
 
 /** Whether `agent` may fetch `path` (path plus query), per the longest matching rule; allowed when nothing matches. */

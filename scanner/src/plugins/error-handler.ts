@@ -18,11 +18,18 @@ export function toScannerError(err: unknown): ScannerError {
     const aboutUrl = fe.validation.some((v) => v.instancePath === '/url' || v.params?.['missingProperty'] === 'url');
     return new ScannerError(aboutUrl ? 'invalid_url' : 'invalid_request', undefined, { cause: err });
   }
+  // A path that does not percent-decode (/%ZZ): Fastify's router refuses it before any route.
+  if (fe.code === 'FST_ERR_BAD_URL') return new ScannerError('invalid_path', undefined, { cause: err });
   if (fe.statusCode === 413) return new ScannerError('body_too_large', undefined, { cause: err });
   if (fe.statusCode === 415) return new ScannerError('unsupported_media_type', undefined, { cause: err });
   if (fe.code?.startsWith('FST_ERR_CTP_')) return new ScannerError('invalid_json', undefined, { cause: err });
   if (fe.statusCode === 400) return new ScannerError('invalid_request', undefined, { cause: err });
   return new ScannerError('internal', undefined, { cause: err });
+}
+
+/** Writes the registry's error body for anything thrown; also Fastify's `frameworkErrors` hook (see app.ts). */
+export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  return send(reply, toScannerError(err));
 }
 
 function send(reply: FastifyReply, error: ScannerError): FastifyReply {

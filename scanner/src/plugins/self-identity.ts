@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { domainToASCII } from 'node:url';
 import { listSetting, type ScannerConfig } from '../config.js';
 import type { SelfIdentity } from '../routes/target.js';
 import { sharedPlugin } from './shared-plugin.js';
@@ -11,7 +12,8 @@ declare module 'fastify' {
 
 /** Decorates the app with what makes a target "this service": PUBLIC_HOSTNAMES and, once listening, its own address. */
 export const selfIdentityPlugin = sharedPlugin<{ config: ScannerConfig }>('self-identity', async (app, { config }) => {
-  const hostnames = listSetting(config.publicHostnames).map((h) => h.toLowerCase());
+  // Compared with URL host names, which are ASCII (punycode) and lower-case.
+  const hostnames = listSetting(config.publicHostnames).map((h) => domainToASCII(h.toLowerCase()) || h.toLowerCase());
   app.decorate('selfIdentity', {
     hostnames,
     listeners: () => {

@@ -10,9 +10,12 @@ declare module 'fastify' {
   }
 }
 
+/** What one request adds to a collection: its cancellation, and the vetting of every hop (see CollectOptions). */
+export type CollectRequest = Pick<CollectOptions, 'signal' | 'onHop'>;
+
 /** Where snapshots come from. The app gets one at start; tests may add collector options (a CA, the http port). */
 export interface SnapshotSource {
-  collect(url: string): Promise<Snapshot>;
+  collect(url: string, request?: CollectRequest): Promise<Snapshot>;
 }
 
 export function createSnapshotSource(config: ScannerConfig, extra: Partial<CollectOptions> = {}): SnapshotSource {
@@ -30,7 +33,7 @@ export function createSnapshotSource(config: ScannerConfig, extra: Partial<Colle
     maxRedirects: config.maxRedirects,
     ...extra,
   };
-  return { collect: (url) => collectSnapshot(url, options) };
+  return { collect: (url, request = {}) => collectSnapshot(url, { ...options, ...request }) };
 }
 
 /** Decorates the app with `snapshots`: the real collector, or the source a test hands in. */

@@ -1,5 +1,6 @@
 import type { Profile } from '../checks/check.js';
 import type { Derived } from '../checks/derived.js';
+import { JudgingLimitError } from '../checks/judging-limits.js';
 import { jsonObject } from '../parse/json-body.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
@@ -34,6 +35,16 @@ export function detectProfile(snapshot: Snapshot, derived: Derived): ProfileEvid
 }
 
 export function commerceSignals(snapshot: Snapshot, derived: Derived): string[] {
+  try {
+    return markupSignals(snapshot, derived);
+  } catch (err) {
+    // A page over the judging limits has no markup to read: no commerce signal from it.
+    if (err instanceof JudgingLimitError) return [];
+    throw err;
+  }
+}
+
+function markupSignals(snapshot: Snapshot, derived: Derived): string[] {
   const page = snapshot.page;
   if (!derived.isHtml(page)) return [];
   const signals: string[] = [];

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { CheckedTarget } from '@aduana/shared';
 import { ScannerError } from '../errors.js';
 
 /** Where this service itself listens and is published: assessing any of these is a self-audit (refused, 400). */
@@ -24,13 +25,36 @@ export function checkTarget(raw: string, self: SelfIdentity): URL {
   } catch {
     throw new ScannerError('invalid_url');
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || url.username !== '' || url.password !== '') {
+  // Port 0 cannot be connected to: a bad URL (400), not an unreachable target.
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '' || url.username !== '' || url.password !== '' || url.port === '0') {
     throw new ScannerError('invalid_url');
   }
+  refuseSelf(url, self);
+  return url;
+}
+
+/** Throws self_audit when `url` is this service: one of its public host names, or its own listener. */
+export function refuseSelf(url: URL, self: SelfIdentity): void {
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const bare = host.endsWith('.') ? host.slice(0, -1) : host;
   if (self.hostnames.some((h) => h === host || h === bare)) throw new ScannerError('self_audit');
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  listenerCheck(host, portOf(url), self);
+}
+
+function portOf(url: URL): number {
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/**
+ * The self-audit rule at a hop the guard accepted (a redirect, a secondary fetch): the URL as written, and every
+ * address its name resolved to, so a name pointing back at the listener is refused too.
+ */
+export function refuseSelfHop(target: CheckedTarget, self: SelfIdentity): void {
+  refuseSelf(target.url, self);
+  for (const a of target.addresses) listenerCheck(a.address.toLowerCase(), portOf(target.url), self);
+}
+
+function listenerCheck(host: string, port: number, self: SelfIdentity): void {
   for (const l of self.listeners()) {
     if (l.port !== port) continue;
     const listenerLoopback = WILDCARD.has(l.address) || LOOPBACK_NAME.test(l.address);
@@ -38,5 +62,4 @@ export function checkTarget(raw: string, self: SelfIdentity): URL {
       throw new ScannerError('self_audit');
     }
   }
-  return url;
 }

@@ -1,10 +1,13 @@
 import type { Finding } from '../assessment/assessment.js';
+import type { CheerioAPI } from 'cheerio';
 import { Derived } from '../checks/derived.js';
+import { judgingDeadline, JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
+import { evidenceList, evidenceOrNull, evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
 import { CHECKS } from '../checks/registry.js';
 import { runChecks } from '../checks/runner.js';
 import { detectProfile } from '../profile/detect-profile.js';
 import { gradeFor, score, SCORING_VERSION } from '../scoring/scoring.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
+import type { PageProbe, Snapshot } from '../snapshot/snapshot.js';
 import { keywordReport, type KeywordReport } from './keyword.js';
 
 /** The SEO audit's answer (spec: body not shown): observable signals only, no ranking, backlinks or volumes. */
@@ -37,48 +40,84 @@ export interface SeoAudit {
   readonly keyword?: KeywordReport;
 }
 
-/** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
-export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date }): SeoAudit {
-  const derived = new Derived();
-  const page = snapshot.page;
-  const { profile } = detectProfile(snapshot, derived);
-  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived);
-  const scores = score(
-    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
-    profile,
-  );
-  const $ = derived.html(page);
+type Signals = SeoAudit['signals'];
+
+/** Reads the signals from the page's markup; a page over the judging limits yields the header-borne ones only. */
+function readSignals(page: PageProbe, derived: Derived): Signals {
+  const fromHeaders = { statusCode: page.status, xRobotsTag: page.headers['x-robots-tag'] ?? null };
+  let $: CheerioAPI;
+  try {
+    $ = derived.html(page);
+  } catch (err) {
+    if (!(err instanceof JudgingLimitError)) throw err;
+    return { ...fromHeaders, title: '', metaDescription: '', h1: [], canonical: null, lang: null, robotsMeta: null, hreflang: [], openGraph: {}, jsonLdTypes: [], wordCount: 0 };
+  }
   const text = (sel: string): string => $(sel).first().text().replace(/\s+/g, ' ').trim();
   const attr = (sel: string, name: string): string | null => $(sel).first().attr(name)?.trim() ?? null;
-  const h1 = $('h1').toArray().map((el) => $(el).text().replace(/\s+/g, ' ').trim());
   const openGraph: Record<string, string> = {};
   for (const el of $('meta[property^="og:" i]').toArray()) openGraph[($(el).attr('property') ?? '').toLowerCase()] ??= $(el).attr('content') ?? '';
   const bodyText = derived.isHtml(page) ? derived.visibleText(page) : '';
-  const signals = {
-    statusCode: page.status,
+  return {
+    ...fromHeaders,
     title: text('title'),
     metaDescription: attr('meta[name="description" i]', 'content') ?? '',
-    h1,
+    h1: $('h1').toArray().map((el) => $(el).text().replace(/\s+/g, ' ').trim()),
     canonical: attr('link[rel~="canonical" i]', 'href'),
     lang: attr('html', 'lang'),
     robotsMeta: attr('meta[name="robots" i]', 'content'),
-    xRobotsTag: page.headers['x-robots-tag'] ?? null,
     hreflang: $('link[rel~="alternate" i][hreflang]').toArray().map((el) => $(el).attr('hreflang') ?? ''),
     openGraph,
     jsonLdTypes: [...new Set(derived.jsonLd(page).flatMap((b) => b.types))],
     wordCount: bodyText === '' ? 0 : bodyText.split(' ').length,
   };
+}
+
+/** The signals as the audit carries them: every string cleaned and cut, every list shortened (evidence-text.ts). */
+function boundedSignals(signals: Signals, bounds: EvidenceBounds): Signals {
+  const text = (v: string): string => evidenceText(v, bounds);
+  const list = (v: readonly string[]): string[] => evidenceList(v, bounds);
+  const openGraph = Object.fromEntries(Object.entries(signals.openGraph).slice(0, bounds.evidenceMaxItems).map(([k, v]) => [text(k), text(v)]));
+  return {
+    statusCode: signals.statusCode,
+    title: text(signals.title),
+    metaDescription: text(signals.metaDescription),
+    h1: list(signals.h1),
+    canonical: evidenceOrNull(signals.canonical, bounds),
+    lang: evidenceOrNull(signals.lang, bounds),
+    robotsMeta: evidenceOrNull(signals.robotsMeta, bounds),
+    xRobotsTag: evidenceOrNull(signals.xRobotsTag, bounds),
+    hreflang: list(signals.hreflang),
+    openGraph,
+    jsonLdTypes: list(signals.jsonLdTypes),
+    wordCount: signals.wordCount,
+  };
+}
+
+/** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
+export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date; limits?: JudgingLimits }): SeoAudit {
+  const derived = new Derived(options.limits);
+  const deadline = judgingDeadline(derived.limits);
+  const page = snapshot.page;
+  const { profile } = detectProfile(snapshot, derived);
+  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived, deadline);
+  const scores = score(
+    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
+    profile,
+  );
+  const signals = readSignals(page, derived);
+  const h1 = signals.h1;
+  const bodyText = signals.wordCount === 0 ? '' : derived.visibleText(page);
   const seo = scores.dimensions.seo;
   return {
     url: snapshot.requestedUrl,
-    finalUrl: page.finalUrl,
+    finalUrl: evidenceText(page.finalUrl, derived.limits),
     requestId: options.requestId,
     timestamp: (options.now?.() ?? new Date()).toISOString(),
     scoringVersion: SCORING_VERSION,
     score: seo.score,
     grade: gradeFor(seo.score),
     checksSummary: scores.checksSummary,
-    signals,
+    signals: boundedSignals(signals, derived.limits),
     checks: results.map((r) => ({ id: r.check.id, status: r.status, evidence: r.evidence })),
     findings: results.flatMap((r) => (r.finding ? [r.finding] : [])).sort((a, b) => a.priority - b.priority),
     ...(options.keyword === undefined

@@ -1,25 +1,25 @@
 import type { FastifyPluginAsync } from 'fastify';
+import type { JudgingLimits } from '../../checks/judging-limits.js';
 import { assess } from '../../assessment/assess.js';
 import { publishAssessment } from '../../observability/channels.js';
-import { checkTarget } from '../target.js';
+import { assessForRequest } from '../assess-for-request.js';
 import { SCAN_REQUEST_SCHEMA, type ScanRequest } from './schema.js';
 
 /** POST /api/super-scan: one static assessment of a public URL (spec "Endpoints"). */
-export const superScanRoutes: FastifyPluginAsync = async (app) => {
-  app.post<{ Body: ScanRequest }>('/api/super-scan', { schema: { body: SCAN_REQUEST_SCHEMA } }, async (request) => {
-    const target = checkTarget(request.body.url, app.selfIdentity);
-    app.rateLimits.take(request.ip, target.hostname);
-    const snapshot = await app.snapshots.collect(target.href);
-    const { assessment, results } = assess(snapshot, { profile: request.body.profile ?? 'auto', requestId: request.id });
-    publishAssessment({
-      kind: 'super-scan',
-      requestId: request.id,
-      target: target.origin,
-      score: assessment.globalScore,
-      grade: assessment.grade,
-      profile: assessment.profile,
-      erroredChecks: results.filter((r) => r.status === 'error').map((r) => r.check.id),
-    });
-    return assessment;
-  });
+export const superScanRoutes: FastifyPluginAsync<{ limits: JudgingLimits }> = async (app, { limits }) => {
+  app.post<{ Body: ScanRequest }>('/api/super-scan', { schema: { body: SCAN_REQUEST_SCHEMA } }, async (request, reply) =>
+    assessForRequest(app, request, reply, request.body.url, (target, snapshot) => {
+      const { assessment, results } = assess(snapshot, { profile: request.body.profile ?? 'auto', requestId: request.id, limits });
+      publishAssessment({
+        kind: 'super-scan',
+        requestId: request.id,
+        target: target.origin,
+        score: assessment.globalScore,
+        grade: assessment.grade,
+        profile: assessment.profile,
+        erroredChecks: results.filter((r) => r.status === 'error').map((r) => r.check.id),
+      });
+      return assessment;
+    }),
+  );
 };

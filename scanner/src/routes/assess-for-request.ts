@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ScannerError } from '../errors.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { checkTarget, refuseSelfHop } from './target.js';
+
+/**
+ * The steps every assessment route shares, in order: the target URL checked (400), a slot among the assessments in
+ * flight (429), the client's and the platform's rate limits (429), then the collection. During it every hop is
+ * vetted: the self-audit rule at each redirect and secondary fetch, and the per-target token taken at the page's
+ * first hop, once the guard accepted it. A client that goes away aborts the collection. `judge` runs while the slot
+ * is still held, since judging is where a page's parsed tree lives.
+ */
+export async function assessForRequest<T>(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  url: string,
+  judge: (target: URL, snapshot: Snapshot) => T,
+): Promise<T> {
+  const target = checkTarget(url, app.selfIdentity);
+  const release = app.inFlight.acquire();
+  const gone = new AbortController();
+  const onClose = (): void => {
+    if (!reply.raw.writableFinished) gone.abort(new ScannerError('client_closed'));
+  };
+  reply.raw.once('close', onClose);
+  try {
+    app.rateLimits.takeClient(request.ip);
+    let targetTaken = false;
+    const snapshot = await app.snapshots.collect(target.href, {
+      signal: gone.signal,
+      onHop: (hop) => {
+        refuseSelfHop(hop, app.selfIdentity);
+        if (!targetTaken) {
+          targetTaken = true;
+          app.rateLimits.takeTarget(hop.url.hostname);
+        }
+      },
+    });
+    return judge(target, snapshot);
+  } finally {
+    reply.raw.off('close', onClose);
+    release();
+  }
+}
