@@ -7,10 +7,13 @@
 set -euo pipefail
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
-pids=()
+groups=() # process groups of the services started, each stopped whole however the script ends
 cleanup() {
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  for g in "${groups[@]}"; do kill -TERM -- "-$g" 2>/dev/null || true; done
+  for g in "${groups[@]}"; do
+    for _ in $(seq 1 100); do pgrep -g "$g" >/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$g" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -46,6 +49,7 @@ run_service() { # the command line of a long-running service, then the URLs that
   # Its own process group, stopped as a terminal's Ctrl-C or a container runtime would: every process of it signalled.
   setsid bash -c "$cmd" >"$work/service.log" 2>&1 &
   local pid=$!
+  groups+=("$pid")
   for url in "$@"; do wait_for "$url"; done
   kill -TERM -- "-$pid"
   local code=0
@@ -88,8 +92,8 @@ node scripts/verify-ledger-export.mjs acme.jsonl >/dev/null || fail "node script
 echo "readme-commands: ok: node scripts/verify-ledger-export.mjs acme.jsonl" >&2
 
 # The quick-start line (install done above), and the governance API's curl examples against it.
-npm start >"$work/start.log" 2>&1 &
-pids+=($!)
+setsid npm start >"$work/start.log" 2>&1 &
+groups+=("$!")
 wait_for "$GW/health"
 TOKEN=$(cat "$DATA_DIR/bootstrap-admin.token")
 curl -fsS "$GW/v1/policies/apply-pack" -H "authorization: Bearer $TOKEN" -d '{"pack":"RUNTIME_PAID_POLICIES"}' >/dev/null || fail "apply-pack curl"
