@@ -23,7 +23,7 @@ import { spawnMockProvider } from './harness/spawn-mock-provider.js';
 import { runLoad } from './harness/load.js';
 import { spawnGateway } from './harness/spawn-gateway.js';
 import { aduana } from './harness/cli.js';
-import { summary, memoryMiB } from './harness/stats.js';
+import { summary, memoryMiB, processCpuMs } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 
@@ -187,14 +187,18 @@ async function main() {
 
     const tput: Record<string, unknown> = {};
     const trows: (string | number)[][] = [];
+    let cpuPerCallUs = NaN;
     for (const t of targets) {
+      const cpu0 = t.name === 'aduana' ? await processCpuMs(gw.pid) : 0;
       const r = await throughput(t, body(false));
+      if (t.name === 'aduana') cpuPerCallUs = ((await processCpuMs(gw.pid)) - cpu0) * 1000 / (r.reqPerSec * DURATION);
       tput[t.name] = r;
       trows.push([t.name, Math.round(r.reqPerSec), fmt(r.p50, 2), fmt(r.p99, 2), r.non2xx, r.errors]);
     }
-    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, ...tput };
+    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, gatewayCpuPerCallUs: cpuPerCallUs, ...tput };
     console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (${(tput['direct'] as { tool: string }).tool} on the same 2 cores)`);
     console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
+    console.log(`gateway CPU per call (all its threads, during the aduana run): ${fmt(cpuPerCallUs, 0)} µs`);
 
     const mem = (m: { rss: number; anon: number }) => `RSS ${fmt(m.rss, 1)} MiB (own memory ${fmt(m.anon, 1)} MiB)`;
     console.log(`\nGateway process: start-up to listening ${fmt(gw.startupMs, 0)} ms (target ≤ 1,000)`);

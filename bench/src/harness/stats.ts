@@ -22,3 +22,14 @@ export async function memoryMiB(pid: number): Promise<{ rss: number; anon: numbe
   const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) / 1024;
   return { rss: kb('VmRSS'), anon: kb('RssAnon'), file: kb('RssFile') };
 }
+
+/**
+ * CPU time a process has used so far (user + system, all its threads), ms, from /proc. On a shared virtual machine,
+ * CPU per call is a steadier comparison between two builds than throughput, which the neighbours' load moves.
+ */
+export async function processCpuMs(pid: number): Promise<number> {
+  const { readFileSync } = await import('node:fs');
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+}
