@@ -34,6 +34,11 @@ describe('policies API', () => {
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ id, enabled: false, risk: 5, name: 'no secret plans' });
     expect(Number(put.headers['x-svc-policy']!.slice(1))).toBeGreaterThan(Number(v1!.slice(1)));
+    // The list shows the active policies by default; the disabled one with enabled=false or enabled=all.
+    expect((await call(t.url, 'GET', '/v1/policies', { token: a.viewer })).body).toMatchObject({ data: [], total: 0 });
+    expect((await call(t.url, 'GET', '/v1/policies?enabled=false', { token: a.viewer })).body.data.map((p: { id: string }) => p.id)).toEqual([id]);
+    expect((await call(t.url, 'GET', '/v1/policies?enabled=all', { token: a.viewer })).body.total).toBe(1);
+    expectEnvelope(await call(t.url, 'GET', '/v1/policies?enabled=maybe', { token: a.viewer }), 400, 'invalid_request');
 
     const del = await call(t.url, 'DELETE', `/v1/policies/${id}`, { token: a.admin });
     expect(del.status).toBe(204);

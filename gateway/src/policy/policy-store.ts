@@ -34,8 +34,9 @@ export class PolicyStore {
     return out;
   }
 
-  page(tenantId: string, limit: number, cursor: string | null, onlyEnabled: boolean): PolicyPage {
-    const all = this.all(tenantId).filter((p) => !onlyEnabled || p.enabled);
+  /** A page of the tenant's policies; `enabled` keeps only the active (true) or disabled (false) ones, null all. */
+  page(tenantId: string, limit: number, cursor: string | null, enabled: boolean | null): PolicyPage {
+    const all = this.all(tenantId).filter((p) => enabled === null || p.enabled === enabled);
     const startIdx = cursor ? all.findIndex((p) => p.id > cursor) : 0;
     const from = startIdx < 0 ? all.length : startIdx;
     const data = all.slice(from, from + limit);

@@ -13,14 +13,24 @@ export function policyView(p: PolicyRecord) {
   return { id: p.id, name: p.name, type: p.type, risk: p.risk, enabled: p.enabled, rules: p.rules, created_at: p.created_at, updated_at: p.updated_at };
 }
 
+/**
+ * The list's `enabled` filter: the active policies by default (what the tenant enforces), `false` the disabled ones,
+ * `all` every policy.
+ */
+function enabledFilter(value: string | null): boolean | null {
+  if (value === null || value === 'true') return true;
+  if (value === 'false') return false;
+  if (value === 'all') return null;
+  throw new GatewayError('invalid_request', 'enabled: true (the default), false or all');
+}
+
 export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { policies, policyValidator, runtimes, config } = deps;
 
   server.route('get', '/v1/policies', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
-    const enabledOnly = ctx.query.get('enabled') === 'true';
-    const page = policies.page(ctx.auth.tenantId, limit, cursorParam(ctx), enabledOnly);
+    const page = policies.page(ctx.auth.tenantId, limit, cursorParam(ctx), enabledFilter(ctx.query.get('enabled')));
     return { status: 200, body: { data: page.data.map(policyView), cursor: page.cursor, total: page.total, policy_version: `v${policies.version(ctx.auth.tenantId)}` } };
   });
 
