@@ -63,7 +63,7 @@ describe('aduana gateway (process)', () => {
       child.kill('SIGTERM');
     }
     expect(await waitExit(child)).toBe(0);
-  });
+  }, 120_000); // a dozen CLI processes, one after another: minutes on a loaded two-core machine
 
   it('a second start on the same data dir does not bootstrap again', async () => {
     const before = readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8');

@@ -206,19 +206,19 @@ describe('large inputs are judged off the event loop', () => {
     await call(g.url, 'POST', '/v1/policies/apply-pack', { token: b.admin, body: { pack: 'RUNTIME_PAID_POLICIES' } });
     await send(a.operator, dense(1000)); // starts the worker
     up.reset();
+    const aSent = performance.now();
     const big = send(a.operator, dense(12_000));
     await new Promise((r) => setTimeout(r, 20));
-    const t0 = performance.now();
     const small = await send(b.operator, 'hello');
-    const smallMs = performance.now() - t0;
+    const smallDone = performance.now() - aSent;
     const ra = await big;
     expect(small.status).toBe(200);
     expect(ra.status).toBe(200);
-    // Compared with the hostile work itself: A's governance time (mostly judging) against B's whole call, made while
-    // it ran. Judged inline, B would wait for nearly all of A's judging.
+    // An ordering, not a time bound: B's whole call ended before A's judging did (A's governance time, counted from
+    // when A arrived). Judged on the event loop, B could not even be read until A's judging was over.
     const aGovernanceMs = Number(ra.headers['x-svc-latency-ms']);
     expect(aGovernanceMs).toBeGreaterThan(100);
-    expect(smallMs).toBeLessThan(aGovernanceMs / 2);
+    expect(smallDone).toBeLessThan(aGovernanceMs);
     const forwarded = up.received.map((x) => JSON.stringify(x.body)).find((s) => s.length > 100_000) ?? '';
     expect(forwarded).toContain('[REDACTED:EMAIL]');
     expect(forwarded).not.toContain('ana@example.com');
