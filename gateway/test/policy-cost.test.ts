@@ -186,8 +186,9 @@ describe('large inputs are judged off the event loop', () => {
   let up: MockUpstream;
   beforeAll(async () => {
     up = await new MockUpstream().start();
-    // A generous worker time limit: a loaded machine must not turn the large input into a 413 here.
-    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalWorkerTimeoutMs: 60_000 });
+    // A generous worker time limit and evaluation-time budget: a loaded machine must not turn the large input into a
+    // 413 or a 429 here (those limits have their own tests).
+    g = await startTestGateway({ upstreamBaseUrl: up.url, upstreamApiKey: 'sk-test', evalWorkerTimeoutMs: 60_000, evalTimeBurstMs: 600_000 });
   });
   afterAll(async () => {
     await g.close();
