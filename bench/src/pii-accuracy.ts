@@ -4,13 +4,13 @@
  * Target: precision and recall >= 0.95 for every entity.
  */
 import { fmt, table } from './harness/micro-bench.js';
-import { pii, piiCorpus, piiEvaluate } from './pii-module.js';
+import { pii, piiCorpus } from './pii-module.js';
 
 const argv = process.argv.slice(2);
 const seedAt = argv.indexOf('--seed');
 const seed = seedAt >= 0 ? Number(argv[seedAt + 1]) : piiCorpus.CORPUS_SEED;
 const corpus = piiCorpus.buildCorpus(seed);
-const { scores, errors } = piiEvaluate.evaluateCorpus(pii.createPiiRedactor(), corpus);
+const { scores, errors } = piiCorpus.evaluateCorpus(pii.createPiiRedactor(), corpus);
 
 const kinds = new Map<string, number>();
 for (const s of corpus) kinds.set(s.kind, (kinds.get(s.kind) ?? 0) + 1);

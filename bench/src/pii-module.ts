@@ -1,5 +1,4 @@
-/** The gateway's PII module and its internals (matching strategies, corpus), for the PII benchmarks. */
+/** The gateway's PII module, its internals (matching strategies) and its test corpus, for the PII benchmarks. */
 export * as pii from '@aduana/gateway/pii';
 export * as piiCompile from '@aduana/gateway/pii/compile';
-export * as piiCorpus from '@aduana/gateway/pii/corpus/build-corpus';
-export * as piiEvaluate from '@aduana/gateway/pii/evaluate-corpus';
+export * as piiCorpus from '@aduana/gateway/test/pii-corpus';

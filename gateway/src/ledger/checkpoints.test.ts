@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SIGNING_KEY_FILE, verifyCheckpointSignature, verifyConsistency, verifyInclusion, type Checkpoint } from './index.js';
-import { event, TempLedger } from './test-fixtures/temp-ledger.js';
+import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 
 const open: TempLedger[] = [];
 function temp(options: ConstructorParameters<typeof TempLedger>[0] = {}): TempLedger {

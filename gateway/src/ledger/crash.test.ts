@@ -9,7 +9,7 @@ import { Ledger } from './index.js';
 
 // The child runs this repo's TypeScript sources directly (Node's --experimental-transform-types plus a resolve hook
 // mapping `.js` imports to `.ts`), so the test needs no build and cannot exercise a stale dist/.
-const fixtures = (name: string): string => fileURLToPath(new URL(`./test-fixtures/${name}`, import.meta.url));
+const fixtures = (name: string): string => fileURLToPath(new URL(`../../test/helpers/${name}`, import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'aduana-ledger-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -17,7 +17,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function loadAndKill(minAcks: number): Promise<Map<number, string>> {
   const child = spawn(
     process.execPath,
-    ['--experimental-transform-types', '--no-warnings', '--conditions=source', '--import', fixtures('register-ts.mjs'), fixtures('crash-child.ts'), dir],
+    ['--experimental-transform-types', '--no-warnings', '--conditions=source', '--import', fixtures('register-ts.mjs'), fixtures('ledger/crash-child.ts'), dir],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const acked = new Map<number, string>();

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMAT, type ExportHeader } from './index.js';
-import { event, TempLedger } from './test-fixtures/temp-ledger.js';
+import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 
 const run = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('../../../scripts/verify-ledger-export.mjs', import.meta.url));

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '@aduana/shared';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GENESIS_PREV_HASH, LedgerError, type LedgerEntry } from './index.js';
-import { rawEntries } from './test-fixtures/raw-entries.js';
-import { event, TempLedger } from './test-fixtures/temp-ledger.js';
+import { rawEntries } from '../../test/helpers/ledger/raw-entries.js';
+import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 
 let t: TempLedger;
 beforeEach(() => {

@@ -1,7 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../threads/start-module-worker.js';
 import { entryHashOfBytes, leafHash } from './hash.js';
 import { pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
 import { recordCanonical, recordHash, recordNode, recordNodeCount } from './record-codec.js';
+import type { RecordCheckReply, RecordCheckRequest, RecordCheckWorkerData } from './record-check-worker.js';
 
 /** Where a recomputation disagrees with what is stored or signed. */
 export interface ChainBreak {
@@ -79,82 +81,8 @@ export class InlineRecordChecker implements RecordChecker {
   }
 }
 
-// The worker's code, as plain JS evaluated by `new Worker(…, { eval: true })`: it works the same from the TS
-// sources (tests), from dist/ and under any loader, with no separate file to ship. It mirrors InlineRecordChecker
-// (record layout: record-codec.ts); the tamper tests run against both.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { hash } = require('node:crypto');
-const roots = workerData.roots;
-const peaks = [];
-let input = Buffer.allocUnsafe(64 * 1024);
-const leafIn = Buffer.alloc(33);
-const nodeIn = Buffer.alloc(65);
-nodeIn[0] = 1;
-const prevStored = Buffer.alloc(32); // the previous record's stored hash (zeros before seq 1 stand for genesis)
-let seq = 0;
-let nextRoot = 0;
-let broken = null;
-function rootHex() {
-  let r = peaks[peaks.length - 1].hash;
-  for (let i = peaks.length - 2; i >= 0; i--) {
-    peaks[i].hash.copy(nodeIn, 1);
-    r.copy(nodeIn, 33);
-    r = hash('sha256', nodeIn, 'buffer');
-  }
-  return r.toString('hex');
-}
-function check(records, offsets) {
-  for (let i = 0; i + 1 < offsets.length; i++) {
-    seq++;
-    const start = offsets[i];
-    const end = offsets[i + 1];
-    const m = records[start + 33];
-    const textAt = start + 34 + m * 32;
-    // Records of odd seq are re-hashed by the reading thread; this one takes the even ones (the work halves evenly).
-    if (seq % 2 === 0) {
-      const needed = 64 + end - textAt;
-      if (input.length < needed) input = Buffer.allocUnsafe(needed * 2);
-      input.write(prevStored.toString('hex'), 0, 'latin1');
-      records.copy(input, 64, textAt, end);
-      if (hash('sha256', input.subarray(0, needed), 'buffer').compare(records, start + 1, start + 33) !== 0) {
-        return { seq, reason: 'entry ' + seq + ': stored hash does not match its content' };
-      }
-    }
-    records.copy(prevStored, 0, start + 1, start + 33);
-    records.copy(leafIn, 1, start + 1, start + 33);
-    let h = hash('sha256', leafIn, 'buffer');
-    let level = 0;
-    while (peaks.length > 0 && peaks[peaks.length - 1].level === level) {
-      peaks.pop().hash.copy(nodeIn, 1);
-      h.copy(nodeIn, 33);
-      h = hash('sha256', nodeIn, 'buffer');
-      level++;
-      if (level > m) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
-      const at = start + 34 + (level - 1) * 32;
-      if (h.compare(records, at, at + 32) !== 0) return { seq, reason: 'entry ' + seq + ': stored Merkle subtree root (level ' + level + ') is wrong' };
-    }
-    if (level !== m) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
-    peaks.push({ level, hash: h });
-    for (let r = roots[nextRoot]; r !== undefined && r[0] === seq; r = roots[++nextRoot]) {
-      if (rootHex() !== r[1]) {
-        const lastGood = nextRoot > 0 ? roots[nextRoot - 1][0] : 0;
-        return { seq, reason: 'entries ' + (lastGood + 1) + '..' + seq + ' differ from the signed checkpoint at tree size ' + seq + ' (chain rewritten)' };
-      }
-    }
-  }
-  return null;
-}
-parentPort.on('message', (msg) => {
-  if (msg === 'finish') {
-    parentPort.postMessage({ done: true, broken });
-    return;
-  }
-  if (broken === null) broken = check(Buffer.from(msg.records), new Uint32Array(msg.offsets));
-  parentPort.postMessage({ done: false });
-});
-`;
-
+// The worker's module, resolved once: a compiled file built, its TypeScript source under the tests.
+const WORKER_MODULE = new URL('./record-check-worker.js', import.meta.url);
 const CHUNK_ENTRIES = 4096;
 const MAX_CHUNKS_IN_FLIGHT = 4;
 
@@ -177,11 +105,11 @@ export class WorkerRecordChecker implements RecordChecker {
   #failure: unknown = null;
 
   constructor(roots: ReadonlyArray<readonly [number, string]>) {
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { roots } });
+    this.#worker = startModuleWorker(WORKER_MODULE, { workerData: { roots } satisfies RecordCheckWorkerData });
     this.#worker.unref();
-    this.#worker.on('message', (msg: { done: boolean; broken?: ChainBreak | null }) => {
+    this.#worker.on('message', (msg: RecordCheckReply) => {
       if (msg.done) {
-        this.#onDone?.(msg.broken ?? null);
+        this.#onDone?.(msg.broken);
         return;
       }
       this.#inFlight--;
@@ -216,7 +144,7 @@ export class WorkerRecordChecker implements RecordChecker {
     try {
       this.#send();
       const result = new Promise<ChainBreak | null>((resolve) => (this.#onDone = resolve));
-      if (this.#failure === null) this.#worker.postMessage('finish');
+      if (this.#failure === null) this.#worker.postMessage('finish' satisfies RecordCheckRequest);
       const broken = this.#failure === null ? await result : null;
       if (this.#failure !== null) throw this.#failure;
       return broken;
@@ -231,7 +159,7 @@ export class WorkerRecordChecker implements RecordChecker {
     // Copies of exactly the used bytes, transferred (not cloned) to the worker.
     const records = this.#records.buffer.slice(this.#records.byteOffset, this.#records.byteOffset + this.#bytes);
     const offsets = this.#offsets.buffer.slice(0, (this.#n + 1) * 4);
-    this.#worker.postMessage({ records, offsets }, [records, offsets]);
+    this.#worker.postMessage({ records, offsets } satisfies RecordCheckRequest, [records, offsets]);
     this.#inFlight++;
     this.#n = 0;
     this.#bytes = 0;

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Database, Key } from 'lmdb';
 import { entryHash } from './hash.js';
 import { encodeRecord, recordCanonical, recordNodeCount } from './record-codec.js';
-import { editCanonical, rawEntries } from './test-fixtures/raw-entries.js';
-import { event, TempLedger } from './test-fixtures/temp-ledger.js';
+import { editCanonical, rawEntries } from '../../test/helpers/ledger/raw-entries.js';
+import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 
 const SIZE = 40;
 

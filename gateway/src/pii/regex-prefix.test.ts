@@ -1,6 +1,6 @@
 import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
-import { buildCorpus } from './corpus/build-corpus.js';
+import { buildCorpus } from '../../test/pii-corpus/build-corpus.js';
 import { maxMatchLength, prefixLanguage, relaxRepetitions } from './regex-prefix.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 

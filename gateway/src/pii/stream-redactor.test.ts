@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCorpus } from './corpus/build-corpus.js';
-import { createPrng } from './corpus/prng.js';
+import { buildCorpus } from '../../test/pii-corpus/build-corpus.js';
+import { createPrng } from '../../test/pii-corpus/prng.js';
 import type { PiiRedactor } from './index.js';
 import { createPiiRedactor } from './index.js';
 

@@ -1,7 +1,11 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { GatewayError } from '../errors.js';
+import { startModuleWorker } from '../threads/start-module-worker.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { EvalJob, EvalResult } from './eval-worker-main.js';
+
+// The worker's module, resolved once: a compiled file built, its TypeScript source under the tests.
+const WORKER_MODULE = new URL('./eval-worker-main.js', import.meta.url);
 
 interface Pending {
   resolve: (r: EvalResult) => void;
@@ -41,10 +45,7 @@ export class EvalPool {
 
   #ensure(): Worker {
     if (this.#worker) return this.#worker;
-    const fromSources = import.meta.url.endsWith('.ts');
-    const w = new Worker(new URL(fromSources ? './eval-worker.ts' : './eval-worker.js', import.meta.url), {
-      execArgv: fromSources ? ['--experimental-transform-types', '--no-warnings'] : [],
-    });
+    const w = startModuleWorker(WORKER_MODULE);
     w.unref();
     w.on('message', (r: EvalResult) => {
       const p = this.#pending.get(r.id);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildCorpus } from './corpus/build-corpus.js';
+import { buildCorpus } from './build-corpus.js';
 import { evaluateCorpus } from './evaluate-corpus.js';
-import { ALL_PII_ENTITIES, createPiiRedactor } from './index.js';
+import { ALL_PII_ENTITIES, createPiiRedactor } from '@aduana/gateway/pii';
 
 describe('PII corpus accuracy', () => {
   const corpus = buildCorpus();

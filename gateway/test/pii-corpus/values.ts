@@ -1,4 +1,4 @@
-import type { PiiEntity } from '../entities.js';
+import type { PiiEntity } from '@aduana/gateway/pii';
 import { cnpjWithDigits, cpfWithDigits, ibanWithDigits, luhnCheckDigit } from './check-digits.js';
 import type { Prng } from './prng.js';
 

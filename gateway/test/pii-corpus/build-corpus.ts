@@ -1,5 +1,5 @@
-import type { PiiEntity, PiiMatch } from '../entities.js';
-import { ALL_PII_ENTITIES } from '../entities.js';
+import type { PiiEntity, PiiMatch } from '@aduana/gateway/pii';
+import { ALL_PII_ENTITIES } from '@aduana/gateway/pii';
 import { HAND_WRITTEN, parseMarked } from './hand-written.js';
 import { createPrng } from './prng.js';
 import { CLEAN_TEXTS, NEAR_MISS_TEMPLATES, TEMPLATES } from './templates.js';

@@ -1,5 +1,5 @@
 // `node --experimental-transform-types --conditions=source --import <this file> script.ts` runs a TypeScript entry
-// point of this repo without a build: the crash test's child process and the ledger benchmarks use it, so neither
+// point of this repo without a build: the ledger crash test's child process uses it, so it never
 // depends on dist/ being fresh (or on other packages' in-progress code compiling).
 import { register } from 'node:module';
 

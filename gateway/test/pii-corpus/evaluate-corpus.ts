@@ -1,7 +1,6 @@
-import type { CorpusSample } from './corpus/build-corpus.js';
-import type { PiiEntity, PiiMatch } from './entities.js';
-import { ALL_PII_ENTITIES } from './entities.js';
-import type { PiiRedactor } from './redactor.js';
+import type { CorpusSample } from './build-corpus.js';
+import type { PiiEntity, PiiMatch, PiiRedactor } from '@aduana/gateway/pii';
+import { ALL_PII_ENTITIES } from '@aduana/gateway/pii';
 
 export interface EntityScore {
   entity: PiiEntity;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type RootDatabase } from '@aduana/shared';
-import { Ledger, type LedgerInput, type LedgerOptions } from '../index.js';
+import { Ledger, type LedgerInput, type LedgerOptions } from '../../../src/ledger/index.js';
 
 /** A real LMDB environment in a fresh temp dir, the way the gateway opens it (openStore), and ledgers over it. */
 export class TempLedger {

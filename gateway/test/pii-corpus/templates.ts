@@ -1,4 +1,4 @@
-import type { PiiEntity } from '../entities.js';
+import type { PiiEntity } from '@aduana/gateway/pii';
 
 /** Sentences in English and Portuguese; `{v}` is where the value goes. */
 export const TEMPLATES: Readonly<Record<PiiEntity, readonly string[]>> = {

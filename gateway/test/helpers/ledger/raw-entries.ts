@@ -1,5 +1,5 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
-import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../record-codec.js';
+import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../../../src/ledger/record-codec.js';
 
 /** The ledger's entries database opened directly: how the tamper tests change LMDB behind the API's back. */
 export function rawEntries(root: RootDatabase): Database<Buffer, Key> {

@@ -2,7 +2,7 @@
 // group-committed proxy entries) and prints every acknowledged entry as "seq:hash" once its promise resolved, i.e.
 // once the ledger said it is on disk. The test SIGKILLs it mid-load and checks every printed entry survived.
 import { openStore } from '@aduana/shared';
-import { Ledger, type LedgerEntry, type LedgerInput } from '../index.js';
+import { Ledger, type LedgerEntry, type LedgerInput } from '../../../src/ledger/index.js';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: crash-child.ts DATA_DIR');
