@@ -25,9 +25,16 @@ describe('plan rate limits (spec Limits)', () => {
 
   it('professional: a burst of 100', async () => {
     const tok = await t.tenant('pro', 'professional');
-    const results = await Promise.all(Array.from({ length: 101 }, () => call(t.url, 'GET', '/admin/decisions?limit=1', { token: tok.viewer })));
-    expect(results.filter((r) => r.status === 200)).toHaveLength(100);
-    expect(results.filter((r) => r.status === 429)).toHaveLength(1);
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: 200 }, () => call(t.url, 'GET', '/admin/decisions?limit=1', { token: tok.viewer })));
+    const elapsedMs = performance.now() - started;
+    // The burst of 100, plus what the bucket earned back (600 a minute: one every 100 ms) while the calls were sent:
+    // on a loaded machine sending them takes a while, and that refill is the plan working, not leaking.
+    const ok = results.filter((r) => r.status === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(100);
+    expect(ok).toBeLessThanOrEqual(100 + Math.ceil(elapsedMs / 100));
+    expect(results.filter((r) => r.status === 429)).toHaveLength(200 - ok);
+    expect(200 - ok).toBeGreaterThan(0);
   });
 
   it('enterprise: unlimited', async () => {
