@@ -6,7 +6,7 @@ import { evidenceList, evidenceOrNull, evidenceText, type EvidenceBounds } from 
 import { CHECKS } from '../checks/registry.js';
 import { runChecks } from '../checks/runner.js';
 import { detectProfile } from '../profile/detect-profile.js';
-import { gradeFor, score, SCORING_VERSION } from '../scoring/scoring.js';
+import { gradeFor, score, SCORING_VERSION, type Grade } from '../scoring/scoring.js';
 import type { PageProbe, Snapshot } from '../snapshot/snapshot.js';
 import { keywordReport, type KeywordReport } from './keyword.js';
 
@@ -18,7 +18,7 @@ export interface SeoAudit {
   readonly timestamp: string;
   readonly scoringVersion: string;
   readonly score: number;
-  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly grade: Grade;
   readonly checksSummary: { passed: number; total: number };
   readonly signals: {
     readonly statusCode: number | null;
