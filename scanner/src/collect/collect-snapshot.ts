@@ -44,9 +44,9 @@ export const COLLECT_DEFAULTS = Object.freeze({
 });
 
 /**
- * Collects everything the checks judge, once (DESIGN.md "collect once, then judge"). The page first, following
- * redirects; then, only when it answered, the site's public resources in parallel with smaller caps. Every request,
- * including the TLS handshake, goes through one SSRF guard and connects only to addresses it checked.
+ * Collects everything the checks judge, once. The page first, following redirects; then, only when it answered,
+ * every collector of the registry (collectors.ts) in parallel, with smaller caps, each filling its snapshot part.
+ * Every request, including the TLS handshake, goes through one SSRF guard and connects only to addresses it checked.
  *
  * Certificates are not enforced on the fetches (an expired or self-signed certificate is a finding to report, not
  * a reason to refuse the assessment); `tls.authorized` carries the verdict. Nothing is sent that could expose a
