@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ALL_PROFILES, type Check, type CheckInput } from '../src/checks/check.js';
+import { ALL_PROFILES, DIMENSIONS, PILLARS, type Check, type CheckInput } from '../src/checks/check.js';
 import { Derived } from '../src/checks/derived.js';
 import { CHECKS } from '../src/checks/registry.js';
 import { runCheck } from '../src/checks/runner.js';
-import { DIMENSIONS, PILLARS, WEIGHT } from '../src/scoring/scoring.js';
+import { WEIGHT } from '../src/scoring/scoring.js';
 import type { Snapshot, SnapshotPart } from '../src/snapshot/snapshot.js';
 import { validateFinding, schemaErrors } from './assessment-validator.js';
 import { bareSnapshot, emptySnapshot, goodSnapshot, minimalSnapshot } from './fixtures/snapshots.js';

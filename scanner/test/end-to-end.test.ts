@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScannerApp } from '../src/app.js';
-import { startFixture, type FixtureServer } from '../src/collect/testing/fixture-server.js';
+import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
 import { loadScannerConfig } from '../src/config.js';
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
 import { startApiSite, startBareSite, startCommerceSite, startGoodSite, type GoodSite } from './fixtures/sites.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DIMENSION_WEIGHTS, DIMENSIONS, gradeFor, score, SCORING_VERSION, type ScoredResult } from '../src/scoring/scoring.js';
+import { DIMENSIONS } from '../src/checks/check.js';
+import { DIMENSION_WEIGHTS, gradeFor, score, SCORING_VERSION, type ScoredResult } from '../src/scoring/scoring.js';
 
 const r = (dimension: ScoredResult['dimension'], s: number | null, weight = 3, pillar: ScoredResult['pillar'] = 'readiness'): ScoredResult => ({
   id: `${dimension}.x`, pillar, dimension, weight, score: s, passed: s === 1,

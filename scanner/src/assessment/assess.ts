@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../checks/check.js';
-import { Derived } from '../checks/derived.js';
-import { judgingDeadline, type JudgingLimits } from '../checks/judging-limits.js';
+import type { JudgingLimits } from '../checks/judging-limits.js';
 import { CHECKS } from '../checks/registry.js';
-import { runChecks, type CheckResult } from '../checks/runner.js';
+import type { CheckResult } from '../checks/runner.js';
+import { judge } from '../judge/judge.js';
 import { commerceRisk } from '../profile/commerce-risk.js';
-import { commerceSignals, detectProfile } from '../profile/detect-profile.js';
-import { score, SCORING_VERSION } from '../scoring/scoring.js';
+import { commerceSignals } from '../profile/detect-profile.js';
+import { SCORING_VERSION } from '../scoring/scoring.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { evidenceList, type EvidenceBounds } from '../evidence/evidence-text.js';
-import type { Assessment, CommerceRisk, Finding } from './assessment.js';
+import type { Assessment, CommerceRisk } from './assessment.js';
 
 export interface AssessOptions {
   /** Requested profile; 'auto' (the default) resolves it from the snapshot. */
@@ -34,19 +34,7 @@ function boundedRisk(risk: CommerceRisk, bounds: EvidenceBounds): CommerceRisk {
 
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
 export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
-  const derived = new Derived(options.limits);
-  // The budget covers the whole judging step, parse (inside profile detection) included.
-  const deadline = judgingDeadline(derived.limits);
-  const detected = options.profile === undefined || options.profile === 'auto' ? detectProfile(snapshot, derived) : undefined;
-  const profile = detected?.profile ?? (options.profile as Profile);
-  const results = runChecks(CHECKS, snapshot, profile, derived, deadline);
-  const scores = score(
-    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
-    profile,
-  );
-  const findings: Finding[] = results
-    .flatMap((r) => (r.finding ? [r.finding] : []))
-    .sort((a, b) => a.priority - b.priority);
+  const { profile, detected, results, scores, findings, derived } = judge(snapshot, { checks: CHECKS, profile: options.profile, limits: options.limits });
   const assessment: Assessment = {
     scanId: options.scanId ?? randomUUID(),
     requestId: options.requestId,

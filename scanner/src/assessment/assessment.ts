@@ -1,4 +1,5 @@
 import type { Audience, Dimension, Effort, Pillar, Profile, Reference, Severity } from '../checks/check.js';
+import type { Grade } from '../scoring/scoring.js';
 
 /** The records of the spec's "Resources and their fields", as this service returns them. */
 
@@ -46,7 +47,7 @@ export interface Assessment {
   readonly url: string;
   readonly timestamp: string;
   readonly globalScore: number;
-  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly grade: Grade;
   readonly profile: Profile;
   readonly mode: 'static';
   /** Version of the scoring algorithm that produced the scores (DESIGN.md): scores of different versions differ. */

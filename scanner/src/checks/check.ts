@@ -1,12 +1,23 @@
 import type { Snapshot, SnapshotPart } from '../snapshot/snapshot.js';
 import type { Derived } from './derived.js';
 
-export type Pillar = 'readiness' | 'aeo' | 'auditAgentic' | 'securityGovernance';
-export type Dimension = 'security' | 'privacy' | 'performance' | 'seo' | 'accessibility' | 'aiDiscovery' | 'agentReadiness';
-export type Profile = 'content' | 'api' | 'commerce';
-export type Severity = 'High' | 'Medium' | 'Low' | 'Informational';
-export type Effort = 'Baixo' | 'Médio';
-export type Audience = 'executive' | 'marketing' | 'development' | 'security';
+/**
+ * The vocabularies of a check and its finding, declared once: the types, the scoring loops and the response schemas
+ * all derive from these lists. Order is report order (scores list pillars and dimensions in it).
+ */
+export const PILLARS = ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'] as const;
+export const DIMENSIONS = ['security', 'privacy', 'performance', 'seo', 'accessibility', 'aiDiscovery', 'agentReadiness'] as const;
+export const ALL_PROFILES = ['content', 'api', 'commerce'] as const;
+export const SEVERITIES = ['High', 'Medium', 'Low', 'Informational'] as const;
+export const EFFORTS = ['Baixo', 'Médio'] as const;
+export const AUDIENCES = ['executive', 'marketing', 'development', 'security'] as const;
+
+export type Pillar = (typeof PILLARS)[number];
+export type Dimension = (typeof DIMENSIONS)[number];
+export type Profile = (typeof ALL_PROFILES)[number];
+export type Severity = (typeof SEVERITIES)[number];
+export type Effort = (typeof EFFORTS)[number];
+export type Audience = (typeof AUDIENCES)[number];
 
 export interface Reference {
   readonly label: string;
@@ -62,7 +73,6 @@ export interface Check<N extends SnapshotPart = SnapshotPart> {
   run(input: CheckInput<N>): Verdict;
 }
 
-export const ALL_PROFILES: readonly Profile[] = ['content', 'api', 'commerce'];
 export const PAGE_PROFILES: readonly Profile[] = ['content', 'commerce'];
 
 export const pass = (evidence: string): Verdict => ({ outcome: 'pass', evidence });

@@ -58,7 +58,7 @@ function bounded(result: CheckResult, bounds: EvidenceBounds): CheckResult {
 }
 
 export function runCheck(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
-  return bounded(judge(check, snapshot, profile, derived), derived.limits);
+  return bounded(judgeOne(check, snapshot, profile, derived), derived.limits);
 }
 
 /** A check not started because the judging step spent its time budget: not measured, and said so. */
@@ -66,7 +66,7 @@ function notStarted(check: Check, derived: Derived): CheckResult {
   return { check, status: 'not_measured', score: null, evidence: `not judged: the assessment spent its ${String(derived.limits.budgetMs)} ms judging budget` };
 }
 
-function judge(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
+function judgeOne(check: Check, snapshot: Snapshot, profile: Profile, derived: Derived): CheckResult {
   const input = inputFor(check, snapshot, derived);
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };

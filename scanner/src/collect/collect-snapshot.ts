@@ -1,10 +1,9 @@
 import { NetGuard, NetGuardError, parseTargetUrl, type AllowList, type CheckedTarget, type HostLookup } from '@aduana/shared';
 import type { PageProbe, Probe, Snapshot } from '../snapshot/snapshot.js';
 import { CollectError } from './collect-error.js';
+import type { CollectContext, CollectedPart } from './collector.js';
+import { COLLECTORS } from './collectors.js';
 import { fetchStatic, type StaticFetchOptions } from './fetch-static.js';
-import { probeHttpsRedirect } from './https-redirect-probe.js';
-import { manifestUrl, robotsSitemapUrl } from './page-links.js';
-import { probeTls } from './tls-probe.js';
 
 export interface CollectOptions {
   /** CIDRs allowed despite being private (the scanner reads `SCANNER_ALLOW_PRIVATE`; empty by default). */
@@ -44,22 +43,10 @@ export const COLLECT_DEFAULTS = Object.freeze({
   resourceMaxBodyBytes: 512 * 1024,
 });
 
-const ACCEPT = {
-  text: 'text/plain,*/*;q=0.8',
-  markdownOrText: 'text/markdown,text/plain;q=0.9,*/*;q=0.8',
-  json: 'application/json,*/*;q=0.8',
-  apiCatalog: 'application/linkset+json,application/json;q=0.9,*/*;q=0.8',
-  manifest: 'application/manifest+json,application/json;q=0.9,*/*;q=0.8',
-  xml: 'application/xml,text/xml;q=0.9,*/*;q=0.8',
-  markdown: 'text/markdown',
-} as const;
-
-const OPENAPI_PATHS = ['/openapi.json', '/swagger.json', '/.well-known/openapi.json'] as const;
-
 /**
- * Collects everything the checks judge, once (DESIGN.md "collect once, then judge"). The page first, following
- * redirects; then, only when it answered, the site's public resources in parallel with smaller caps. Every request,
- * including the TLS handshake, goes through one SSRF guard and connects only to addresses it checked.
+ * Collects everything the checks judge, once. The page first, following redirects; then, only when it answered,
+ * every collector of the registry (collectors.ts) in parallel, with smaller caps, each filling its snapshot part.
+ * Every request, including the TLS handshake, goes through one SSRF guard and connects only to addresses it checked.
  *
  * Certificates are not enforced on the fetches (an expired or self-signed certificate is a finding to report, not
  * a reason to refuse the assessment); `tls.authorized` carries the verdict. Nothing is sent that could expose a
@@ -97,69 +84,34 @@ export async function collectSnapshot(url: string, options: CollectOptions = {})
       timeoutMs: options.resourceTimeoutMs ?? COLLECT_DEFAULTS.resourceTimeoutMs,
       maxBodyBytes: options.resourceMaxBodyBytes ?? COLLECT_DEFAULTS.resourceMaxBodyBytes,
     };
-    const get = async (target: string, accept: string): Promise<Probe> =>
-      toProbe((await fetchStatic(target, { ...resource, accept })).probe);
     const origin = new URL(page.finalUrl).origin;
-    const at = (path: string): string => `${origin}${path}`;
-    const manifest = page.contentType.includes('html') ? manifestUrl(page.body, page.finalUrl) : undefined;
-    const tlsUrl = [new URL(page.finalUrl), requested].find((u) => u.protocol === 'https:');
-
-    const [robotsAndSitemap, securityTxt, llmsTxt, manifestProbe, apiCatalog, oauthAs, oauthPr, mcp, agentCard, openapi, markdown, tls, httpsRedirect] =
-      await Promise.all([
-        robotsThenSitemap(at('/robots.txt'), get, at('/sitemap.xml')),
-        get(at('/.well-known/security.txt'), ACCEPT.text),
-        get(at('/llms.txt'), ACCEPT.markdownOrText),
-        manifest === undefined ? undefined : get(manifest, ACCEPT.manifest),
-        get(at('/.well-known/api-catalog'), ACCEPT.apiCatalog),
-        get(at('/.well-known/oauth-authorization-server'), ACCEPT.json),
-        get(at('/.well-known/oauth-protected-resource'), ACCEPT.json),
-        get(at('/.well-known/mcp.json'), ACCEPT.json),
-        get(at('/.well-known/agent-card.json'), ACCEPT.json),
-        firstAnswering(OPENAPI_PATHS.map((p) => at(p)), get),
-        get(page.finalUrl, ACCEPT.markdown),
-        tlsUrl === undefined
-          ? undefined
-          : probeTls(tlsUrl, { guard, timeoutMs: resource.timeoutMs, ...pick(options, 'ca', 'signal') }),
-        tlsUrl === undefined ? undefined : probeHttpsRedirect(tlsUrl, { ...resource, ...pick(options, 'httpPort') }),
-      ]);
-
-    return {
-      requestedUrl: requested.href,
-      collectedAt,
+    // Every collector starts at once, in registry order; Promise.all rejects with the first cancellation.
+    const started = new Map<CollectedPart, Promise<unknown>>();
+    const context: CollectContext = {
       page,
-      robotsTxt: robotsAndSitemap.robots,
-      sitemapXml: robotsAndSitemap.sitemap,
-      securityTxt,
-      llmsTxt,
-      ...(manifestProbe === undefined ? {} : { manifest: manifestProbe }),
-      apiCatalog,
-      oauthAuthorizationServer: oauthAs,
-      oauthProtectedResource: oauthPr,
-      mcpServerCard: mcp,
-      agentCard,
-      openapi,
-      markdownNegotiation: markdown,
-      ...(tls === undefined ? {} : { tls }),
-      ...(httpsRedirect === undefined ? {} : { httpsRedirect }),
+      requested,
+      tlsUrl: [new URL(page.finalUrl), requested].find((u) => u.protocol === 'https:'),
+      guard,
+      resource,
+      options,
+      at: (path) => `${origin}${path}`,
+      get: async (target, accept) => toProbe((await fetchStatic(target, { ...resource, accept })).probe),
+      part: (part) => {
+        const filled = started.get(part);
+        if (filled === undefined) throw new Error(`collector order: ${part} is not collected before it is needed`);
+        return filled as Promise<Snapshot[typeof part] | undefined>;
+      },
     };
+    for (const collector of COLLECTORS) started.set(collector.part, collector.collect(context));
+    const values = await Promise.all(COLLECTORS.map((collector) => started.get(collector.part)));
+    const parts: Partial<Record<CollectedPart, unknown>> = {};
+    COLLECTORS.forEach((collector, i) => {
+      if (values[i] !== undefined) parts[collector.part] = values[i];
+    });
+    return { requestedUrl: requested.href, collectedAt, page, ...(parts as Partial<Pick<Snapshot, CollectedPart>>) };
   } finally {
     await guard.close();
   }
-}
-
-type Get = (target: string, accept: string) => Promise<Probe>;
-
-/** robots.txt first, because its first `Sitemap:` line names the sitemap; /sitemap.xml otherwise. */
-async function robotsThenSitemap(robotsUrl: string, get: Get, fallback: string): Promise<{ robots: Probe; sitemap: Probe }> {
-  const robots = await get(robotsUrl, ACCEPT.text);
-  const named = robots.status === 200 ? robotsSitemapUrl(robots.body, robotsUrl) : undefined;
-  return { robots, sitemap: await get(named ?? fallback, ACCEPT.xml) };
-}
-
-/** Asks every candidate at once; the first in order that answered 200 wins, else the first candidate's answer. */
-async function firstAnswering(urls: readonly string[], get: Get): Promise<Probe> {
-  const probes = await Promise.all(urls.map((u) => get(u, ACCEPT.json)));
-  return probes.find((p) => p.status === 200) ?? (probes[0] as Probe);
 }
 
 function pageFailure(page: PageProbe, failure: unknown): Error {
@@ -185,10 +137,4 @@ function toProbe(p: PageProbe): Probe {
     bodyBytes: p.bodyBytes,
     ...(p.error === undefined ? {} : { error: p.error }),
   };
-}
-
-function pick<K extends keyof CollectOptions>(options: CollectOptions, ...keys: K[]): Partial<Pick<CollectOptions, K>> {
-  const out: Partial<Pick<CollectOptions, K>> = {};
-  for (const key of keys) if (options[key] !== undefined) out[key] = options[key];
-  return out;
 }

@@ -2,9 +2,13 @@
  * JSON Schema (draft-07, for ajv) of the Assessment record, written from the spec's "Resources and their fields":
  * every listed field required, with the spec's types and ranges. Tests validate every assessment against it. The
  * spec does not forbid extra properties on Assessment; the one this service adds (scoringVersion) is declared here.
+ * Every enum is the list the code itself is typed from, so the schema cannot drift from it.
  */
-const PILLAR = { type: 'string', enum: ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'] } as const;
-const SEVERITY = { type: 'string', enum: ['High', 'Medium', 'Low', 'Informational'] } as const;
+import { ALL_PROFILES, AUDIENCES, DIMENSIONS, EFFORTS, PILLARS, SEVERITIES } from '../checks/check.js';
+import { GRADES } from '../scoring/scoring.js';
+
+const PILLAR = { type: 'string', enum: PILLARS } as const;
+const SEVERITY = { type: 'string', enum: SEVERITIES } as const;
 const DIMENSION = {
   type: 'object',
   required: ['score', 'measured'],
@@ -17,8 +21,6 @@ const PILLAR_SCORE = {
   additionalProperties: false,
   properties: { score: { type: 'number', minimum: 0, maximum: 100 }, passed: { type: 'integer', minimum: 0 }, total: { type: 'integer', minimum: 0 } },
 } as const;
-const DIMENSIONS = ['security', 'privacy', 'performance', 'seo', 'accessibility', 'aiDiscovery', 'agentReadiness'] as const;
-const PILLARS = ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'] as const;
 
 export const FINDING_SCHEMA = {
   type: 'object',
@@ -32,10 +34,10 @@ export const FINDING_SCHEMA = {
     impact: { type: 'string', minLength: 1 },
     businessImpact: { type: 'string', minLength: 1 },
     recommendation: { type: 'string', minLength: 1 },
-    audience: { type: 'array', minItems: 1, items: { type: 'string', enum: ['executive', 'marketing', 'development', 'security'] } },
+    audience: { type: 'array', minItems: 1, items: { type: 'string', enum: AUDIENCES } },
     severity: SEVERITY,
     priority: { type: 'integer', minimum: 1 },
-    effort: { type: 'string', enum: ['Baixo', 'Médio'] },
+    effort: { type: 'string', enum: EFFORTS },
     references: {
       type: 'array',
       minItems: 1,
@@ -60,8 +62,8 @@ export const ASSESSMENT_SCHEMA = {
     url: { type: 'string', format: 'uri' },
     timestamp: { type: 'string', format: 'date-time' },
     globalScore: { type: 'number', minimum: 0, maximum: 100 },
-    grade: { type: 'string', enum: ['A', 'B', 'C', 'D', 'F'] },
-    profile: { type: 'string', enum: ['content', 'api', 'commerce'] },
+    grade: { type: 'string', enum: GRADES },
+    profile: { type: 'string', enum: ALL_PROFILES },
     mode: { const: 'static' },
     scoringVersion: { type: 'string', minLength: 1 },
     checksSummary: {

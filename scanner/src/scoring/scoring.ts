@@ -8,15 +8,13 @@
  * global score is the mean of the measured dimensions, weighted by the resolved profile's dimension weights.
  * Informational, not-applicable, not-measured and errored checks never count.
  */
-import type { Dimension, Pillar, Profile, Severity } from '../checks/check.js';
+import { DIMENSIONS, PILLARS, type Dimension, type Pillar, type Profile, type Severity } from '../checks/check.js';
 
 export const SCORING_VERSION = '2026-11-22.1';
 
 /** Weight tiers a check picks from. */
 export const WEIGHT = Object.freeze({ critical: 10, major: 6, standard: 3, minor: 1 });
 
-export const DIMENSIONS: readonly Dimension[] = ['security', 'privacy', 'performance', 'seo', 'accessibility', 'aiDiscovery', 'agentReadiness'];
-export const PILLARS: readonly Pillar[] = ['readiness', 'aeo', 'auditAgentic', 'securityGovernance'];
 
 /** How much each dimension weighs on the global score, per resolved profile (each row sums to 100). */
 export const DIMENSION_WEIGHTS: Readonly<Record<Profile, Readonly<Record<Dimension, number>>>> = {
@@ -25,8 +23,12 @@ export const DIMENSION_WEIGHTS: Readonly<Record<Profile, Readonly<Record<Dimensi
   api: { security: 40, privacy: 5, performance: 15, seo: 5, accessibility: 0, aiDiscovery: 10, agentReadiness: 25 },
 };
 
+/** Every grade, best first. */
+export const GRADES = ['A', 'B', 'C', 'D', 'F'] as const;
+export type Grade = (typeof GRADES)[number];
+
 /** Lower bound of each grade, checked in order; below the last: F. */
-export const GRADE_THRESHOLDS: readonly (readonly ['A' | 'B' | 'C' | 'D', number])[] = [
+export const GRADE_THRESHOLDS: readonly (readonly [Exclude<Grade, 'F'>, number])[] = [
   ['A', 90],
   ['B', 80],
   ['C', 70],
@@ -48,13 +50,13 @@ export interface ScoredResult {
 
 export interface Scores {
   readonly globalScore: number;
-  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly grade: Grade;
   readonly dimensions: Record<Dimension, { score: number; measured: boolean }>;
   readonly pillars: Record<Pillar, { score: number; passed: number; total: number }>;
   readonly checksSummary: { passed: number; total: number };
 }
 
-export function gradeFor(score: number): 'A' | 'B' | 'C' | 'D' | 'F' {
+export function gradeFor(score: number): Grade {
   for (const [grade, min] of GRADE_THRESHOLDS) if (score >= min) return grade;
   return 'F';
 }

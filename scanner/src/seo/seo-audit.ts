@@ -1,12 +1,11 @@
 import type { Finding } from '../assessment/assessment.js';
 import type { CheerioAPI } from 'cheerio';
-import { Derived } from '../checks/derived.js';
-import { judgingDeadline, JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
+import type { Derived } from '../checks/derived.js';
+import { JudgingLimitError, type JudgingLimits } from '../checks/judging-limits.js';
 import { evidenceList, evidenceOrNull, evidenceText, type EvidenceBounds } from '../evidence/evidence-text.js';
 import { CHECKS } from '../checks/registry.js';
-import { runChecks } from '../checks/runner.js';
-import { detectProfile } from '../profile/detect-profile.js';
-import { gradeFor, score, SCORING_VERSION } from '../scoring/scoring.js';
+import { judge } from '../judge/judge.js';
+import { gradeFor, SCORING_VERSION, type Grade } from '../scoring/scoring.js';
 import type { PageProbe, Snapshot } from '../snapshot/snapshot.js';
 import { keywordReport, type KeywordReport } from './keyword.js';
 
@@ -18,7 +17,7 @@ export interface SeoAudit {
   readonly timestamp: string;
   readonly scoringVersion: string;
   readonly score: number;
-  readonly grade: 'A' | 'B' | 'C' | 'D' | 'F';
+  readonly grade: Grade;
   readonly checksSummary: { passed: number; total: number };
   readonly signals: {
     readonly statusCode: number | null;
@@ -41,6 +40,9 @@ export interface SeoAudit {
 }
 
 type Signals = SeoAudit['signals'];
+
+/** The checks the audit runs: the seo dimension's, in report order. */
+const SEO_CHECKS = CHECKS.filter((c) => c.dimension === 'seo');
 
 /** Reads the signals from the page's markup; a page over the judging limits yields the header-borne ones only. */
 function readSignals(page: PageProbe, derived: Derived): Signals {
@@ -95,15 +97,9 @@ function boundedSignals(signals: Signals, bounds: EvidenceBounds): Signals {
 
 /** Runs the seo-dimension checks over a snapshot and reads the signals a person would look at. */
 export function seoAudit(snapshot: Snapshot, options: { requestId: string; keyword?: string; now?: () => Date; limits?: JudgingLimits }): SeoAudit {
-  const derived = new Derived(options.limits);
-  const deadline = judgingDeadline(derived.limits);
+  // The profile is always detected: it decides which seo signals count toward the score.
+  const { results, scores, findings, derived } = judge(snapshot, { checks: SEO_CHECKS, limits: options.limits });
   const page = snapshot.page;
-  const { profile } = detectProfile(snapshot, derived);
-  const results = runChecks(CHECKS.filter((c) => c.dimension === 'seo'), snapshot, profile, derived, deadline);
-  const scores = score(
-    results.map((r) => ({ id: r.check.id, pillar: r.check.pillar, dimension: r.check.dimension, weight: r.check.weight, score: r.score, passed: r.status === 'pass' })),
-    profile,
-  );
   const signals = readSignals(page, derived);
   const h1 = signals.h1;
   const bodyText = signals.wordCount === 0 ? '' : derived.visibleText(page);
@@ -119,7 +115,7 @@ export function seoAudit(snapshot: Snapshot, options: { requestId: string; keywo
     checksSummary: scores.checksSummary,
     signals: boundedSignals(signals, derived.limits),
     checks: results.map((r) => ({ id: r.check.id, status: r.status, evidence: r.evidence })),
-    findings: results.flatMap((r) => (r.finding ? [r.finding] : [])).sort((a, b) => a.priority - b.priority),
+    findings,
     ...(options.keyword === undefined
       ? {}
       : { keyword: keywordReport(options.keyword, { title: signals.title, h1, metaDescription: signals.metaDescription, url: page.finalUrl, bodyText }) }),

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type FixtureServer } from '../../src/collect/testing/fixture-server.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
 import type { RunningScanner } from '../../src/server.js';
 import { post, startHostileScanner } from './hostile-scanner.js';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type FixtureServer } from '../../src/collect/testing/fixture-server.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
 import type { RunningScanner } from '../../src/server.js';
 import { healthzMs, post, sleep, startHostileScanner } from './hostile-scanner.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFixture, type FixtureServer } from '../../src/collect/testing/fixture-server.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
 import { ERRORS } from '../../src/errors.js';
 import type { RunningScanner } from '../../src/server.js';
 import { post, sleep, startHostileScanner, until, type Overrides } from './hostile-scanner.js';

@@ -1,3 +1,4 @@
+import { ALL_PROFILES, type Profile } from '../../checks/check.js';
 import { URL_SCHEMA } from '../url-schema.js';
 
 /** ScanRequest (spec "Resources"): no extra properties allowed. */
@@ -7,11 +8,11 @@ export const SCAN_REQUEST_SCHEMA = Object.freeze({
   additionalProperties: false,
   properties: {
     url: URL_SCHEMA,
-    profile: { type: 'string', enum: ['auto', 'content', 'api', 'commerce'], default: 'auto' },
+    profile: { type: 'string', enum: ['auto', ...ALL_PROFILES], default: 'auto' },
   },
 });
 
 export interface ScanRequest {
   url: string;
-  profile?: 'auto' | 'content' | 'api' | 'commerce';
+  profile?: 'auto' | Profile;
 }

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NetGuard, type HostLookup } from '@aduana/shared';
-import { COLLECT_DEFAULTS } from './collect-snapshot.js';
-import { probeHttpsRedirect } from './https-redirect-probe.js';
-import { probeTls } from './tls-probe.js';
-import { startFixture, type FixtureServer } from './testing/fixture-server.js';
-import { selfSignedCert, type SelfSignedCert } from './testing/self-signed-cert.js';
+import { COLLECT_DEFAULTS } from '../../src/collect/collect-snapshot.js';
+import { probeHttpsRedirect } from '../../src/collect/https-redirect-probe.js';
+import { probeTls } from '../../src/collect/tls-probe.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
+import { selfSignedCert, type SelfSignedCert } from '../helpers/self-signed-cert.js';
 
 const DAY = 86_400_000;
 const notAfter = new Date(Date.UTC(2030, 0, 1));

@@ -1,9 +1,9 @@
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { defaultHostLookup, NetGuard, type HostLookup } from '@aduana/shared';
-import { COLLECT_DEFAULTS } from './collect-snapshot.js';
-import { fetchStatic, type StaticFetchOptions } from './fetch-static.js';
-import { startFixture, type FixtureServer } from './testing/fixture-server.js';
+import { COLLECT_DEFAULTS } from '../../src/collect/collect-snapshot.js';
+import { fetchStatic, type StaticFetchOptions } from '../../src/collect/fetch-static.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
 
 const MiB = 1024 * 1024;
 const TEXT = 'Olá, mundo! '.repeat(2000);

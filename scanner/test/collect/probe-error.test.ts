@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NetGuardError } from '@aduana/shared';
-import { probeErrorCode } from './probe-error.js';
+import { probeErrorCode } from '../../src/collect/probe-error.js';
 
 const coded = (code: string, cause?: unknown): Error => Object.assign(new Error(code, { cause }), { code });
 

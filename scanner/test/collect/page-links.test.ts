@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { manifestUrl, robotsSitemapUrl } from './page-links.js';
+import { manifestUrl, robotsSitemapUrl } from '../../src/collect/page-links.js';
 
 describe('manifestUrl', () => {
   const page = 'https://example.org/dir/page.html';

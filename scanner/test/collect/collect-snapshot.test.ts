@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NetGuardError, type HostLookup } from '@aduana/shared';
-import { CollectError } from './collect-error.js';
-import { collectSnapshot, type CollectOptions } from './collect-snapshot.js';
-import { startFixture, type FixtureServer } from './testing/fixture-server.js';
-import { selfSignedCert } from './testing/self-signed-cert.js';
+import { CollectError } from '../../src/collect/collect-error.js';
+import { collectSnapshot, type CollectOptions } from '../../src/collect/collect-snapshot.js';
+import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
+import { selfSignedCert } from '../helpers/self-signed-cert.js';
 
 const LOOPBACK_ONLY: CollectOptions = { allowPrivate: ['127.0.0.1/32'] };
 
