@@ -4,6 +4,7 @@ import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import type { Verdict } from '../policy/types.js';
 import type { Endpoint } from './endpoints.js';
+import type { UpstreamResponse } from './upstream/upstream-client.js';
 
 export interface Usage {
   prompt_tokens: number;
@@ -43,7 +44,14 @@ export class ProxyContext {
   riskScore = 0;
   inputRedactions = 0;
   outputRedactions = 0;
+  /** The upstream's answer once its head arrived (forward step). */
+  upstream: UpstreamResponse | null = null;
   upstreamStatus = 0;
+  /** The answer was relayed as a stream: the whole-answer steps have nothing to do. */
+  streamed = false;
+  /** A whole answer: the bytes the client gets, and the parsed object the response stages read (successful JSON only). */
+  answerBytes: Buffer | null = null;
+  answer: Record<string, unknown> | null = null;
   /** The answer's text (choices' content), for output checks; bounded. */
   answerText = '';
   usage: Usage | null = null;
