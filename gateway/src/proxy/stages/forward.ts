@@ -10,27 +10,29 @@ import type { Step } from './stage.js';
 export function forwardStep(upstream: UpstreamClient): Step {
   return {
     name: 'forward',
-    async run(c) {
+    run(c) {
       const http = c.http;
       // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
       if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
       c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
-      const up = await upstream.send({
-        method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
-        path: c.endpoint.upstreamPath,
-        body: c.upstreamBody,
-        forwardedAuthorization: http.forwardedAuthorization,
-        trace: http.trace,
-        extraHeaders: providerHeaders(http),
-        cancel: (abort) => {
-          c.cancelUpstream = abort;
-          // The client may have left while the request was being prepared.
-          if (http.aborted) abort();
+      // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
+      return upstream.send(
+        {
+          method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
+          path: c.endpoint.upstreamPath,
+          body: c.upstreamBody,
+          forwardedAuthorization: http.forwardedAuthorization,
+          trace: http.trace,
+          extraHeaders: providerHeaders(http),
+          cancel: (abort) => {
+            c.cancelUpstream = abort;
+            // The client may have left while the request was being prepared.
+            if (http.aborted) abort();
+          },
         },
-      });
-      c.upstream = up;
-      c.upstreamStatus = up.status;
+        c,
+      );
     },
   };
 }

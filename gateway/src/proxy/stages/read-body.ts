@@ -5,8 +5,7 @@ import type { Step } from './stage.js';
 export function readBodyStep(server: HttpServer, maxBodyBytes: number): Step {
   return {
     name: 'read-body',
-    async run(c) {
-      c.http.rawBody = await server.readBody(c.http, maxBodyBytes);
-    },
+    // The read leaves the body in c.http.rawBody: the runner waits on it directly.
+    run: (c) => server.readBody(c.http, maxBodyBytes),
   };
 }

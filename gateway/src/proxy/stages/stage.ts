@@ -7,8 +7,11 @@ import type { ProxyContext } from '../proxy-context.js';
  */
 export interface Step {
   readonly name: string;
-  /** A promise only when the step must wait (body, worker, upstream); the common governance path stays synchronous. */
-  run(c: ProxyContext): void | Promise<void>;
+  /**
+   * A promise only when the step must wait (body, worker, upstream); the common governance path stays synchronous.
+   * What it resolves to is unused: a step leaves its results in the context.
+   */
+  run(c: ProxyContext): void | Promise<unknown>;
 }
 
 /** A request-side step (before the forward). */
