@@ -134,7 +134,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerTelemetryRoutes(api, deps);
   const proxy = new ProxyPipeline({
     server: api,
-    authenticator,
+    access,
     runtimes,
     agentBudget,
     prices,

@@ -2,8 +2,8 @@ import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, ty
 import { performance } from 'node:perf_hooks';
 import { traceFrom, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
-import type { Principal, Scope } from '../auth/principal.js';
-import { hasScope } from '../auth/principal.js';
+import type { Scope } from '../auth/principal.js';
+import { authorize, type AccessControl } from '../auth/authenticate.js';
 import { RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
 import { queryTenant } from './list-params.js';
@@ -38,12 +38,7 @@ export interface RouteOptions {
   maxBody?: number;
 }
 
-/** What the server needs to turn a bearer token into a principal and to apply the tenant's plan limit. */
-export interface AccessControl {
-  authenticate(ctx: RequestContext): Principal;
-  /** Throws a 429 GatewayError when the tenant is over its plan. */
-  admit(principal: Principal): void;
-}
+export type { AccessControl };
 
 /** One registered route, as `routes` lists it. */
 export interface RouteInfo {
@@ -142,10 +137,7 @@ export class HttpServer {
     if (ctx.rejection) throw ctx.rejection;
     if (this.#draining) throw new GatewayError('shutting_down');
     if (options.scope === null) return;
-    const principal = this.#opts.access.authenticate(ctx);
-    ctx.principal = principal;
-    if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
-    this.#opts.access.admit(principal);
+    authorize(this.#opts.access, ctx, options.scope);
     // Every authenticated route, whether or not it reads one: a foreign or ambiguous tenant parameter is refused.
     queryTenant(ctx);
   }

@@ -1,5 +1,5 @@
 import type { Logger } from '@aduana/shared';
-import type { Authenticator } from '../auth/authenticate.js';
+import type { AccessControl } from '../auth/authenticate.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { AgentBudgetLookup } from '../decisions/decision-engine.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';
@@ -33,7 +33,8 @@ import type { UpstreamClient } from './upstream/upstream-client.js';
 
 export interface PipelineDeps {
   server: HttpServer;
-  authenticator: Authenticator;
+  /** The same authorization as every authenticated route's. */
+  access: AccessControl;
   runtimes: TenantRuntimes;
   agentBudget: AgentBudgetLookup;
   prices: PriceTable;
@@ -64,7 +65,7 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
   const responseInDeclarationOrder = [checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices)];
   return Object.freeze([
     // Authentication, the agent and the plan limit come from the headers, before any body byte is read.
-    authenticateStage(d.authenticator, d.runtimes),
+    authenticateStage(d.access, d.runtimes),
     readBodyStep(d.server, d.maxBodyBytes),
     watchAbortStep(),
     parseIntentStage(),
@@ -86,7 +87,7 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
 /** The models passthrough: authenticated, forwarded and recorded, not judged (it has no body to read). */
 export function passthroughSteps(d: PipelineDeps): readonly Step[] {
   return Object.freeze([
-    authenticateStage(d.authenticator, d.runtimes),
+    authenticateStage(d.access, d.runtimes),
     watchAbortStep(),
     passthroughStep(),
     forwardStep(d.upstream),
