@@ -4,7 +4,7 @@ import { traceFrom, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
 import type { Scope } from '../auth/principal.js';
 import { authorize, type AccessControl } from '../auth/authenticate.js';
-import { RequestContext } from './request-context.js';
+import { NO_HEADERS, RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
 import { queryTenant } from './list-params.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
@@ -36,6 +36,8 @@ export interface RouteOptions {
   body: 'json' | 'raw' | 'none';
   /** Body cap in bytes (413 past it). */
   maxBody?: number;
+  /** Extra request headers (lower case) the handler reads, with `ctx.header(name)`; read once with the head. */
+  headers?: readonly string[];
 }
 
 export type { AccessControl };
@@ -54,7 +56,7 @@ export interface ServerOptions {
   defaultMaxBody: number;
   /** Caps request body bytes held at once (shared by the servers of one process). */
   budget: BodyBudget;
-  /** Header names (lower case) copied from every request for handlers that forward them. */
+  /** Names the server in start-up errors. */
   serviceName: string;
 }
 
@@ -101,9 +103,10 @@ export class HttpServer {
     this.#routeList.push(Object.freeze({ method, pattern }));
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
+    const headerNames = options.headers ? Object.freeze(options.headers.map((h) => h.toLowerCase())) : NO_HEADERS;
     const register = METHOD_REGISTRARS[method];
     register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
-      const ctx = this.#begin(res, req, method, paramCount);
+      const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
         this.#admit(ctx, options);
@@ -155,7 +158,7 @@ export class HttpServer {
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
     this.app.any('/*', (res, req) => {
-      const ctx = this.#begin(res, req, 'get', 0);
+      const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
       try {
         if (ctx.rejection) throw ctx.rejection;
         const known = this.#matchesKnownPath(ctx.url);
@@ -177,11 +180,11 @@ export class HttpServer {
     return false;
   }
 
-  #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number): RequestContext {
+  #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
     const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
     this.#inFlight++;
     ctx.method = method;
-    readRequestHead(ctx, req, paramCount);
+    readRequestHead(ctx, req, paramCount, headerNames);
     res.onAborted(() => {
       ctx.aborted = true;
       if (!ctx.responded) {

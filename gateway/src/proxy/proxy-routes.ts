@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import { ENDPOINTS, type EndpointKind } from './endpoints.js';
+import { PROXY_HEADERS } from './proxy-headers.js';
 import type { ProxyPipeline } from './pipeline.js';
 
 const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind][] = [
@@ -16,7 +17,7 @@ const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind
  */
 export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline): void {
   for (const [method, path, kind] of ROUTES) {
-    server.route(method, path, { scope: null, body: 'none' }, (ctx) => handler.handle(ctx, ENDPOINTS[kind]));
+    server.route(method, path, { scope: null, body: 'none', headers: PROXY_HEADERS }, (ctx) => handler.handle(ctx, ENDPOINTS[kind]));
   }
   server.route('post', '/v1/proxy/*', { scope: null, body: 'none' }, () => {
     throw new GatewayError('route_not_found', 'this provider endpoint is not proxied (chat/completions, completions, embeddings, models are)');

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { RequestContext } from '../../http/request-context.js';
+import type { ProxyContext } from '../proxy-context.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { Step } from './stage.js';
 
@@ -22,9 +22,9 @@ export function forwardStep(upstream: UpstreamClient): Step {
           method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
           path: c.endpoint.upstreamPath,
           body: c.upstreamBody,
-          forwardedAuthorization: http.forwardedAuthorization,
+          forwardedAuthorization: c.forwardedAuthorization,
           trace: http.trace,
-          extraHeaders: providerHeaders(http),
+          extraHeaders: providerHeaders(c),
           cancel: (abort) => {
             c.cancelUpstream = abort;
             // The client may have left while the request was being prepared.
@@ -37,9 +37,9 @@ export function forwardStep(upstream: UpstreamClient): Step {
   };
 }
 
-function providerHeaders(http: RequestContext): Record<string, string> {
+function providerHeaders(c: ProxyContext): Record<string, string> {
   const h: Record<string, string> = {};
-  if (http.providerOrganization) h['openai-organization'] = http.providerOrganization;
-  if (http.providerProject) h['openai-project'] = http.providerProject;
+  if (c.providerOrganization) h['openai-organization'] = c.providerOrganization;
+  if (c.providerProject) h['openai-project'] = c.providerProject;
   return h;
 }
