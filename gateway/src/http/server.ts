@@ -6,6 +6,7 @@ import type { Scope } from '../auth/principal.js';
 import { authorize, type AccessControl } from '../auth/authenticate.js';
 import { NO_HEADERS, RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
+import { matchesKnownPath } from './known-paths.js';
 import { queryTenant } from './list-params.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import type { BodyBudget } from './body-budget.js';
@@ -161,23 +162,13 @@ export class HttpServer {
       const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
       try {
         if (ctx.rejection) throw ctx.rejection;
-        const known = this.#matchesKnownPath(ctx.url);
+        const known = matchesKnownPath(this.#routes.keys(), ctx.url);
         this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
       } catch (err) {
         this.fail(ctx, err);
       }
     });
     return this;
-  }
-
-  #matchesKnownPath(url: string): boolean {
-    const segs = url.split('/');
-    for (const pattern of this.#routes.keys()) {
-      const p = pattern.split('/');
-      if (p.length !== segs.length) continue;
-      if (p.every((s, i) => s.startsWith(':') || s === segs[i])) return true;
-    }
-    return false;
   }
 
   #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
