@@ -24,9 +24,8 @@ import { AuditTrail } from './audit/audit-trail.js';
 import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
 import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
-import { createPipeline } from './proxy/pipeline.js';
+import { ProxyPipeline } from './proxy/pipeline.js';
 import { EvalPool } from './runtime/eval-pool.js';
-import { ProxyHandler } from './proxy/proxy-handler.js';
 import { registerProxyRoutes } from './proxy/proxy-routes.js';
 import { EventIngestor } from './events/event-ingestor.js';
 import { IngestValidator } from './events/ingest-event.js';
@@ -133,15 +132,20 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
-  const proxy = new ProxyHandler({
-    metrics,
+  const proxy = new ProxyPipeline({
     server: api,
-    pipeline: createPipeline({ authenticator, runtimes, agentBudget, prices, tools: new ToolCallValidator(), maxModelLength: config.ledgerMaxModelLength, evalPool, evalInlineMaxChars: config.evalInlineMaxChars }),
+    access,
+    runtimes,
+    agentBudget,
+    prices,
+    tools: new ToolCallValidator(),
     upstream,
     audit,
-    runtimes,
-    prices,
+    metrics,
     logger,
+    maxModelLength: config.ledgerMaxModelLength,
+    evalPool,
+    evalInlineMaxChars: config.evalInlineMaxChars,
     maxBodyBytes: config.proxyBodyLimit,
     maxAnswerBytes: 64 * 1024 * 1024,
   });

@@ -2,10 +2,30 @@ import { isWellFormedToken, hashToken } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { GatewayStore } from '../storage/gateway-store.js';
 import type { RequestContext } from '../http/request-context.js';
-import { ROLE_SCOPES, type Principal } from './principal.js';
+import { ROLE_SCOPES, hasScope, type Principal, type Scope } from './principal.js';
 import type { TokenRecord } from './token-store.js';
 
 const BEARER = 'bearer ';
+
+/** What turns a request's bearer token into a principal and applies the tenant's plan limit. */
+export interface AccessControl {
+  authenticate(ctx: RequestContext): Principal;
+  /** Throws a 429 GatewayError when the tenant is over its plan. */
+  admit(principal: Principal): void;
+}
+
+/**
+ * The one authorization of a request, from its head alone: token to principal (left in `ctx.principal`), the scope
+ * the route requires, then the plan limit. The HTTP server runs it for every authenticated route, the proxy as its
+ * first step.
+ */
+export function authorize(access: AccessControl, ctx: RequestContext, scope: Scope): Principal {
+  const principal = access.authenticate(ctx);
+  ctx.principal = principal;
+  if (!hasScope(principal, scope)) throw new GatewayError('missing_scope', `token lacks the ${scope} scope`);
+  access.admit(principal);
+  return principal;
+}
 
 /** The token of an `Authorization: Bearer …` header, or '' when the header is absent or of another scheme. */
 export function bearerToken(header: string): string {

@@ -10,7 +10,8 @@ export const CLIENT_ABORTED = new Error('client aborted');
  * Reads a request body up to `maxBytes`. A Content-Length over the cap is refused before any byte is read; a body
  * that grows past it is refused as soon as it does. Every byte is counted against `budget` (the in-flight cap): a
  * declared length is reserved whole before the first byte, a chunked body chunk by chunk. uWS hands out chunks that
- * are only valid inside the callback, so each one is copied.
+ * are only valid inside the callback, so each one is copied. The body is also left in `ctx.rawBody` (before the promise
+ * resolves), so a caller can wait for it without a continuation of its own.
  */
 export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContext, budget: BodyBudget): Promise<Buffer> {
   const contentLength = ctx.contentLength;
@@ -47,9 +48,13 @@ export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContex
       }
       const copy = Buffer.from(new Uint8Array(chunk));
       if (isLast) {
-        if (!first) return resolve(copy);
-        (chunks ??= [first]).push(copy);
-        return resolve(Buffer.concat(chunks, size));
+        if (!first) {
+          ctx.rawBody = copy;
+        } else {
+          (chunks ??= [first]).push(copy);
+          ctx.rawBody = Buffer.concat(chunks, size);
+        }
+        return resolve(ctx.rawBody);
       }
       if (!first) first = copy;
       else (chunks ??= [first]).push(copy);

@@ -3,6 +3,9 @@ import type { TraceContext } from '@aduana/shared';
 import type { Principal } from '../auth/principal.js';
 import type { GatewayError } from '../errors.js';
 
+/** Shared by every request of a route that declares no extra headers: nothing is allocated for them. */
+export const NO_HEADERS: readonly string[] = Object.freeze([]);
+
 /**
  * Everything a request carries through the stages. uWS's HttpRequest is only valid during the synchronous part of the
  * handler, so what later stages need is copied here up front. All fields are declared (and initialised) in the class
@@ -17,13 +20,11 @@ export class RequestContext {
   authorization: string;
   contentType: string;
   contentLength: number;
+  /** x-svc-agent-id, read for every route: the request log attributes each request to it. */
   agentId: string;
-  /** x-svc-session-id: the session bond enforcement accumulates risk over ('' = the agent's). */
-  sessionId: string;
-  forwardedAuthorization: string;
-  /** Provider routing headers the proxy passes on (OpenAI-Organization, OpenAI-Project). */
-  providerOrganization: string;
-  providerProject: string;
+  /** The extra headers the route declared (RouteOptions.headers, lower case) and their values, in that order. */
+  headerNames: readonly string[];
+  headerValues: readonly string[];
   remoteAddress: string;
   trace: TraceContext;
   /** performance.now() at arrival: the start of governance time. */
@@ -53,10 +54,8 @@ export class RequestContext {
     this.contentType = '';
     this.contentLength = -1;
     this.agentId = '';
-    this.sessionId = '';
-    this.forwardedAuthorization = '';
-    this.providerOrganization = '';
-    this.providerProject = '';
+    this.headerNames = NO_HEADERS;
+    this.headerValues = NO_HEADERS;
     this.remoteAddress = '';
     this.trace = trace;
     this.startedAt = startedAt;
@@ -70,6 +69,12 @@ export class RequestContext {
     this.reservedBytes = 0;
     this.reservedTenant = null;
     this.onAbort = null;
+  }
+
+  /** A header the route declared ('' when absent or not declared). */
+  header(name: string): string {
+    const i = this.headerNames.indexOf(name);
+    return i < 0 ? '' : (this.headerValues[i] ?? '');
   }
 
   #query: URLSearchParams | null = null;

@@ -12,7 +12,7 @@ const DIGITS = /^\d{1,15}$/;
  * escape into uWS and end the process. Anything malformed becomes `ctx.rejection`, which the dispatch answers with the
  * error envelope before authenticating or reading a body.
  */
-export function readRequestHead(ctx: RequestContext, req: HttpRequest, paramCount: number): void {
+export function readRequestHead(ctx: RequestContext, req: HttpRequest, paramCount: number, headerNames: readonly string[]): void {
   try {
     ctx.url = req.getUrl();
     ctx.rawQuery = req.getQuery() ?? '';
@@ -21,10 +21,13 @@ export function readRequestHead(ctx: RequestContext, req: HttpRequest, paramCoun
     ctx.contentType = req.getHeader('content-type');
     ctx.contentLength = contentLengthOf(ctx, req);
     ctx.agentId = req.getHeader('x-svc-agent-id');
-    ctx.forwardedAuthorization = req.getHeader('x-forwarded-authorization');
-    ctx.sessionId = req.getHeader('x-svc-session-id');
-    ctx.providerOrganization = req.getHeader('openai-organization');
-    ctx.providerProject = req.getHeader('openai-project');
+    if (headerNames.length > 0) {
+      // Only routes that declared extra headers pay for them (one small array); the rest share NO_HEADERS.
+      const values: string[] = [];
+      for (let i = 0; i < headerNames.length; i++) values.push(req.getHeader(headerNames[i] as string));
+      ctx.headerNames = headerNames;
+      ctx.headerValues = values;
+    }
   } catch {
     ctx.rejection ??= new GatewayError('invalid_request', 'malformed request');
   }

@@ -2,10 +2,11 @@ import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, ty
 import { performance } from 'node:perf_hooks';
 import { traceFrom, type Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
-import type { Principal, Scope } from '../auth/principal.js';
-import { hasScope } from '../auth/principal.js';
-import { RequestContext } from './request-context.js';
+import type { Scope } from '../auth/principal.js';
+import { authorize, type AccessControl } from '../auth/authenticate.js';
+import { NO_HEADERS, RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
+import { matchesKnownPath } from './known-paths.js';
 import { queryTenant } from './list-params.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import type { BodyBudget } from './body-budget.js';
@@ -36,14 +37,11 @@ export interface RouteOptions {
   body: 'json' | 'raw' | 'none';
   /** Body cap in bytes (413 past it). */
   maxBody?: number;
+  /** Extra request headers (lower case) the handler reads, with `ctx.header(name)`; read once with the head. */
+  headers?: readonly string[];
 }
 
-/** What the server needs to turn a bearer token into a principal and to apply the tenant's plan limit. */
-export interface AccessControl {
-  authenticate(ctx: RequestContext): Principal;
-  /** Throws a 429 GatewayError when the tenant is over its plan. */
-  admit(principal: Principal): void;
-}
+export type { AccessControl };
 
 /** One registered route, as `routes` lists it. */
 export interface RouteInfo {
@@ -59,7 +57,7 @@ export interface ServerOptions {
   defaultMaxBody: number;
   /** Caps request body bytes held at once (shared by the servers of one process). */
   budget: BodyBudget;
-  /** Header names (lower case) copied from every request for handlers that forward them. */
+  /** Names the server in start-up errors. */
   serviceName: string;
 }
 
@@ -106,9 +104,10 @@ export class HttpServer {
     this.#routeList.push(Object.freeze({ method, pattern }));
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
+    const headerNames = options.headers ? Object.freeze(options.headers.map((h) => h.toLowerCase())) : NO_HEADERS;
     const register = METHOD_REGISTRARS[method];
     register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
-      const ctx = this.#begin(res, req, method, paramCount);
+      const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
         this.#admit(ctx, options);
@@ -142,10 +141,7 @@ export class HttpServer {
     if (ctx.rejection) throw ctx.rejection;
     if (this.#draining) throw new GatewayError('shutting_down');
     if (options.scope === null) return;
-    const principal = this.#opts.access.authenticate(ctx);
-    ctx.principal = principal;
-    if (!hasScope(principal, options.scope)) throw new GatewayError('missing_scope', `token lacks the ${options.scope} scope`);
-    this.#opts.access.admit(principal);
+    authorize(this.#opts.access, ctx, options.scope);
     // Every authenticated route, whether or not it reads one: a foreign or ambiguous tenant parameter is refused.
     queryTenant(ctx);
   }
@@ -163,10 +159,10 @@ export class HttpServer {
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
     this.app.any('/*', (res, req) => {
-      const ctx = this.#begin(res, req, 'get', 0);
+      const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
       try {
         if (ctx.rejection) throw ctx.rejection;
-        const known = this.#matchesKnownPath(ctx.url);
+        const known = matchesKnownPath(this.#routes.keys(), ctx.url);
         this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
       } catch (err) {
         this.fail(ctx, err);
@@ -175,21 +171,11 @@ export class HttpServer {
     return this;
   }
 
-  #matchesKnownPath(url: string): boolean {
-    const segs = url.split('/');
-    for (const pattern of this.#routes.keys()) {
-      const p = pattern.split('/');
-      if (p.length !== segs.length) continue;
-      if (p.every((s, i) => s.startsWith(':') || s === segs[i])) return true;
-    }
-    return false;
-  }
-
-  #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number): RequestContext {
+  #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
     const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
     this.#inFlight++;
     ctx.method = method;
-    readRequestHead(ctx, req, paramCount);
+    readRequestHead(ctx, req, paramCount, headerNames);
     res.onAborted(() => {
       ctx.aborted = true;
       if (!ctx.responded) {

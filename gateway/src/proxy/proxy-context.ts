@@ -4,6 +4,8 @@ import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import type { Verdict } from '../policy/types.js';
 import type { Endpoint } from './endpoints.js';
+import { FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
+import type { UpstreamResponse } from './upstream/upstream-client.js';
 
 export interface Usage {
   prompt_tokens: number;
@@ -33,7 +35,14 @@ export class ProxyContext {
   clientWantsStreamUsage = false;
   /** The request's text (messages, prompt, input), for policies and the hallucination shield. */
   inputText = '';
+  /** x-svc-session-id as sent (checked by preflight, then kept in `sessionId`). */
+  readonly sessionHeader: string;
   sessionId = '';
+  /** x-forwarded-authorization: the client's own provider key ('' = the sidecar's). */
+  readonly forwardedAuthorization: string;
+  /** Provider routing headers the proxy passes on (OpenAI-Organization, OpenAI-Project). */
+  readonly providerOrganization: string;
+  readonly providerProject: string;
   policySet: PolicySet | null = null;
   evaluation: Evaluation | null = null;
   /** Output-side triggers (content filters, hallucination shield). */
@@ -43,7 +52,14 @@ export class ProxyContext {
   riskScore = 0;
   inputRedactions = 0;
   outputRedactions = 0;
+  /** The upstream's answer once its head arrived (forward step). */
+  upstream: UpstreamResponse | null = null;
   upstreamStatus = 0;
+  /** The answer was relayed as a stream: the whole-answer steps have nothing to do. */
+  streamed = false;
+  /** A whole answer: the bytes the client gets, and the parsed object the response stages read (successful JSON only). */
+  answerBytes: Buffer | null = null;
+  answer: Record<string, unknown> | null = null;
   /** The answer's text (choices' content), for output checks; bounded. */
   answerText = '';
   usage: Usage | null = null;
@@ -70,5 +86,11 @@ export class ProxyContext {
   constructor(http: RequestContext, endpoint: Endpoint) {
     this.http = http;
     this.endpoint = endpoint;
+    // The proxy routes declare PROXY_HEADERS: the values are there, in that order.
+    const h = http.headerValues;
+    this.sessionHeader = h[SESSION_ID] ?? '';
+    this.forwardedAuthorization = h[FORWARDED_AUTHORIZATION] ?? '';
+    this.providerOrganization = h[PROVIDER_ORGANIZATION] ?? '';
+    this.providerProject = h[PROVIDER_PROJECT] ?? '';
   }
 }

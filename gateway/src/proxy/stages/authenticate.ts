@@ -1,20 +1,17 @@
 import { GatewayError } from '../../errors.js';
-import type { Authenticator } from '../../auth/authenticate.js';
+import { authorize, type AccessControl } from '../../auth/authenticate.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
-import { assertAgent, hasScope } from '../../auth/principal.js';
+import { assertAgent } from '../../auth/principal.js';
 import type { RequestStage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
 /** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id the spec requires. */
-export function authenticateStage(auth: Authenticator, runtimes: TenantRuntimes): RequestStage {
+export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes): RequestStage {
   return {
     name: 'authenticate',
     run(c) {
-      const p = auth.fromHeader(c.http.authorization);
+      const p = authorize(access, c.http, 'runtime:write');
       c.principal = p;
-      c.http.principal = p;
-      if (!hasScope(p, 'runtime:write')) throw new GatewayError('missing_scope', 'token lacks the runtime:write scope');
-      runtimes.admit(p);
       c.policySet = runtimes.policySet(p.tenantId);
       if (c.http.agentId === '') throw new GatewayError('missing_agent_id');
       // It becomes part of a ledger key: refuse what the ledger would refuse after the answer (an unaudited call).

@@ -43,7 +43,7 @@ export function preflightStage(maxModelLength: number): RequestStage {
       if (c.policySet!.readsInputText && hasTokenIds(c.endpoint.kind === 'completions' ? req['prompt'] : c.endpoint.kind === 'embeddings' ? req['input'] : null)) {
         throw new GatewayError('invalid_request', `${c.endpoint.kind === 'completions' ? 'prompt' : 'input'}: token-id arrays cannot be judged by this tenant's input policies; send text`);
       }
-      const sid = c.http.sessionId;
+      const sid = c.sessionHeader;
       if (sid.length > 256) throw new GatewayError('invalid_request', 'x-svc-session-id: at most 256 characters');
       c.sessionId = sid;
     },

@@ -1,14 +1,21 @@
 import type { ProxyContext } from '../proxy-context.js';
 
 /**
- * A request-side stage: continues by returning, answers directly by throwing a GatewayError (a local reply, like an
- * Envoy filter's: nothing after it runs, and the upstream is never contacted). Built once at start from frozen config.
+ * One step of a proxied call, as the pipeline declares them: continues by returning, answers directly by throwing a
+ * GatewayError (a local reply, like an Envoy filter's: nothing after it runs, and before the forward step the upstream
+ * is never contacted). Built once at start from frozen config.
  */
-export interface RequestStage {
+export interface Step {
   readonly name: string;
-  /** A promise only when the stage must wait (a large input judged in the worker); the common path stays synchronous. */
-  run(c: ProxyContext): void | Promise<void>;
+  /**
+   * A promise only when the step must wait (body, worker, upstream); the common governance path stays synchronous.
+   * What it resolves to is unused: a step leaves its results in the context.
+   */
+  run(c: ProxyContext): void | Promise<unknown>;
 }
+
+/** A request-side step (before the forward). */
+export type RequestStage = Step;
 
 /** A response-side stage for a whole (non-streamed) answer. Response stages run in reverse order of declaration. */
 export interface ResponseStage {

@@ -18,6 +18,12 @@ export interface UpstreamResponse {
   body: UpstreamBody;
 }
 
+/** Where a call's answer head is left as it arrives (the proxy's per-call context). */
+export interface UpstreamSink {
+  upstream: UpstreamResponse | null;
+  upstreamStatus: number;
+}
+
 /** Upstream response headers worth relaying to the client (ids, rate-limit hints, processing time). */
 const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|anthropic-)/;
 
@@ -44,7 +50,8 @@ export class UpstreamClient {
 
   /**
    * Sends the request; resolves with status, relayed headers and a body to iterate once the response headers arrive.
-   * `cancel` receives a function that aborts the request (the client went away).
+   * `cancel` receives a function that aborts the request (the client went away). The head is also left in `sink`
+   * before the promise resolves, so a caller can wait for it without a continuation of its own.
    */
   send(opts: {
     method: 'GET' | 'POST';
@@ -58,7 +65,7 @@ export class UpstreamClient {
      */
     extraHeaders: Record<string, string>;
     cancel: (abort: () => void) => void;
-  }): Promise<UpstreamResponse> {
+  }, sink: UpstreamSink): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       ...(opts.forwardedAuthorization || this.#forwardRouting ? opts.extraHeaders : undefined),
       accept: 'application/json, text/event-stream',
@@ -83,7 +90,10 @@ export class UpstreamClient {
           for (const [k, v] of Object.entries(rawHeaders)) {
             if (v !== undefined && RELAY.test(k)) relayed[k] = Array.isArray(v) ? v.join(', ') : String(v);
           }
-          resolve({ status: statusCode, headers: relayed, body });
+          const up = { status: statusCode, headers: relayed, body };
+          sink.upstream = up;
+          sink.upstreamStatus = statusCode;
+          resolve(up);
         },
         onResponseData(_controller, chunk) {
           body.push(chunk);

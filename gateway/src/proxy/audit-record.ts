@@ -1,0 +1,47 @@
+import type { AuditTrail } from '../audit/audit-trail.js';
+import type { MetricStore } from '../telemetry/metric-store.js';
+import type { ProxyContext } from './proxy-context.js';
+
+/**
+ * Every call that reached a verdict goes into the decision index and the tenant's hash chain (once): the decision
+ * record, the proxy's own fields (endpoint, outcome, usage, cost, hash of the bytes relayed), and its session bond.
+ * Throws when the ledger refuses the entry.
+ */
+export function recordProxyCall(c: ProxyContext, audit: AuditTrail, metrics: MetricStore): void {
+  c.recorded = true;
+  const p = c.principal;
+  if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
+  if (c.costBrl > 0) metrics.record(p.tenantId, 'budget.cost_brl', c.http.agentId, c.costBrl, Date.now());
+  const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
+  audit.record(
+    {
+      decision_id: c.decisionId,
+      tenant_id: p.tenantId,
+      agent_id: c.http.agentId,
+      execution_status: c.verdict,
+      risk_score: c.riskScore,
+      event_type: c.endpoint.eventType,
+      trace_id: c.http.trace.traceId,
+      created_at: new Date().toISOString(),
+      rule: c.rule,
+      policy_version: c.policySet?.label ?? '',
+      policies_evaluated: c.evaluation?.policiesEvaluated ?? 0,
+      triggered,
+      resolution: null,
+    },
+    {
+      endpoint: c.endpoint.kind,
+      model: c.model,
+      stream: c.stream,
+      outcome: c.outcome,
+      upstream_status: c.upstreamStatus,
+      input_redactions: c.inputRedactions,
+      output_redactions: c.outputRedactions,
+      usage: c.usage,
+      cost_brl: c.costBrl,
+      output_sha256: c.outputHash,
+      governance_us: Math.round(c.governanceMs * 1000),
+    },
+    { session_id: c.sessionId, decision_id: c.decisionId },
+  );
+}

@@ -1,0 +1,45 @@
+import { performance } from 'node:perf_hooks';
+import type { ProxyContext } from '../proxy-context.js';
+import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { Step } from './stage.js';
+
+/**
+ * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
+ * never counted as ours).
+ */
+export function forwardStep(upstream: UpstreamClient): Step {
+  return {
+    name: 'forward',
+    run(c) {
+      const http = c.http;
+      // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
+      if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
+      c.governanceMs += performance.now() - http.startedAt;
+      c.forwardedAt = performance.now();
+      // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
+      return upstream.send(
+        {
+          method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
+          path: c.endpoint.upstreamPath,
+          body: c.upstreamBody,
+          forwardedAuthorization: c.forwardedAuthorization,
+          trace: http.trace,
+          extraHeaders: providerHeaders(c),
+          cancel: (abort) => {
+            c.cancelUpstream = abort;
+            // The client may have left while the request was being prepared.
+            if (http.aborted) abort();
+          },
+        },
+        c,
+      );
+    },
+  };
+}
+
+function providerHeaders(c: ProxyContext): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (c.providerOrganization) h['openai-organization'] = c.providerOrganization;
+  if (c.providerProject) h['openai-project'] = c.providerProject;
+  return h;
+}

@@ -1,0 +1,39 @@
+import type { Logger } from '@aduana/shared';
+import type { AuditTrail } from '../../audit/audit-trail.js';
+import { GatewayError } from '../../errors.js';
+import type { MetricStore } from '../../telemetry/metric-store.js';
+import { recordProxyCall } from '../audit-record.js';
+import type { ProxyContext } from '../proxy-context.js';
+import type { Step } from './stage.js';
+
+/**
+ * The audit record. A whole answer is recorded before it goes out: an entry the ledger refuses withholds the answer
+ * (500). A stream has already been relayed: a refusal can only be logged.
+ */
+export function recordStep(audit: AuditTrail, metrics: MetricStore, logger: Logger): Step {
+  return {
+    name: 'record',
+    run(c) {
+      if (c.streamed) {
+        recordAfterAnswer(c, audit, metrics, logger);
+        return;
+      }
+      try {
+        recordProxyCall(c, audit, metrics);
+      } catch (err) {
+        c.outcome = 'error';
+        logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry; answer withheld');
+        throw new GatewayError('internal', 'the call could not be recorded in the ledger; its answer is withheld');
+      }
+    },
+  };
+}
+
+/** Streams and refusals are recorded after the client was answered (fields are capped before forwarding). */
+export function recordAfterAnswer(c: ProxyContext, audit: AuditTrail, metrics: MetricStore, logger: Logger): void {
+  try {
+    recordProxyCall(c, audit, metrics);
+  } catch (err) {
+    logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
+  }
+}
