@@ -4,7 +4,8 @@ import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/inde
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
 import { hit, periodKey, type TenantState } from './tenant-state.js';
-import { VERDICT_RANK, verdictOf, type PolicyAction, type PolicyRecord, type PolicyType, type RulesByType, type Verdict } from './types.js';
+import type { PolicyAction, PolicyRecord, PolicyType, RulesByType } from './types.js';
+import { mostSevere, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
 
 type RE2Set = InstanceType<typeof RE2.Set>;
@@ -173,16 +174,10 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
 
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
-    let verdict: Verdict = 'ALLOW';
-    let rule = '';
-    for (const t of triggered) {
-      const v = verdictOf(t.action);
-      if (VERDICT_RANK[v] > VERDICT_RANK[verdict]) {
-        verdict = v;
-        rule = t.policyId;
-      }
-    }
-    if (verdict === 'ALLOW' && triggered.length > 0) rule = (triggered[0] as Triggered).policyId;
+    const at = mostSevere(triggered, 'ALLOW');
+    const verdict: Verdict = at < 0 ? 'ALLOW' : verdictOf((triggered[at] as Triggered).action);
+    // An ALLOW with triggers (FLAG, REDACT) names the first of them.
+    const rule = triggered.length === 0 ? '' : (triggered[at < 0 ? 0 : at] as Triggered).policyId;
     return { verdict, rule, riskScore: combineRisk(triggered.map((t) => t.risk)) };
   }
 

@@ -1,4 +1,4 @@
-/** Policy model (DECISIONS.md "Policy types and their rules"). */
+/** Policy model (docs/policies.md, "Types"). */
 
 export const POLICY_TYPES = [
   'rate_limit',
@@ -15,14 +15,8 @@ export type PolicyType = (typeof POLICY_TYPES)[number];
 export const ACTIONS = ['DENY', 'ESCALATE', 'REQUIRE_APPROVAL', 'REDACT', 'FLAG'] as const;
 export type PolicyAction = (typeof ACTIONS)[number];
 
-export type Verdict = 'ALLOW' | 'DENY' | 'REQUIRE_APPROVAL' | 'ESCALATE';
-
-/** Severity order of verdicts: DENY > ESCALATE > REQUIRE_APPROVAL > ALLOW. */
-export const VERDICT_RANK: Readonly<Record<Verdict, number>> = { ALLOW: 0, REQUIRE_APPROVAL: 1, ESCALATE: 2, DENY: 3 };
-
-export function verdictOf(action: PolicyAction): Verdict {
-  return action === 'REDACT' || action === 'FLAG' ? 'ALLOW' : action;
-}
+// Verdicts are ordered in one place; re-exported here for modules that still import them from the policy model.
+export { VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
 
 export type Target = 'input' | 'output' | 'both';
 
