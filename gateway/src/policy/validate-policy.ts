@@ -1,6 +1,7 @@
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import RE2 from 're2';
 import { GatewayError } from '../errors.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './types.js';
 import { RULES_SCHEMAS } from './rules-schemas.js';
 
@@ -23,23 +24,12 @@ export interface PolicyPatch {
 const NAME = { type: 'string', minLength: 1, maxLength: 200 };
 const RISK = { type: 'number', minimum: 0, maximum: 100 };
 
-/** Human-readable first error of an ajv run, naming the field. */
-export function describeAjvError(errors: ErrorObject[] | null | undefined, root: string): string {
-  const e = errors?.[0];
-  if (!e) return 'invalid request';
-  const path = `${root}${e.instancePath.replace(/\//g, '.')}`;
-  if (e.keyword === 'additionalProperties') return `${path}: unknown field "${String(e.params['additionalProperty'])}"`;
-  if (e.keyword === 'required') return `${path ? `${path}: ` : ''}missing required field "${String(e.params['missingProperty'])}"`;
-  if (e.keyword === 'enum') return `${path}: must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-  return `${path || 'body'}: ${e.message ?? 'invalid'}`;
-}
-
 /**
  * Policy bodies validated by ajv schemas compiled once, at start. Content-filter patterns must be RE2 syntax: they are
  * compiled here once to reject what RE2 cannot run (backreferences, lookaround) with a 400 naming the pattern.
  */
 export class PolicyValidator {
-  readonly #ajv = new Ajv({ useDefaults: true, allErrors: false, strict: true });
+  readonly #ajv = createAjv('own');
   readonly #create: ValidateFunction;
   readonly #patch: ValidateFunction;
   readonly #rules: Record<PolicyType, ValidateFunction>;
@@ -61,14 +51,14 @@ export class PolicyValidator {
   }
 
   create(body: unknown): PolicyCreate {
-    if (!this.#create(body)) throw new GatewayError('invalid_request', describeAjvError(this.#create.errors, ''));
+    assertValid(this.#create, body);
     const b = body as PolicyCreate;
     b.rules = this.rules(b.type, b.rules);
     return b;
   }
 
   patch(body: unknown, currentType: PolicyType): PolicyPatch {
-    if (!this.#patch(body)) throw new GatewayError('invalid_request', describeAjvError(this.#patch.errors, ''));
+    assertValid(this.#patch, body);
     const b = body as PolicyPatch;
     if (b.type !== undefined && b.type !== currentType) throw new GatewayError('invalid_request', 'type: a policy\'s type cannot change; create a new policy');
     if (b.rules !== undefined) b.rules = this.rules(currentType, b.rules);
@@ -78,8 +68,7 @@ export class PolicyValidator {
   /** Validates (and fills defaults of) a type's rules; checks content-filter patterns compile in RE2. */
   rules(type: PolicyType, rules: unknown): Rules {
     const copy = structuredClone(rules);
-    const v = this.#rules[type];
-    if (!v(copy)) throw new GatewayError('invalid_request', describeAjvError(v.errors, 'rules'));
+    assertValid(this.#rules[type], copy, 'rules');
     if (type === 'content_filter') {
       for (const p of (copy as { patterns: string[] }).patterns) {
         try {
