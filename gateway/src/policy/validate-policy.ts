@@ -1,9 +1,8 @@
 import type { ValidateFunction } from 'ajv';
-import RE2 from 're2';
 import { GatewayError } from '../errors.js';
 import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './types.js';
-import { RULES_SCHEMAS } from './rules-schemas.js';
+import { POLICY_TYPE_TABLE, policyTypeOf } from './policy-types.js';
 
 export interface PolicyCreate {
   name: string;
@@ -25,8 +24,8 @@ const NAME = { type: 'string', minLength: 1, maxLength: 200 };
 const RISK = { type: 'number', minimum: 0, maximum: 100 };
 
 /**
- * Policy bodies validated by ajv schemas compiled once, at start. Content-filter patterns must be RE2 syntax: they are
- * compiled here once to reject what RE2 cannot run (backreferences, lookaround) with a 400 naming the pattern.
+ * Policy bodies validated by ajv schemas compiled once, at start: the envelope here, the rules by each type's schema,
+ * then each type's own checks (content-filter patterns must compile in RE2: a 400 names the one that does not).
  */
 export class PolicyValidator {
   readonly #ajv = createAjv('own');
@@ -47,7 +46,7 @@ export class PolicyValidator {
       minProperties: 1,
       properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' } },
     });
-    this.#rules = Object.fromEntries(POLICY_TYPES.map((t) => [t, this.#ajv.compile(RULES_SCHEMAS[t])])) as Record<PolicyType, ValidateFunction>;
+    this.#rules = Object.fromEntries(POLICY_TYPES.map((t) => [t, this.#ajv.compile(POLICY_TYPE_TABLE[t].rulesSchema)])) as Record<PolicyType, ValidateFunction>;
   }
 
   create(body: unknown): PolicyCreate {
@@ -65,19 +64,11 @@ export class PolicyValidator {
     return b;
   }
 
-  /** Validates (and fills defaults of) a type's rules; checks content-filter patterns compile in RE2. */
+  /** Validates (and fills defaults of) a type's rules, then runs the type's own checks. */
   rules(type: PolicyType, rules: unknown): Rules {
     const copy = structuredClone(rules);
     assertValid(this.#rules[type], copy, 'rules');
-    if (type === 'content_filter') {
-      for (const p of (copy as { patterns: string[] }).patterns) {
-        try {
-          new RE2(p, 'u');
-        } catch (err) {
-          throw new GatewayError('invalid_request', `rules.patterns: "${p.slice(0, 100)}" is not valid RE2 syntax (${(err as Error).message})`);
-        }
-      }
-    }
+    policyTypeOf(type).checkRules?.(copy as Rules);
     return copy as Rules;
   }
 }
