@@ -1,16 +1,15 @@
-import { Ajv } from 'ajv';
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
-import { describeAjvError } from '../policy/validate-policy.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { isValidLedgerName } from '../ledger/index.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
-const validateTokenRequest = new Ajv({ useDefaults: true }).compile({
+const validateTokenRequest = createAjv('own').compile({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'role'],
@@ -64,7 +63,7 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
   server.route('post', '/token', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
     const caller = ctx.auth;
     const body = structuredClone(ctx.body);
-    if (!validateTokenRequest(body)) throw new GatewayError('invalid_request', describeAjvError(validateTokenRequest.errors, ''));
+    assertValid(validateTokenRequest, body);
     const req = body as { name: string; role: Role; expires_in_days?: number; agent_id?: string };
     if (req.agent_id !== undefined && !isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: at most 256 bytes, no control characters');
     if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);

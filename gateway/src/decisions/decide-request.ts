@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { describeAjvError } from '../policy/validate-policy.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { collectText } from '../policy/input-text.js';
 
@@ -33,10 +33,10 @@ const SCHEMA = {
 };
 
 export class DecideRequestValidator {
-  readonly #validate: ValidateFunction = new Ajv({ allErrors: false }).compile(SCHEMA);
+  readonly #validate: ValidateFunction = createAjv('own').compile(SCHEMA);
 
   parse(body: unknown): DecideRequest {
-    if (!this.#validate(body)) throw new GatewayError('invalid_request', describeAjvError(this.#validate.errors, ''));
+    assertValid(this.#validate, body);
     const req = body as DecideRequest;
     // The agent id becomes part of a ledger key: refuse here what the ledger would refuse after the answer.
     if (!isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: no control characters, at most 256 bytes');

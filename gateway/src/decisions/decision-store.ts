@@ -1,11 +1,8 @@
 import type { GatewayStore } from '../storage/gateway-store.js';
-import type { Verdict } from '../policy/types.js';
+import { isHeld, type Verdict } from '../policy/verdict.js';
 import type { Triggered } from '../policy/evaluation.js';
 
 export type Resolution = 'APPROVED' | 'REJECTED';
-
-/** Verdicts that wait for a person and can be resolved. */
-const HELD: ReadonlySet<Verdict> = new Set<Verdict>(['REQUIRE_APPROVAL', 'ESCALATE']);
 
 /** What a resolve attempt found, decided inside the write transaction. */
 export type ResolveOutcome =
@@ -88,7 +85,7 @@ export class DecisionStore {
     await this.store.root.transaction(() => {
       const cur = this.store.decisions.get(key) as DecisionRecord | undefined;
       if (!cur) out = { kind: 'not_found' };
-      else if (!HELD.has(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
+      else if (!isHeld(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
       else if (cur.resolution) out = { kind: 'already_resolved', resolution: cur.resolution.status };
       else {
         const record = { ...cur, resolution };

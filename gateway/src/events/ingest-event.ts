@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { describeAjvError } from '../policy/validate-policy.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 
 /** The spec's IngestEvent. */
 export interface IngestEvent {
@@ -38,13 +38,13 @@ export class IngestValidator {
   readonly #batch: ValidateFunction;
 
   constructor() {
-    const ajv = new Ajv({ allErrors: false });
+    const ajv = createAjv('own');
     this.#event = ajv.compile(EVENT);
     this.#batch = ajv.compile({ type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } });
   }
 
   event(body: unknown, path = ''): IngestEvent {
-    if (!this.#event(body)) throw new GatewayError('invalid_request', describeAjvError(this.#event.errors, path));
+    assertValid(this.#event, body, path);
     const ev = body as IngestEvent;
     const ts = ev.metadata?.timestamp;
     if (ts !== undefined && Number.isNaN(Date.parse(ts))) throw new GatewayError('invalid_request', `${path ? `${path}.` : ''}metadata.timestamp: not a valid date-time`);
@@ -53,7 +53,7 @@ export class IngestValidator {
 
   /** The batch's events array (its length is checked against the limit by the caller, before the items). */
   batch(body: unknown): unknown[] {
-    if (!this.#batch(body)) throw new GatewayError('invalid_request', describeAjvError(this.#batch.errors, ''));
+    assertValid(this.#batch, body);
     return (body as { events: unknown[] }).events;
   }
 }

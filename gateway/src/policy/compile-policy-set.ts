@@ -1,59 +1,14 @@
-import RE2 from 're2';
 import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
+import { CompiledParts, type PatternOwner, type PiiPolicy } from './compiled-parts.js';
+import { PatternSet } from './pattern-set.js';
+import { compilePolicy } from './policy-types.js';
 import { hit, periodKey, type TenantState } from './tenant-state.js';
-import { VERDICT_RANK, verdictOf, type PolicyAction, type PolicyRecord, type PolicyType, type RulesByType, type Verdict } from './types.js';
+import type { PolicyAction, PolicyRecord, PolicyType } from './types.js';
+import { mostSevere, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
-
-type RE2Set = InstanceType<typeof RE2.Set>;
-
-/** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
-type Check =
-  | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
-  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number; index: number }
-  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
-
-interface PatternOwner {
-  id: string;
-  risk: number;
-  action: PolicyAction;
-}
-
-interface PiiPolicy {
-  id: string;
-  risk: number;
-  action: 'REDACT' | 'DENY';
-  entities: ReadonlySet<string>;
-}
-
-interface BondPolicy {
-  id: string;
-  risk: number;
-  action: PolicyAction;
-  defaultBudget: number | null;
-  maxBudget: number | null;
-}
-
-/** A content-filter target compiled into one RE2.Set: one scan finds every pattern of every policy that matches. */
-class PatternSet {
-  readonly set: RE2Set | null;
-  readonly owners: PatternOwner[];
-  constructor(entries: { pattern: string; owner: PatternOwner; ci: boolean }[]) {
-    this.owners = entries.map((e) => e.owner);
-    this.set = entries.length ? new RE2.Set(entries.map((e) => (e.ci ? `(?i)${e.pattern}` : e.pattern)), 'u') : null;
-  }
-  /** Owners with at least one matching pattern, each once. */
-  matches(text: string, out: PatternOwner[]): void {
-    if (!this.set || text.length === 0) return;
-    const idx = this.set.match(text);
-    for (const i of idx) {
-      const o = this.owners[i] as PatternOwner;
-      if (!out.includes(o)) out.push(o);
-    }
-  }
-}
 
 /**
  * What the text-only part of evaluation found in an input (plain data, so a worker thread can compute it): indices of
@@ -107,60 +62,10 @@ export const TENANT_SPEND = '';
  */
 export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[], maxTextChars = Number.MAX_SAFE_INTEGER): PolicySet {
   const enabled = policies.filter((p) => p.enabled);
-  const checks: Check[] = [];
-  const inFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
-  const outFilters: { pattern: string; owner: PatternOwner; ci: boolean }[] = [];
-  const piiIn: PiiPolicy[] = [];
-  const piiOut: PiiPolicy[] = [];
-  const bonds: BondPolicy[] = [];
-  let shield: { id: string; risk: number; action: PolicyAction } | null = null;
-  let entropyChecks = 0;
-
-  for (const p of enabled) {
-    switch (p.type) {
-      case 'rate_limit': {
-        const r = p.rules as RulesByType['rate_limit'];
-        checks.push({ kind: 'rate', id: p.id, risk: p.risk, action: r.action, limit: r.limit, windowMs: r.window_s * 1000, perAgent: r.scope === 'agent' });
-        break;
-      }
-      case 'content_filter': {
-        const r = p.rules as RulesByType['content_filter'];
-        const owner = { id: p.id, risk: p.risk, action: r.action };
-        for (const pattern of r.patterns) {
-          if (r.target !== 'output') inFilters.push({ pattern, owner, ci: r.case_insensitive });
-          if (r.target !== 'input') outFilters.push({ pattern, owner, ci: r.case_insensitive });
-        }
-        break;
-      }
-      case 'entropy_check': {
-        const r = p.rules as RulesByType['entropy_check'];
-        checks.push({ kind: 'entropy', id: p.id, risk: p.risk, action: r.action, minLength: r.min_length, threshold: r.threshold_bits, index: entropyChecks++ });
-        break;
-      }
-      case 'pii_redaction': {
-        const r = p.rules as RulesByType['pii_redaction'];
-        const pol: PiiPolicy = { id: p.id, risk: p.risk, action: r.action, entities: new Set(r.entities) };
-        if (r.target !== 'output') piiIn.push(pol);
-        if (r.target !== 'input') piiOut.push(pol);
-        break;
-      }
-      case 'bond_enforcement': {
-        const r = p.rules as RulesByType['bond_enforcement'];
-        bonds.push({ id: p.id, risk: p.risk, action: r.action, defaultBudget: r.default_budget, maxBudget: r.max_risk_budget ?? null });
-        break;
-      }
-      case 'hallucination_shield': {
-        const r = p.rules as RulesByType['hallucination_shield'];
-        shield ??= { id: p.id, risk: p.risk, action: r.action };
-        break;
-      }
-      case 'budget': {
-        const r = p.rules as RulesByType['budget'];
-        checks.push({ kind: 'budget', id: p.id, risk: p.risk, action: r.action, max: r.max_cost_brl, period: r.period, perAgent: r.scope !== 'tenant' });
-        break;
-      }
-    }
-  }
+  // Each type adds its part (policy-types.ts); the evaluator below then works on plain arrays.
+  const parts = new CompiledParts();
+  for (const p of enabled) compilePolicy(p, parts);
+  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, shield } = parts;
 
   const inSet = new PatternSet(inFilters);
   const outSet = new PatternSet(outFilters);
@@ -173,16 +78,10 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
 
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
-    let verdict: Verdict = 'ALLOW';
-    let rule = '';
-    for (const t of triggered) {
-      const v = verdictOf(t.action);
-      if (VERDICT_RANK[v] > VERDICT_RANK[verdict]) {
-        verdict = v;
-        rule = t.policyId;
-      }
-    }
-    if (verdict === 'ALLOW' && triggered.length > 0) rule = (triggered[0] as Triggered).policyId;
+    const at = mostSevere(triggered, 'ALLOW');
+    const verdict: Verdict = at < 0 ? 'ALLOW' : verdictOf((triggered[at] as Triggered).action);
+    // An ALLOW with triggers (FLAG, REDACT) names the first of them.
+    const rule = triggered.length === 0 ? '' : (triggered[at < 0 ? 0 : at] as Triggered).policyId;
     return { verdict, rule, riskScore: combineRisk(triggered.map((t) => t.risk)) };
   }
 

@@ -1,4 +1,5 @@
-import type { PolicyAction, PolicyType, Verdict } from './types.js';
+import type { PolicyAction, PolicyType } from './types.js';
+import type { Verdict } from './verdict.js';
 
 /** What the evaluator looks at for one request. */
 export interface EvaluationInput {

@@ -1,3 +1,4 @@
+import { POLICY_TYPE_TABLE } from './policy-types.js';
 import type { PolicyType } from './types.js';
 
 export interface PackPolicy {
@@ -9,68 +10,21 @@ export interface PackPolicy {
   rules: Record<string, unknown>;
 }
 
-const RATE_LIMIT: PackPolicy = {
-  key: 'rate_limit',
-  name: 'Agent request rate',
-  type: 'rate_limit',
-  risk: 40,
-  rules: { limit: 120, window_s: 60, scope: 'agent', action: 'DENY' },
-};
+/** The policy a pack creates for a type, from the type's module. */
+function packPolicy(type: PolicyType): PackPolicy {
+  const pack = POLICY_TYPE_TABLE[type].pack;
+  if (!pack) throw new Error(`no pack policy for ${type}`);
+  return { key: type, name: pack.name, type, risk: pack.risk, rules: pack.rules };
+}
 
-const CONTENT_FILTER: PackPolicy = {
-  key: 'content_filter',
-  name: 'Destructive and injection content',
-  type: 'content_filter',
-  risk: 80,
-  rules: {
-    // Prompt-injection phrasing and destructive commands: high-precision phrases, not single words.
-    patterns: [
-      '(?i)ignore (all |any )?(previous|prior|above) (instructions|prompts)',
-      '(?i)disregard (all |any )?(previous|prior|your) (instructions|rules)',
-      '(?i)\\bdrop\\s+(table|database)\\b',
-      '(?i)\\btruncate\\s+table\\b',
-      '(?i)\\brm\\s+-rf\\s+/',
-      '(?i)\\bformat\\s+c:',
-    ],
-    action: 'DENY',
-    target: 'input',
-    case_insensitive: false,
-  },
-};
+const RATE_LIMIT = packPolicy('rate_limit');
+const CONTENT_FILTER = packPolicy('content_filter');
+const ENTROPY_CHECK = packPolicy('entropy_check');
+const BOND = packPolicy('bond_enforcement');
+const HALLUCINATION = packPolicy('hallucination_shield');
+const PII = packPolicy('pii_redaction');
 
-const ENTROPY_CHECK: PackPolicy = {
-  key: 'entropy_check',
-  name: 'Leaked secrets (high-entropy tokens)',
-  type: 'entropy_check',
-  risk: 70,
-  rules: { min_length: 32, threshold_bits: 4.5, action: 'DENY' },
-};
-
-const BOND: PackPolicy = {
-  key: 'bond_enforcement',
-  name: 'Session risk budget',
-  type: 'bond_enforcement',
-  risk: 50,
-  rules: { action: 'REQUIRE_APPROVAL', default_budget: null },
-};
-
-const HALLUCINATION: PackPolicy = {
-  key: 'hallucination_shield',
-  name: 'Unsupported citations and invalid tool calls',
-  type: 'hallucination_shield',
-  risk: 30,
-  rules: { action: 'FLAG', target: 'output' },
-};
-
-const PII: PackPolicy = {
-  key: 'pii_redaction',
-  name: 'Personal data redaction',
-  type: 'pii_redaction',
-  risk: 20,
-  rules: { action: 'REDACT', target: 'both' },
-};
-
-/** The spec's starter packs (Policies): the paid pack is the free tier plus three. */
+/** The starter packs (docs/policies.md, "Packs"): the paid pack is the free tier plus three. */
 export const PACKS = {
   FREE_TIER_POLICIES: [RATE_LIMIT, CONTENT_FILTER, ENTROPY_CHECK],
   RUNTIME_PAID_POLICIES: [RATE_LIMIT, CONTENT_FILTER, ENTROPY_CHECK, BOND, HALLUCINATION, PII],

@@ -1,5 +1,5 @@
 /**
- * Combined risk of independent triggered policies (DECISIONS.md): 100 * (1 - prod(1 - r_i / 100)), in [0, 100],
+ * Combined risk of independent triggered policies (docs/policies.md, "The model"): 100 * (1 - prod(1 - r_i / 100)), in [0, 100],
  * two decimals. Adding a triggered policy never lowers the risk, and one policy at 100 makes it 100.
  */
 export function combineRisk(risks: readonly number[]): number {

@@ -1,4 +1,13 @@
-/** Policy model (DECISIONS.md "Policy types and their rules"). */
+/** Policy model (docs/policies.md, "Types"). Each type's rules, schema and compile step live in `types/<type>.ts`. */
+import type { BondEnforcementRules } from './types/bond-enforcement.js';
+import type { BudgetRules } from './types/budget.js';
+import type { ContentFilterRules } from './types/content-filter.js';
+import type { EntropyCheckRules } from './types/entropy-check.js';
+import type { HallucinationShieldRules } from './types/hallucination-shield.js';
+import type { PiiRedactionRules } from './types/pii-redaction.js';
+import type { RateLimitRules } from './types/rate-limit.js';
+
+export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, PiiRedactionRules, RateLimitRules };
 
 export const POLICY_TYPES = [
   'rate_limit',
@@ -15,57 +24,10 @@ export type PolicyType = (typeof POLICY_TYPES)[number];
 export const ACTIONS = ['DENY', 'ESCALATE', 'REQUIRE_APPROVAL', 'REDACT', 'FLAG'] as const;
 export type PolicyAction = (typeof ACTIONS)[number];
 
-export type Verdict = 'ALLOW' | 'DENY' | 'REQUIRE_APPROVAL' | 'ESCALATE';
-
-/** Severity order of verdicts: DENY > ESCALATE > REQUIRE_APPROVAL > ALLOW. */
-export const VERDICT_RANK: Readonly<Record<Verdict, number>> = { ALLOW: 0, REQUIRE_APPROVAL: 1, ESCALATE: 2, DENY: 3 };
-
-export function verdictOf(action: PolicyAction): Verdict {
-  return action === 'REDACT' || action === 'FLAG' ? 'ALLOW' : action;
-}
+// Verdicts are ordered in one place; re-exported here for modules that still import them from the policy model.
+export { VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
 
 export type Target = 'input' | 'output' | 'both';
-
-export interface RateLimitRules {
-  limit: number;
-  window_s: number;
-  scope: 'agent' | 'tenant';
-  action: PolicyAction;
-}
-export interface ContentFilterRules {
-  patterns: string[];
-  action: PolicyAction;
-  target: Target;
-  case_insensitive: boolean;
-}
-export interface EntropyCheckRules {
-  min_length: number;
-  threshold_bits: number;
-  action: PolicyAction;
-}
-export interface PiiRedactionRules {
-  entities: string[];
-  action: 'REDACT' | 'DENY';
-  target: Target;
-}
-export interface BondEnforcementRules {
-  action: PolicyAction;
-  /** Session risk budget used when neither the request nor the agent gives one. */
-  default_budget: number | null;
-  /** Ceiling on any budget: a budget the caller claims (context.risk_budget) never exceeds it. null: no ceiling. */
-  max_risk_budget: number | null;
-}
-export interface HallucinationShieldRules {
-  action: PolicyAction;
-  target: 'output';
-}
-export interface BudgetRules {
-  max_cost_brl: number;
-  period: 'day' | 'month';
-  /** `agent`: each agent id its own total; `tenant`: one total for all of the tenant's calls. */
-  scope: 'agent' | 'tenant';
-  action: PolicyAction;
-}
 
 export interface RulesByType {
   rate_limit: RateLimitRules;

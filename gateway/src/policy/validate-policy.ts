@@ -1,8 +1,8 @@
-import { Ajv, type ValidateFunction, type ErrorObject } from 'ajv';
-import RE2 from 're2';
+import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './types.js';
-import { RULES_SCHEMAS } from './rules-schemas.js';
+import { POLICY_TYPE_TABLE, policyTypeOf } from './policy-types.js';
 
 export interface PolicyCreate {
   name: string;
@@ -23,23 +23,12 @@ export interface PolicyPatch {
 const NAME = { type: 'string', minLength: 1, maxLength: 200 };
 const RISK = { type: 'number', minimum: 0, maximum: 100 };
 
-/** Human-readable first error of an ajv run, naming the field. */
-export function describeAjvError(errors: ErrorObject[] | null | undefined, root: string): string {
-  const e = errors?.[0];
-  if (!e) return 'invalid request';
-  const path = `${root}${e.instancePath.replace(/\//g, '.')}`;
-  if (e.keyword === 'additionalProperties') return `${path}: unknown field "${String(e.params['additionalProperty'])}"`;
-  if (e.keyword === 'required') return `${path ? `${path}: ` : ''}missing required field "${String(e.params['missingProperty'])}"`;
-  if (e.keyword === 'enum') return `${path}: must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
-  return `${path || 'body'}: ${e.message ?? 'invalid'}`;
-}
-
 /**
- * Policy bodies validated by ajv schemas compiled once, at start. Content-filter patterns must be RE2 syntax: they are
- * compiled here once to reject what RE2 cannot run (backreferences, lookaround) with a 400 naming the pattern.
+ * Policy bodies validated by ajv schemas compiled once, at start: the envelope here, the rules by each type's schema,
+ * then each type's own checks (content-filter patterns must compile in RE2: a 400 names the one that does not).
  */
 export class PolicyValidator {
-  readonly #ajv = new Ajv({ useDefaults: true, allErrors: false, strict: true });
+  readonly #ajv = createAjv('own');
   readonly #create: ValidateFunction;
   readonly #patch: ValidateFunction;
   readonly #rules: Record<PolicyType, ValidateFunction>;
@@ -57,38 +46,29 @@ export class PolicyValidator {
       minProperties: 1,
       properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' } },
     });
-    this.#rules = Object.fromEntries(POLICY_TYPES.map((t) => [t, this.#ajv.compile(RULES_SCHEMAS[t])])) as Record<PolicyType, ValidateFunction>;
+    this.#rules = Object.fromEntries(POLICY_TYPES.map((t) => [t, this.#ajv.compile(POLICY_TYPE_TABLE[t].rulesSchema)])) as Record<PolicyType, ValidateFunction>;
   }
 
   create(body: unknown): PolicyCreate {
-    if (!this.#create(body)) throw new GatewayError('invalid_request', describeAjvError(this.#create.errors, ''));
+    assertValid(this.#create, body);
     const b = body as PolicyCreate;
     b.rules = this.rules(b.type, b.rules);
     return b;
   }
 
   patch(body: unknown, currentType: PolicyType): PolicyPatch {
-    if (!this.#patch(body)) throw new GatewayError('invalid_request', describeAjvError(this.#patch.errors, ''));
+    assertValid(this.#patch, body);
     const b = body as PolicyPatch;
     if (b.type !== undefined && b.type !== currentType) throw new GatewayError('invalid_request', 'type: a policy\'s type cannot change; create a new policy');
     if (b.rules !== undefined) b.rules = this.rules(currentType, b.rules);
     return b;
   }
 
-  /** Validates (and fills defaults of) a type's rules; checks content-filter patterns compile in RE2. */
+  /** Validates (and fills defaults of) a type's rules, then runs the type's own checks. */
   rules(type: PolicyType, rules: unknown): Rules {
     const copy = structuredClone(rules);
-    const v = this.#rules[type];
-    if (!v(copy)) throw new GatewayError('invalid_request', describeAjvError(v.errors, 'rules'));
-    if (type === 'content_filter') {
-      for (const p of (copy as { patterns: string[] }).patterns) {
-        try {
-          new RE2(p, 'u');
-        } catch (err) {
-          throw new GatewayError('invalid_request', `rules.patterns: "${p.slice(0, 100)}" is not valid RE2 syntax (${(err as Error).message})`);
-        }
-      }
-    }
+    assertValid(this.#rules[type], copy, 'rules');
+    policyTypeOf(type).checkRules?.(copy as Rules);
     return copy as Rules;
   }
 }

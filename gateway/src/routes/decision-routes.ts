@@ -1,12 +1,11 @@
-import { Ajv } from 'ajv';
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js';
-import { describeAjvError } from '../policy/validate-policy.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
-const validateResolve = new Ajv().compile({
+const validateResolve = createAjv('own').compile({
   type: 'object',
   additionalProperties: false,
   required: ['resolution'],
@@ -54,7 +53,7 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
   });
 
   server.route('post', '/admin/decisions/:id/resolve', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
-    if (!validateResolve(ctx.body)) throw new GatewayError('invalid_request', describeAjvError(validateResolve.errors, ''));
+    assertValid(validateResolve, ctx.body);
     const body = ctx.body as { resolution: 'APPROVED' | 'REJECTED'; note?: string };
     const outcome = await decisions.resolve(ctx.auth.tenantId, ctx.params[0] as string, {
       status: body.resolution,

@@ -1,5 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
+import { createAjv } from '../../validation/gateway-ajv.js';
 
 /**
  * The hallucination shield's tool-call check: every tool call in an answer must name a tool the request declared,
@@ -8,7 +9,7 @@ import { LRUCache } from 'lru-cache';
  * twice.
  */
 export class ToolCallValidator {
-  readonly #ajv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
+  readonly #ajv = createAjv('caller');
   readonly #cache = new LRUCache<string, ValidateFunction | 'invalid'>({ max: 1000 });
 
   #validatorFor(schema: unknown): ValidateFunction | 'invalid' {

@@ -5,6 +5,7 @@ import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { EvalPool } from '../../runtime/eval-pool.js';
 import type { AgentBudgetLookup } from '../../decisions/decision-engine.js';
 import type { InputFindings } from '../../policy/compile-policy-set.js';
+import { isHeld } from '../../policy/verdict.js';
 import { collectRequestStrings, replaceRequestStrings } from '../request-text.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { RequestStage } from './stage.js';
@@ -40,7 +41,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
     if (ev.verdict !== 'ALLOW') {
       c.outcome = 'blocked';
       const why = ev.triggered.find((t) => t.policyId === ev.rule)?.reason ?? 'policy violation';
-      const held = ev.verdict === 'DENY' ? '' : ` (${ev.verdict}: decision ${c.decisionId} awaits review)`;
+      const held = isHeld(ev.verdict) ? ` (${ev.verdict}: decision ${c.decisionId} awaits review)` : '';
       throw new GatewayError('policy_violation', `request blocked by policy: ${why}${held}`, ev.rule);
     }
   }

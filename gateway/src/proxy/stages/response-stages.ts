@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import { combineRisk } from '../../policy/risk.js';
-import { VERDICT_RANK, verdictOf, type Verdict } from '../../policy/types.js';
+import { mostSevere, verdictOf } from '../../policy/verdict.js';
 import type { Triggered } from '../../policy/evaluation.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import { visitAnswerText } from '../request-text.js';
@@ -92,14 +92,11 @@ export function outputTriggers(c: ProxyContext, tools: ToolCallValidator | null,
 export function applyOutputVerdict(c: ProxyContext, triggered: Triggered[]): void {
   if (triggered.length === 0) return;
   c.outputTriggered = triggered;
-  let verdict: Verdict = c.verdict;
-  for (const t of triggered) {
-    const v = verdictOf(t.action);
-    if (VERDICT_RANK[v] > VERDICT_RANK[verdict]) {
-      verdict = v;
-      c.rule = t.policyId;
-    }
+  const at = mostSevere(triggered, c.verdict);
+  if (at >= 0) {
+    const t = triggered[at] as Triggered;
+    c.verdict = verdictOf(t.action);
+    c.rule = t.policyId;
   }
-  c.verdict = verdict;
   c.riskScore = combineRisk([...(c.evaluation?.triggered ?? []), ...triggered].map((t) => t.risk));
 }

@@ -1,0 +1,53 @@
+import type { PolicyAction } from './types.js';
+
+/** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
+export type Check =
+  | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
+  | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number; index: number }
+  | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
+
+export interface PatternOwner {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+}
+
+export interface FilterEntry {
+  pattern: string;
+  owner: PatternOwner;
+  ci: boolean;
+}
+
+export interface PiiPolicy {
+  id: string;
+  risk: number;
+  action: 'REDACT' | 'DENY';
+  entities: ReadonlySet<string>;
+}
+
+export interface BondPolicy {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+  defaultBudget: number | null;
+  maxBudget: number | null;
+}
+
+export interface ShieldPolicy {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+}
+
+/** What a tenant's enabled policies add up to: each type's compile step adds to it, then the evaluator is built. */
+export class CompiledParts {
+  readonly checks: Check[] = [];
+  readonly inFilters: FilterEntry[] = [];
+  readonly outFilters: FilterEntry[] = [];
+  readonly piiIn: PiiPolicy[] = [];
+  readonly piiOut: PiiPolicy[] = [];
+  readonly bonds: BondPolicy[] = [];
+  /** The first enabled shield; one is enough to run the output check. */
+  shield: ShieldPolicy | null = null;
+  entropyChecks = 0;
+}

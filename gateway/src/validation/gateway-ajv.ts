@@ -1,0 +1,32 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { GatewayError } from '../errors.js';
+
+/**
+ * Builds the gateway's Ajv instances, the one place their options are set.
+ * - `own`: the gateway's own schemas (request bodies, policy rules). Strict, so a mistake in a schema stops start-up
+ *   rather than passing bad input; `default` keywords fill missing fields (a stored policy always has every rule).
+ * - `caller`: schemas a caller sends (tool parameter schemas): not strict, since any schema an SDK emits must load, but
+ *   checked against the meta-schema so a broken one is reported as such.
+ * No formats are registered: fields that need a shape (timestamps, names) say it with `pattern`.
+ */
+export function createAjv(schemas: 'own' | 'caller'): Ajv {
+  return schemas === 'own'
+    ? new Ajv({ useDefaults: true, allErrors: false, strict: true })
+    : new Ajv({ allErrors: false, strict: false, validateSchema: true });
+}
+
+/** Human-readable first error of an ajv run, naming the field (`root` prefixes the path, e.g. `rules`). */
+export function describeAjvError(errors: ErrorObject[] | null | undefined, root: string): string {
+  const e = errors?.[0];
+  if (!e) return 'invalid request';
+  const path = `${root}${e.instancePath.replace(/\//g, '.')}`;
+  if (e.keyword === 'additionalProperties') return `${path}: unknown field "${String(e.params['additionalProperty'])}"`;
+  if (e.keyword === 'required') return `${path ? `${path}: ` : ''}missing required field "${String(e.params['missingProperty'])}"`;
+  if (e.keyword === 'enum') return `${path}: must be one of ${(e.params['allowedValues'] as unknown[]).join(', ')}`;
+  return `${path || 'body'}: ${e.message ?? 'invalid'}`;
+}
+
+/** Runs a compiled validator; invalid input is an invalid_request (400) naming the first bad field. */
+export function assertValid(validate: ValidateFunction, value: unknown, root = ''): void {
+  if (!validate(value)) throw new GatewayError('invalid_request', describeAjvError(validate.errors, root));
+}
