@@ -1,6 +1,6 @@
 import { loadConfig, type ConfigValues } from '@aduana/shared';
 
-/** Every gateway setting: env name, type, default. Read and validated once at start (DESIGN.md). */
+/** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
   host: { env: 'HOST', type: 'string', default: '127.0.0.1', description: 'address the gateway and auth service bind to' },
   port: { env: 'GATEWAY_PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, description: 'governance API and proxy port (0 = ephemeral)' },

@@ -1,6 +1,6 @@
 /**
  * The gateway's one error registry. Every error the governance API, the proxy and the authentication service answer
- * with is listed here, and `toEnvelope` is the only place that turns one into the wire format of the spec:
+ * with is listed here, and `toEnvelope` is the only place that turns one into the documented wire format (docs/decisions.md, "Errors"):
  * `{error: {code, type, message, rule, traceId}}` (code = HTTP status; rule = '' when no rule applies).
  */
 export const ERRORS = {

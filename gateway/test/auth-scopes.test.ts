@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('PAT authentication (spec Authentication 1, 4)', () => {
+describe('PAT authentication', () => {
   it('answers 401 with the envelope when the Authorization header is missing, malformed or of another scheme', async () => {
     const variants: Record<string, string>[] = [{}, { authorization: 'Bearer' }, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: `Token ${acme.admin}` }];
     for (const headers of variants) {
@@ -54,7 +54,7 @@ describe('PAT authentication (spec Authentication 1, 4)', () => {
   });
 });
 
-describe('scopes (spec role table)', () => {
+describe('scopes (role table)', () => {
   it('lets a viewer read but not write (403 permission_denied)', async () => {
     expect((await call(t.url, 'GET', '/v1/policies', { token: acme.viewer })).status).toBe(200);
     expect((await call(t.url, 'GET', '/admin/decisions', { token: acme.viewer })).status).toBe(200);

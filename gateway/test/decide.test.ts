@@ -24,7 +24,7 @@ function decide(token: string, payload: object, extra: object = {}) {
 }
 
 describe('POST /v1/decide envelope', () => {
-  it('carries every field of the spec with the right types', async () => {
+  it('carries every field of the decision envelope with the right types', async () => {
     const token = await tenantWith([{ name: 'f', type: 'content_filter', risk: 10, rules: { patterns: ['never-matches-xyz'] } }]);
     const r = await decide(token, { text: 'hello' }, { context: { session_id: 's1', risk_budget: 50 } });
     expect(r.status).toBe(200);
@@ -166,7 +166,7 @@ describe('each policy type, triggering and not', () => {
   });
 });
 
-describe('verdict and risk combination (DECISIONS.md)', () => {
+describe('verdict and risk combination (docs/decisions.md)', () => {
   it('takes the most severe verdict: DENY > ESCALATE > REQUIRE_APPROVAL > ALLOW', async () => {
     const token = await tenantWith([
       { name: 'esc', type: 'content_filter', risk: 10, rules: { patterns: ['alpha'], action: 'ESCALATE' } },

@@ -7,7 +7,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe('plan rate limits (spec Limits)', () => {
+describe('plan rate limits', () => {
   it('community: a burst of 10, then 429 rate_limit_exceeded with an integer Retry-After', async () => {
     const tok = await t.tenant('small', 'community');
     const statuses: number[] = [];

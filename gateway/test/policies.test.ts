@@ -104,7 +104,7 @@ describe('policies API', () => {
   });
 });
 
-describe('pagination (spec Pagination)', () => {
+describe('pagination', () => {
   it('walks every page with limit and cursor; the last page has cursor null; total is the whole count', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push((await call(t.url, 'POST', '/v1/policies', { token: b.admin, body: filter(`p${i}`) })).body.id);

@@ -38,7 +38,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
     bodyLimit: config.bodyLimitBytes,
     trustProxy: trustProxySetting(config.trustProxy),
     requestIdHeader: false,
-    // One line per request (DECISIONS.md), written in onResponse below, instead of Fastify's two.
+    // One line per request (docs/decisions.md), written in onResponse below, instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -49,7 +49,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
       sendError(reply, err);
     },
     ajv: {
-      // Fastify's defaults strip unknown properties and coerce types; the spec wants extra properties refused.
+      // Fastify's defaults strip unknown properties and coerce types; the API refuses extra properties.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
     },
   });

@@ -1,7 +1,7 @@
 import { loadConfig, type ConfigSpec, type ConfigValues } from '@aduana/shared';
 import type { JudgingLimits } from './checks/judging-limits.js';
 
-/** Every setting of the scanner: env name, type, default (DECISIONS.md). Read and validated once at start. */
+/** Every setting of the scanner: env name, type, default (docs/decisions.md). Read and validated once at start. */
 export const SCANNER_CONFIG = {
   port: { env: 'SCANNER_PORT', type: 'integer', default: 8082, minimum: 0, maximum: 65535, description: 'Port of the site assessment service' },
   host: { env: 'HOST', type: 'string', default: '127.0.0.1', description: 'Address the service listens on' },

@@ -1,6 +1,6 @@
 /**
- * The scanner's one error registry (DESIGN.md "Errors"): every error the service answers, with its HTTP status and
- * the message clients see in `{error}` (spec "Errors"). Routes throw ScannerError(code); the error handler
+ * The scanner's one error registry (docs/architecture.md "Errors"): every error the service answers, with its HTTP status and
+ * the message clients see in `{error}` (docs/decisions.md, "Errors"). Routes throw ScannerError(code); the error handler
  * (plugins/error-handler.ts) is the only place that writes an error body.
  */
 export const ERRORS = Object.freeze({

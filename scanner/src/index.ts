@@ -1,4 +1,4 @@
-/** @aduana/scanner: the site assessment service (spec: site-assessment-service.md). */
+/** @aduana/scanner: the site assessment service (docs/scanner.md). */
 export { createScannerApp, type ScannerAppOptions } from './app.js';
 export { startScanner, type RunningScanner } from './server.js';
 export { SCANNER_CONFIG, loadScannerConfig, type ScannerConfig } from './config.js';

@@ -15,7 +15,7 @@ describe('error registry', () => {
     expect(new Set(messages).size).toBe(messages.length);
   });
 
-  it('covers every status the spec lists for the public assessment endpoints', () => {
+  it('covers every documented status of the public assessment endpoints', () => {
     const statuses = new Set(Object.values(ERRORS).map((e) => e.status));
     for (const s of [400, 429, 502]) expect(statuses.has(s)).toBe(true);
   });

@@ -5,7 +5,7 @@ import { detectProfile } from '../src/profile/detect-profile.js';
 import { COMMERCE_HTML, GOOD_HEADERS, GOOD_HTML } from './fixtures/pages.js';
 import { apiSnapshot, goodSnapshot, page } from './fixtures/snapshots.js';
 
-describe('profile auto-detection (DECISIONS.md)', () => {
+describe('profile auto-detection (docs/decisions.md)', () => {
   it('api when the page answers JSON or problem+json', () => {
     expect(detectProfile(apiSnapshot(), new Derived()).profile).toBe('api');
     const problem = goodSnapshot({ page: page('{"type":"about:blank"}', { 'content-type': 'application/problem+json' }) });

@@ -46,7 +46,7 @@ describe('GET /healthz', () => {
 });
 
 describe('POST /api/super-scan', () => {
-  it('returns an Assessment of exactly the spec shape, correlated with the edge request id', async () => {
+  it('returns an Assessment of exactly the documented shape, correlated with the edge request id', async () => {
     const res = await scan(make(), { url: 'https://cafe.example/' }, { 'x-request-id': 'edge-123' });
     expect(res.statusCode).toBe(200);
     const body = res.json();

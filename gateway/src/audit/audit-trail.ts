@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/index.js';
 /**
  * Where every decision goes: the decision index (GET /admin/decisions, resolve) and the tenant's hash chain in the
  * ledger, decisions and proxy calls in the same chain. Neither write is awaited on the request path: the decision is
- * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (DECISIONS.md), and
+ * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (docs/decisions.md), and
  * shutdown flushes both.
  */
 export class AuditTrail {

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 
-/** Scopes of the spec's role table. */
+/** Scopes of each role (docs/decisions.md, "Scopes"). */
 export type Scope = 'runtime:read' | 'runtime:write' | 'admin:manage';
 export type Role = 'admin' | 'operator' | 'viewer';
 

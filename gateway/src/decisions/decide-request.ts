@@ -4,7 +4,7 @@ import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { collectText } from '../policy/input-text.js';
 
-/** The spec's DecideRequest. */
+/** A DecideRequest (README, "The governance API"). */
 export interface DecideRequest {
   agent_id: string;
   tenant_id?: string;

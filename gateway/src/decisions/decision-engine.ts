@@ -7,7 +7,7 @@ import type { AuditTrail } from '../audit/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 import { fromLedgerError } from '../events/ledger-errors.js';
 
-/** The spec's Decision envelope. */
+/** The decision envelope `/v1/decide` answers. */
 export interface DecisionEnvelope {
   decision_id: string;
   execution_status: Evaluation['verdict'];

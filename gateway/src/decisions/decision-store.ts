@@ -11,7 +11,7 @@ export type ResolveOutcome =
   | { readonly kind: 'not_held'; readonly status: Verdict }
   | { readonly kind: 'already_resolved'; readonly resolution: Resolution };
 
-/** A recorded decision (spec "Audit decision record", plus what an auditor needs to see why). */
+/** A recorded decision (docs/decisions.md, "Audit decision record", plus what an auditor needs to see why). */
 export interface DecisionRecord {
   decision_id: string;
   tenant_id: string;

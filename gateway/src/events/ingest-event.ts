@@ -2,7 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
 import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 
-/** The spec's IngestEvent. */
+/** An event to ingest (README, "The events ledger"). */
 export interface IngestEvent {
   event_type: string;
   payload: Record<string, unknown>;

@@ -217,7 +217,7 @@ export class HttpServer {
     this.#done(ctx);
   }
 
-  /** One line per request (DECISIONS.md): never a body, a header value or a token; the path without its query. */
+  /** One line per request (docs/decisions.md): never a body, a header value or a token; the path without its query. */
   #log(ctx: RequestContext, status: number): void {
     if (!this.#logRequests) return;
     (this.#opts.requestLog ?? this.#opts.logger).info(
@@ -234,7 +234,7 @@ export class HttpServer {
     );
   }
 
-  /** The one error path: any thrown value becomes the spec's envelope; unexpected ones are logged (no bodies). */
+  /** The one error path: any thrown value becomes the error envelope (docs/decisions.md, "Errors"); unexpected ones are logged (no bodies). */
   fail(ctx: RequestContext, err: unknown, extraHeaders?: Readonly<Record<string, string>>): void {
     if (!(err instanceof GatewayError)) {
       this.#opts.logger.error({ err, url: ctx.url, traceId: ctx.trace.traceId }, 'unexpected error');

@@ -20,7 +20,7 @@ export interface AnchorStats {
 }
 
 /**
- * POSTs each checkpoint as JSON to ANCHOR_URL in the background (stands in for the spec's public-chain anchoring).
+ * POSTs each checkpoint as JSON to ANCHOR_URL in the background (stands in for anchoring checkpoints on a public chain).
  * One sender at a time, a bounded queue, retries with exponential backoff; it never blocks an append, and a failure
  * is only counted and reported through `onError`.
  */

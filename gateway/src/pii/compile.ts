@@ -12,7 +12,7 @@ export interface Candidate {
 }
 
 /**
- * Everything a redactor needs, compiled once (DESIGN.md: nothing compiled per request):
+ * Everything a redactor needs, compiled once (docs/architecture.md: nothing compiled per request):
  * - `set`: one RE2.Set over all patterns. One linear pass answers "which recognizers can match at all"; most
  *   prompts hold no PII, so this single call is the whole cost of the common case.
  * - `regexes`: one global RE2 per recognizer, run only for the recognizers the set named.

@@ -1,4 +1,4 @@
-/** The personal-data and secret kinds the redactor knows (DECISIONS.md, "PII entities"). */
+/** The personal-data and secret kinds the redactor knows (docs/decisions.md, "PII entities"). */
 export type PiiEntity =
   | 'EMAIL'
   | 'PHONE'

@@ -1,4 +1,4 @@
-/** The proxied provider endpoints (spec "Governance proxy"). */
+/** The proxied provider endpoints (docs/decisions.md, "Governance proxy"). */
 export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models';
 
 export interface Endpoint {

@@ -36,7 +36,7 @@ export function answerProxyFailure(server: HttpServer, logger: Logger, c: ProxyC
   writeProxyAnswer(server, c, env.status, { 'content-type': 'application/json', ...env.headers, ...verdictHeaders(c) }, Buffer.from(JSON.stringify(body)));
 }
 
-/** The proxy's 403: the envelope plus `verdict` and `policy` beside `error` (spec "Errors"). */
+/** The proxy's 403: the envelope plus `verdict` and `policy` beside `error` (docs/decisions.md, "Errors"). */
 export function blockedBody(c: ProxyContext, err: unknown) {
   const env = toEnvelope(err, c.decisionId || c.http.trace.traceId).body;
   const t = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered].find((x) => x.policyId === c.rule);

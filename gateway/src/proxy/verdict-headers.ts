@@ -1,8 +1,8 @@
 import type { ProxyContext } from './proxy-context.js';
 
 /**
- * The spec's headers on every proxy response, errors included: verdict, trace (the decision id, for ledger lookup),
- * rule (DENIED only), policy version, governance latency. `x-svc-latency-ms` is an integer as the spec says; our
+ * The verdict headers on every proxy response (docs/decisions.md, "Errors"), errors included: verdict, trace (the decision id, for ledger lookup),
+ * rule (DENIED only), policy version, governance latency. `x-svc-latency-ms` is an integer as documented; our
  * overhead is usually well under a millisecond, so `x-svc-latency-us` carries the precise figure.
  */
 export function verdictHeaders(c: ProxyContext): Record<string, string> {

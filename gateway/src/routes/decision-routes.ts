@@ -12,7 +12,7 @@ const validateResolve = createAjv('own').compile({
   properties: { resolution: { type: 'string', enum: ['APPROVED', 'REJECTED'] }, note: { type: 'string', maxLength: 2000 } },
 });
 
-/** The spec's audit decision record, plus why (rule, triggered policies) and how a held decision was resolved. */
+/** The audit decision record (docs/decisions.md), plus why (rule, triggered policies) and how a held decision was resolved. */
 function decisionView(d: DecisionRecord) {
   return {
     decision_id: d.decision_id,

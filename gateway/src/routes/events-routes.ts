@@ -26,7 +26,7 @@ function ledgerCall<T>(fn: () => T): T {
 }
 
 /**
- * The events ledger (spec "Events ledger"): ingest one or a batch (durable before the answer), list with filters and
+ * The events ledger (docs/decisions.md, "Events ledger"): ingest one or a batch (durable before the answer), list with filters and
  * cursor, verify the chain, and Certificate-Transparency-style proofs against signed checkpoints.
  */
 export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void {

@@ -6,7 +6,7 @@ import type { GatewayDeps } from '../gateway-deps.js';
 
 const SECONDS = /^\d{1,12}$/;
 
-/** `GET /v1/telemetry/query/stats`: a tenant's metric series (spec "Telemetry"). */
+/** `GET /v1/telemetry/query/stats`: a tenant's metric series (docs/decisions.md, "Telemetry"). */
 export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): void {
   server.route('get', '/v1/telemetry/query/stats', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);

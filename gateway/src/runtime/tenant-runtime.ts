@@ -177,7 +177,7 @@ export class TenantRuntimes {
     return plan;
   }
 
-  /** The tenant's plan rate limit (spec "Limits"): a token bucket per tenant; 429 with Retry-After past it. */
+  /** The tenant's plan rate limit (docs/decisions.md, "Limits"): a token bucket per tenant; 429 with Retry-After past it. */
   admit(principal: Principal): void {
     const r = this.#buckets[this.plan(principal.tenantId)].take(principal.tenantId);
     if (!r.allowed) {

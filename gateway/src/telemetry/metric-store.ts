@@ -1,6 +1,6 @@
 import type { Database } from 'lmdb';
 
-/** Metric names of the spec's query/stats. */
+/** Metric names `GET /v1/telemetry/query/stats` reads (docs/decisions.md, "Telemetry"). */
 export const METRICS = ['decision.latency_ms', 'decision.count', 'decision.blocked_count', 'budget.cost_brl', 'heartbeat.missed_count'] as const;
 export type MetricName = (typeof METRICS)[number];
 

@@ -7,7 +7,7 @@ import type { TokenStore } from '../auth/token-store.js';
 export const DEFAULT_TENANT = 'default';
 
 /**
- * First start of an empty data dir (DECISIONS.md): tenant `default` and an admin PAT, printed once and written to
+ * First start of an empty data dir (docs/decisions.md): tenant `default` and an admin PAT, printed once and written to
  * DATA_DIR/bootstrap-admin.token (mode 0600). Only the token's hash is stored.
  */
 export async function bootstrap(

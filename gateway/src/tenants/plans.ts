@@ -1,6 +1,6 @@
 import type { BucketOptions } from '@aduana/shared';
 
-/** The spec's plan table (Limits): requests per minute and burst, per tenant. */
+/** The plan table (docs/decisions.md, "Limits (plans)"): requests per minute and burst, per tenant. */
 export const PLANS = {
   community: { rpm: 60, burst: 10 },
   professional: { rpm: 600, burst: 100 },

@@ -83,7 +83,7 @@ export async function call(
   return { status: res.statusCode, headers: flat, body: parsed, text };
 }
 
-/** Asserts the spec's error envelope and returns it. */
+/** Asserts the error envelope (docs/decisions.md, "Errors") and returns it. */
 export function expectEnvelope(r: CallResult, status: number, type: string): { code: number; type: string; message: string; rule: string; traceId: string } {
   const e = r.body?.error;
   if (r.status !== status || !e || e.code !== status || e.type !== type || typeof e.message !== 'string' || typeof e.rule !== 'string' || typeof e.traceId !== 'string' || e.traceId === '') {

@@ -1,7 +1,7 @@
 import type { Audience, Dimension, Effort, Pillar, Profile, Reference, Severity } from '../checks/check.js';
 import type { Grade } from '../scoring/scoring.js';
 
-/** The records of the spec's "Resources and their fields", as this service returns them. */
+/** The records of the API's resources, as this service returns them (docs/scanner.md). */
 
 export interface Finding {
   readonly id: string;
@@ -50,7 +50,7 @@ export interface Assessment {
   readonly grade: Grade;
   readonly profile: Profile;
   readonly mode: 'static';
-  /** Version of the scoring algorithm that produced the scores (DESIGN.md): scores of different versions differ. */
+  /** Version of the scoring algorithm that produced the scores (docs/architecture.md): scores of different versions differ. */
   readonly scoringVersion: string;
   readonly checksSummary: { readonly passed: number; readonly total: number };
   readonly commerceRisk: CommerceRisk | null;

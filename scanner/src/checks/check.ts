@@ -54,9 +54,9 @@ export type Verdict =
   | { readonly outcome: 'not_applicable'; readonly evidence: string };
 
 /**
- * A check: data plus a pure function over the snapshot parts it declares (DESIGN.md, "The scanner's assessment path").
+ * A check: data plus a pure function over the snapshot parts it declares (docs/architecture.md, "The scanner's assessment path").
  * `profiles` lists the profiles that need the signal; for any other profile a failure is reported as Informational and
- * never scored (DECISIONS.md). `weight` is one of the tiers in scoring/scoring.ts.
+ * never scored (docs/decisions.md). `weight` is one of the tiers in scoring/scoring.ts.
  */
 export interface Check<N extends SnapshotPart = SnapshotPart> {
   readonly id: string;

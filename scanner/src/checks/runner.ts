@@ -103,7 +103,7 @@ function judgeOne(check: Check, snapshot: Snapshot, profile: Profile, derived: D
     case 'info':
       return { check, status: 'info', score: null, evidence: verdict.issue.evidence, finding: finding('Informational', verdict.issue) };
     case 'fail': {
-      // A signal this profile does not need is told, never scored (DECISIONS.md).
+      // A signal this profile does not need is told, never scored (docs/decisions.md).
       if (!needed) return { check, status: 'info', score: null, evidence: verdict.issue.evidence, finding: finding('Informational', verdict.issue) };
       const partial = Math.min(1, Math.max(0, verdict.issue.score ?? 0));
       return { check, status: 'fail', score: partial, evidence: verdict.issue.evidence, finding: finding(verdict.issue.severity, verdict.issue) };

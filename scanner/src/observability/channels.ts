@@ -1,7 +1,7 @@
 import { channel } from 'node:diagnostics_channel';
 
 /**
- * Observability without log lines on the assessment path (DESIGN.md): subscribers (metrics, tests) receive one
+ * Observability without log lines on the assessment path (docs/architecture.md): subscribers (metrics, tests) receive one
  * message per finished assessment. Publishing costs nothing when nobody listens.
  */
 export interface AssessmentEvent {

@@ -4,7 +4,7 @@ import { CollectError } from '../collect/index.js';
 import { ERRORS, ScannerError, type ErrorCode } from '../errors.js';
 import { sharedPlugin } from './shared-plugin.js';
 
-/** Maps anything thrown to a registry code: the single translation from errors to the wire (spec: `{error}`). */
+/** Maps anything thrown to a registry code: the single translation from errors to the wire (docs/decisions.md, "Errors": `{error}`). */
 export function toScannerError(err: unknown): ScannerError {
   if (err instanceof ScannerError) return err;
   if (isNetGuardError(err)) {

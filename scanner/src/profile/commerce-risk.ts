@@ -16,7 +16,7 @@ const RISKS: Readonly<Record<string, { signal: string; grave: boolean }>> = {
 };
 
 /**
- * commerceRisk (DECISIONS.md: commerce profile only): high when a grave signal is present or four or more add up,
+ * commerceRisk (docs/decisions.md: commerce profile only): high when a grave signal is present or four or more add up,
  * medium from two, else low. `profileSignals` say why the site was judged a shop.
  */
 export function commerceRisk(results: readonly CheckResult[], profileSignals: readonly string[]): CommerceRisk {

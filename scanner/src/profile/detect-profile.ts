@@ -21,7 +21,7 @@ function openapiFound(snapshot: Snapshot): boolean {
 }
 
 /**
- * DECISIONS.md, profile `auto`: api when the answer is JSON / problem+json or an OpenAPI document is found; commerce
+ * docs/decisions.md, profile `auto`: api when the answer is JSON / problem+json or an OpenAPI document is found; commerce
  * when schema.org Product/Offer, cart/checkout paths or payment-provider scripts are found; otherwise content.
  */
 export function detectProfile(snapshot: Snapshot, derived: Derived): ProfileEvidence {

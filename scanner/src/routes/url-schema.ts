@@ -1,5 +1,5 @@
 /**
- * The url field as every request schema of the spec defines it: at most 2048 characters, http(s). Whether it parses is
+ * The url field as every request schema defines it: at most 2048 characters, http(s). Whether it parses is
  * left to the WHATWG URL parser in target.ts, as a browser would: Unicode host names (turned into punycode) and
  * queries with a stray `%` are accepted, which JSON Schema's `format: uri` refused.
  */

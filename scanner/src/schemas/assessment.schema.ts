@@ -1,6 +1,6 @@
 /**
- * JSON Schema (draft-07, for ajv) of the Assessment record, written from the spec's "Resources and their fields":
- * every listed field required, with the spec's types and ranges. Tests validate every assessment against it. The
+ * JSON Schema (draft-07, for ajv) of the Assessment record, written from the API's resources (docs/scanner.md):
+ * every listed field required, with their documented types and ranges. Tests validate every assessment against it. The
  * spec does not forbid extra properties on Assessment; the one this service adds (scoringVersion) is declared here.
  * Every enum is the list the code itself is typed from, so the schema cannot drift from it.
  */

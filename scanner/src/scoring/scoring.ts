@@ -1,5 +1,5 @@
 /**
- * The whole scoring model in one file (DESIGN.md): weight tiers, dimension weights per profile, grade thresholds,
+ * The whole scoring model in one file (docs/architecture.md): weight tiers, dimension weights per profile, grade thresholds,
  * priorities, and the algorithm that turns check results into scores. Checks never hold numbers of their own beyond
  * naming a tier. Change anything here and bump SCORING_VERSION: every assessment records it.
  *

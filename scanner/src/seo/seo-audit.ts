@@ -9,7 +9,7 @@ import { gradeFor, SCORING_VERSION, type Grade } from '../scoring/scoring.js';
 import type { PageProbe, Snapshot } from '../snapshot/snapshot.js';
 import { keywordReport, type KeywordReport } from './keyword.js';
 
-/** The SEO audit's answer (spec: body not shown): observable signals only, no ranking, backlinks or volumes. */
+/** The SEO audit's answer (docs/scanner.md): observable signals only, no ranking, backlinks or volumes. */
 export interface SeoAudit {
   readonly url: string;
   readonly finalUrl: string;

@@ -1,5 +1,5 @@
 /**
- * What the collectors gather about a site, once, before any check runs (DESIGN.md: "collect once, then judge").
+ * What the collectors gather about a site, once, before any check runs (docs/architecture.md: "collect once, then judge").
  * Checks are pure functions over this object: no check does network I/O.
  *
  * Contract between `collect/` (which fills it) and `checks/` (which reads it). Add fields; never change the meaning of

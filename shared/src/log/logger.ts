@@ -3,7 +3,7 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 export type { Logger };
 
 /**
- * Paths that must never reach a log line. Bodies are never logged at all (DESIGN.md); these guard the headers and
+ * Paths that must never reach a log line. Bodies are never logged at all (docs/architecture.md); these guard the headers and
  * fields that carry credentials.
  */
 const REDACT_PATHS = [

@@ -6,7 +6,7 @@ export type { RootDatabase };
 
 /**
  * Opens (creating if needed) a service's LMDB environment under DATA_DIR: one environment per service
- * (DECISIONS.md), sub-databases by name inside it.
+ * (docs/decisions.md), sub-databases by name inside it.
  */
 export function openStore(dataDir: string, service: string, options: { maxDbs?: number; mapSize?: number } = {}): RootDatabase {
   const path = join(dataDir, service);

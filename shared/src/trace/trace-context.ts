@@ -35,7 +35,7 @@ export function newSpanId(): string {
   return randomHex(8);
 }
 
-/** Parses a `traceparent` header; undefined when absent or malformed (then a new trace starts, per the spec). */
+/** Parses a `traceparent` header; undefined when absent or malformed (then a new trace starts, as W3C Trace Context says). */
 export function parseTraceparent(header: string | undefined): TraceContext | undefined {
   if (!header || header.length < 55) return undefined;
   const parts = header.trim().toLowerCase().split('-');

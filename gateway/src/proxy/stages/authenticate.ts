@@ -5,7 +5,7 @@ import { assertAgent } from '../../auth/principal.js';
 import type { RequestStage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
-/** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id the spec requires. */
+/** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id every proxied call must name. */
 export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes): RequestStage {
   return {
     name: 'authenticate',

@@ -44,7 +44,7 @@ export function relayStreamStep(server: HttpServer, runtimes: TenantRuntimes, pr
 async function relay(server: HttpServer, hooks: StreamHooks, c: ProxyContext, up: UpstreamResponse): Promise<void> {
   const http = c.http;
   const governor = new StreamGovernor(c, hooks);
-  // Verdict headers go out before the first byte of the body (spec). x-svc-latency-ms is the governance time so far.
+  // Verdict headers go out before the first byte of the body (docs/decisions.md). x-svc-latency-ms is the governance time so far.
   c.headersSent = true;
   writeRawHead(http, 200, { ...up.headers, 'cache-control': 'no-cache', ...verdictHeaders(c) });
   const writer = new RawChunkWriter(http);

@@ -8,7 +8,7 @@ const HREFLANG = /^(x-default|[a-z]{2,3}(-[a-z]{4})?(-([a-z]{2}|\d{3}))?)$/i;
 
 /**
  * Lighthouse hreflang: declared alternates must use valid language codes and absolute URLs. Absent hreflang is only
- * Informational: a one-language site does not need it (DECISIONS.md).
+ * Informational: a one-language site does not need it (docs/decisions.md).
  */
 export const hreflang: Check<'page'> = {
   id: 'seo.hreflang',

@@ -1,6 +1,6 @@
 import { URL_SCHEMA } from '../url-schema.js';
 
-/** SeoScanRequest (spec "Resources"): unlike ScanRequest the spec does not forbid extra properties, so they are ignored. The keyword limit is the spec's 200 characters. */
+/** SeoScanRequest (docs/decisions.md, "Resources"): unlike ScanRequest, extra properties are not forbidden, so they are ignored. The keyword limit is the documented 200 characters. */
 export const SEO_SCAN_REQUEST_SCHEMA = Object.freeze({
   type: 'object',
   required: ['url'],

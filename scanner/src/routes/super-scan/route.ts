@@ -5,7 +5,7 @@ import { publishAssessment } from '../../observability/channels.js';
 import { assessForRequest } from '../assess-for-request.js';
 import { SCAN_REQUEST_SCHEMA, type ScanRequest } from './schema.js';
 
-/** POST /api/super-scan: one static assessment of a public URL (spec "Endpoints"). */
+/** POST /api/super-scan: one static assessment of a public URL (docs/decisions.md, "Endpoints"). */
 export const superScanRoutes: FastifyPluginAsync<{ limits: JudgingLimits }> = async (app, { limits }) => {
   app.post<{ Body: ScanRequest }>('/api/super-scan', { schema: { body: SCAN_REQUEST_SCHEMA } }, async (request, reply) =>
     assessForRequest(app, request, reply, request.body.url, (target, snapshot) => {

@@ -1,7 +1,7 @@
 import { ALL_PROFILES, type Profile } from '../../checks/check.js';
 import { URL_SCHEMA } from '../url-schema.js';
 
-/** ScanRequest (spec "Resources"): no extra properties allowed. */
+/** ScanRequest (docs/decisions.md, "Resources"): no extra properties allowed. */
 export const SCAN_REQUEST_SCHEMA = Object.freeze({
   type: 'object',
   required: ['url'],
