@@ -3,7 +3,7 @@ import { GatewayError, toEnvelope } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import { RawChunkWriter, endRaw, writeRawHead } from '../../http/raw-response.js';
 import type { Triggered } from '../../policy/evaluation.js';
-import { VERDICT_RANK, verdictOf } from '../../policy/types.js';
+import { isBlockingAction } from '../../policy/verdict.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { PriceTable } from '../pricing/price-table.js';
 import type { ProxyContext } from '../proxy-context.js';
@@ -92,5 +92,5 @@ async function relay(server: HttpServer, hooks: StreamHooks, c: ProxyContext, up
 }
 
 function isBlocking(triggered: readonly Triggered[]): boolean {
-  return triggered.some((t) => VERDICT_RANK[verdictOf(t.action)] > 0);
+  return triggered.some((t) => isBlockingAction(t.action));
 }
