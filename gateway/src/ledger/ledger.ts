@@ -57,6 +57,9 @@ const MAX_LIST_LIMIT = 10_000;
 /**
  * The tamper-evident events ledger: one SHA-256 hash chain per tenant in LMDB, an RFC 9162 Merkle tree over it,
  * Ed25519-signed checkpoints. See docs/ledger.md for the hash definition, storage layout and durability design.
+ *
+ * Longer than most files on purpose: it is the ledger's one public facade (append, group, list, verify, proofs,
+ * checkpoints, close), each method a few lines delegating to the writer, queues, checkpointer and verifier beside it.
  */
 export class Ledger {
   readonly #dbs: LedgerDbs;
