@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the ledger's one public facade, each method a few lines delegating (see the class comment).
 import type { RootDatabase } from 'lmdb';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './chain-writer.js';
