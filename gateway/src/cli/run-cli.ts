@@ -1,3 +1,4 @@
+import { helpOrUnknown } from '@aduana/shared';
 import { runGatewayService } from './service-commands.js';
 
 /** The gateway's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
@@ -30,14 +31,7 @@ export async function runCli(argv: string[]): Promise<number | null> {
     case 'tenant':
     case 'token':
       return (await import('./admin-commands.js')).runAdminCommand(cmd, rest);
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return cmd === undefined ? 2 : 0;
     default:
-      process.stderr.write(`aduana: unknown command "${cmd}"\n${USAGE}`);
-      return 2;
+      return helpOrUnknown(cmd, USAGE);
   }
 }

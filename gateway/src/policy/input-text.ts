@@ -46,8 +46,8 @@ export function walkText(root: object, visit: TextVisit, skipRoot: ReadonlySet<s
   }
 }
 
-/** Joins every judged string with '\n' (what content filters, entropy and PII checks read). */
-export function collectText(root: object, skipRoot?: ReadonlySet<string>): string {
+/** Every judged string, in walk order. */
+export function collectStrings(root: object, skipRoot?: ReadonlySet<string>): string[] {
   const parts: string[] = [];
   walkText(
     root,
@@ -57,7 +57,12 @@ export function collectText(root: object, skipRoot?: ReadonlySet<string>): strin
     },
     skipRoot,
   );
-  return parts.join('\n');
+  return parts;
+}
+
+/** Joins every judged string with '\n' (what content filters, entropy and PII checks read). */
+export function collectText(root: object, skipRoot?: ReadonlySet<string>): string {
+  return collectStrings(root, skipRoot).join('\n');
 }
 
 /** A base64 data URL (an image, audio, a file): bytes for a decoder, not text for a filter. */

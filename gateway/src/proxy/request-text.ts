@@ -1,5 +1,5 @@
 import type { EndpointKind } from './endpoints.js';
-import { collectText, walkText, type TextVisit } from '../policy/input-text.js';
+import { collectStrings, collectText, walkText, type TextVisit } from '../policy/input-text.js';
 
 /** Calls `visit` on every user-supplied text of an answer, letting it replace the string (redaction). */
 type Visit = TextVisit;
@@ -23,16 +23,7 @@ export function requestText(body: Record<string, unknown>): string {
 
 /** The request's strings in walk order (what the evaluation worker judges and redacts). */
 export function collectRequestStrings(body: Record<string, unknown>): string[] {
-  const parts: string[] = [];
-  walkText(
-    body,
-    (t) => {
-      parts.push(t);
-      return t;
-    },
-    NOT_TEXT,
-  );
-  return parts;
+  return collectStrings(body, NOT_TEXT);
 }
 
 /** Puts back strings (redacted by the worker) in the same walk order they were collected in. */

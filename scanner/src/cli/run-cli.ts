@@ -1,4 +1,4 @@
-import { describeConfig, stopOnSignal } from '@aduana/shared';
+import { describeConfig, helpOrUnknown, stopOnSignal } from '@aduana/shared';
 import { SCANNER_CONFIG } from '../config.js';
 
 /** The scanner's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
@@ -29,14 +29,7 @@ export async function runCli(argv: string[]): Promise<number | null> {
     case 'config':
       process.stdout.write(configSection());
       return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return cmd === undefined ? 2 : 0;
     default:
-      process.stderr.write(`aduana: unknown command "${cmd}"\n${USAGE}`);
-      return 2;
+      return helpOrUnknown(cmd, USAGE);
   }
 }

@@ -1,3 +1,5 @@
+// What every command line of the repository shares: its entry point, its help and mistakes, its stop on a signal.
+
 /**
  * Runs `close` once on SIGTERM or SIGINT, then exits 0 (in-flight requests finished, stores flushed), or 1 when
  * closing failed. Both services' commands use it, so a container's stop is handled the same way everywhere.
@@ -31,4 +33,14 @@ export function runMain(name: string, run: () => Promise<number | null>): void {
       process.exitCode = 1;
     },
   );
+}
+
+/** What every command line answers to no command, `help`, or one it does not know (exit 2 for a mistake). */
+export function helpOrUnknown(cmd: string | undefined, usage: string): number {
+  if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+    process.stdout.write(usage);
+    return cmd === undefined ? 2 : 0;
+  }
+  process.stderr.write(`aduana: unknown command "${cmd}"\n${usage}`);
+  return 2;
 }
