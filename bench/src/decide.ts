@@ -1,5 +1,5 @@
 /**
- * Decision engine benchmark (issue: control plane).
+ * Decision engine benchmark (targets in docs/benchmarks.md).
  *  1. In-process: one ~1 KB action evaluated by a compiled RUNTIME_PAID_POLICIES set (tinybench).
  *  2. Over HTTP: POST /v1/decide against `aduana gateway` in its own process, autocannon in this one.
  * Targets (2-core machine): evaluation p50 ≤ 20 µs, p99 ≤ 100 µs; HTTP ≥ 10,000 req/s with p99 ≤ 5 ms.

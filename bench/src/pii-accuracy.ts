@@ -1,5 +1,5 @@
 /**
- * PII accuracy on the labelled corpus (issue 3, item 6): per entity TP/FP/FN, precision and recall, exact spans.
+ * PII accuracy on the labelled corpus (targets in docs/benchmarks.md): per entity TP/FP/FN, precision and recall, exact spans.
  *   npx tsc -b gateway bench && node bench/dist/pii-accuracy.js [--seed N] [--errors]
  * Target: precision and recall >= 0.95 for every entity.
  */

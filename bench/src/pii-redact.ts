@@ -1,5 +1,5 @@
 /**
- * PII redaction micro-benchmarks (issue 3, item 6; the proxy's redact stage).
+ * PII redaction micro-benchmarks (the proxy's redact stage; targets in docs/benchmarks.md).
  *   npx tsc -b gateway bench && node bench/dist/pii-redact.js
  * 1. redact() on a ~1 KB prompt without PII and with 3 entities, all entities enabled (target: no-PII well under 20 µs).
  * 2. Stream redaction of a ~2 KB answer pushed in 20-character chunks (per answer and per chunk).

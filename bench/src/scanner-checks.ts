@@ -1,5 +1,5 @@
 /**
- * Scanner benchmark (issue 5).
+ * Scanner benchmark (targets in docs/benchmarks.md).
  *  1. In-process: the checks engine (profile detection, all registered checks, scoring) over a ~200 KB snapshot,
  *     parsing included (tinybench). Target: p50 ≤ 10 ms.
  *  2. Full assessments per second: POST /api/super-scan against `startScanner` with the real collector, the target a

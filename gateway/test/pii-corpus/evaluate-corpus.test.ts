@@ -14,7 +14,7 @@ describe('PII corpus accuracy', () => {
     }
   });
 
-  it('reaches precision >= 0.95 and recall >= 0.95 for every entity (issue 3, item 6)', () => {
+  it('reaches precision >= 0.95 and recall >= 0.95 for every entity (docs/benchmarks.md, PII)', () => {
     const { scores, errors } = evaluateCorpus(createPiiRedactor(), corpus);
     for (const s of scores) {
       expect.soft(s.precision, `${s.entity} precision; errors: ${JSON.stringify(errors.filter((e) => e.entity === s.entity).slice(0, 5))}`).toBeGreaterThanOrEqual(0.95);
