@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 /**
  * An unbound token lets its holder name any agent, so per-agent limits are only as strong as the binding: tokens can
@@ -10,13 +11,9 @@ let t: TestGateway;
 let mock: MockUpstream;
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-test' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-test' }));
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };

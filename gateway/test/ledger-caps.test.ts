@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 /**
  * Never a served call without its ledger entry: every field that goes into an entry is capped before the call is
@@ -11,15 +12,11 @@ let mock: MockUpstream;
 let tok: Awaited<ReturnType<TestGateway['tenant']>>;
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
   // Bodies larger than a ledger entry may hold, so the gateway's own caps are what stands between them.
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-test', apiBodyLimit: 4 * 1024 * 1024 });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-test', apiBodyLimit: 4 * 1024 * 1024 }));
   tok = await t.tenant('caps');
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 async function entries(eventType: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 /**
  * One tenant's policies and inputs must not cost every tenant: hostile patterns are refused when they are written,
@@ -11,13 +12,9 @@ let mock: MockUpstream;
 let n = 0;
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-test' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-test' }));
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 const filter = (patterns: string[], name = 'f') => ({ name, type: 'content_filter', risk: 50, rules: { patterns, action: 'DENY' } });

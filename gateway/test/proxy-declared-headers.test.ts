@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 let t: TestGateway;
 let mock: MockUpstream;
@@ -9,14 +10,10 @@ let tok: Awaited<ReturnType<TestGateway['tenant']>>;
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-sidecar-held' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-sidecar-held' }));
   tok = await t.tenant('declared-headers');
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 describe('the headers the proxy routes declare reach the proxy', () => {

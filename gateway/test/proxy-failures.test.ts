@@ -3,7 +3,8 @@ import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 let t: TestGateway;
 let mock: MockUpstream;
@@ -14,14 +15,10 @@ const sdk = (token: string, agent = 'fail-agent') =>
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hello' }] };
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-sidecar-held' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-sidecar-held' }));
   tok = await t.tenant('fail');
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 function verdictHeadersOf(h: Record<string, string>) {

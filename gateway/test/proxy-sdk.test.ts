@@ -1,7 +1,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import { call, type TestGateway } from './helpers/start-test-gateway.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 let t: TestGateway;
 let mock: MockUpstream;
@@ -17,14 +18,10 @@ function client(token = tok.operator, headers: Record<string, string> = {}) {
 }
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url });
+  ({ t, mock } = await startGatewayWithMock());
   tok = await t.tenant('sdk');
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 describe('the official openai SDK against the proxy', () => {

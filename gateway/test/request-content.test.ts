@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 /**
  * Policies judge every string a provider will read (keys included), and the upstream receives exactly the object that
@@ -16,8 +17,7 @@ const H = { 'x-svc-agent-id': 'content-agent' };
 const SECRET = 'drop table users';
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-test' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-test' }));
   filtered = await t.tenant('content-filtered');
   redacting = await t.tenant('content-redacting');
   plain = await t.tenant('content-plain');
@@ -26,10 +26,7 @@ beforeAll(async () => {
   const p = await call(t.url, 'POST', '/v1/policies', { token: redacting.admin, body: { name: 'pii', type: 'pii_redaction', risk: 10, rules: { entities: ['EMAIL'], action: 'REDACT', target: 'input' } } });
   expect(p.status).toBe(200);
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 const msgs = [{ role: 'user', content: 'hello' }];

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { MockUpstream } from './helpers/mock-upstream.js';
+import type { MockUpstream } from './helpers/mock-upstream.js';
+import { closeGatewayWithMock, startGatewayWithMock } from './helpers/gateway-with-mock.js';
 
 let t: TestGateway;
 let mock: MockUpstream;
@@ -10,16 +11,12 @@ let policyId: string;
 const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] };
 
 beforeAll(async () => {
-  mock = await new MockUpstream().start();
-  t = await startTestGateway({ upstreamBaseUrl: mock.url, upstreamApiKey: 'sk-sidecar-held' });
+  ({ t, mock } = await startGatewayWithMock({ upstreamApiKey: 'sk-sidecar-held' }));
   a = await t.tenant('param-a');
   await t.tenant('param-b');
   policyId = (await call(t.url, 'POST', '/v1/policies', { token: a.admin, body: { name: 'p', type: 'content_filter', risk: 1, rules: { patterns: ['zzz'] } } })).body.id;
 });
-afterAll(async () => {
-  await t.close();
-  await mock.close();
-});
+afterAll(() => closeGatewayWithMock({ t, mock }));
 beforeEach(() => mock.reset());
 
 describe('tenant parameters are checked strictly, on every route', () => {
