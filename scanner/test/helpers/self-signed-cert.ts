@@ -28,7 +28,8 @@ export function selfSignedCert(options: CertOptions = {}): SelfSignedCert {
   const notBefore = options.notBefore ?? new Date(Date.now() - 86_400_000);
   const notAfter = options.notAfter ?? new Date(Date.now() + 30 * 86_400_000);
   const serial = randomBytes(8);
-  serial[0] = (serial[0] ?? 0) & 0x7f; // positive INTEGER
+  // Positive and minimal: a leading 0x00 before a byte under 0x80 is illegal DER padding (1 certificate in ~512 failed).
+  serial[0] = ((serial[0] ?? 0) & 0x7f) | 0x40;
   const name = seq(set(seq(oid(COMMON_NAME), der(0x0c, Buffer.from(cn)))));
   const sans = (options.altNames ?? ['localhost', '127.0.0.1']).map((n) =>
     isIPv4(n) ? der(0x87, Buffer.from(n.split('.').map(Number))) : der(0x82, Buffer.from(n)),
