@@ -13,6 +13,7 @@
  *   --peer URL          another gateway's chat-completions URL, run side by side (repeatable)
  *   --peer-header k:v   header for the peers; {MOCK} is replaced by the mock's base URL (repeatable)
  *   --mock-port N       fixed port for the mock (for peers configured ahead of time)
+ *   --gateway-flags S   V8 flags for the gateway, space-separated ('' for none; default: gateway/package.json's)
  *
  * Example peer (Portkey's OSS gateway, `npx @portkey-ai/gateway`, port 8787):
  *   --peer http://127.0.0.1:8787/v1/chat/completions --peer-header x-portkey-provider:openai \
@@ -23,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
 import { runLoad } from './harness/load.js';
-import { spawnGateway } from './harness/spawn-gateway.js';
+import { gatewayNodeFlags, spawnGateway } from './harness/spawn-gateway.js';
 import { spawnRelay } from './harness/spawn-relay.js';
 import { aduana } from './harness/cli.js';
 import { summary, memoryMiB, processCpuMs } from './harness/stats.js';
@@ -39,6 +40,7 @@ const { values: opt } = parseArgs({
     peer: { type: 'string', multiple: true, default: [] },
     'peer-header': { type: 'string', multiple: true, default: [] },
     'mock-port': { type: 'string', default: '0' },
+    'gateway-flags': { type: 'string' },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -128,8 +130,10 @@ async function main() {
   // The provider runs in its own process, as a real one would: `direct` pays one cross-process round trip, the gateway path two.
   const mock = await spawnMockProvider(Number(opt['mock-port']));
   const relay = await spawnRelay(mock.url);
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' });
-  const results: Record<string, unknown> = { startupMs: gw.startupMs };
+  const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' }, flags);
+  console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
+  const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
     const env = { DATA_DIR: gw.dataDir };
     aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
