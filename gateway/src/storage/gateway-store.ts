@@ -1,6 +1,5 @@
 import { openStore, type RootDatabase } from '@aduana/shared';
 import type { Database } from 'lmdb';
-import { DECISION_DICTIONARY } from './decision-dictionary.js';
 
 /**
  * The gateway's LMDB environment (DATA_DIR/gateway) and its named databases. Keys that belong to a tenant always
@@ -16,7 +15,7 @@ export interface GatewayStore {
   readonly tokenIds: Database;
   /** [tenant id, policy id] -> PolicyRecord */
   readonly policies: Database;
-  /** [tenant id, decision id (ULID)] -> DecisionRecord, LZ4-compressed with a fixed dictionary (decision-dictionary.ts) */
+  /** [tenant id, decision id (ULID)] -> DecisionRecord */
   readonly decisions: Database;
   /** user email -> UserRecord; user id -> email under ['id', id] */
   readonly users: Database;
@@ -38,10 +37,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     tokens: db('tokens'),
     tokenIds: db('token_ids'),
     policies: db('policies'),
-    // One per decision, kept as long as the data dir: compressed (~350 -> ~200 B). A record is a msgpack map (first
-    // byte 0x80-0x8f, 0xde or 0xdf), never lmdb-js's compressed-value marker (>= 250): records written before
-    // compression read back unchanged.
-    decisions: root.openDB({ name: 'decisions', compression: { threshold: 64, dictionary: DECISION_DICTIONARY } }),
+    decisions: db('decisions'),
     users: db('users'),
     agents: db('agents'),
     counters: db('counters'),
