@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rawEntries, storedEntries } from '../../test/helpers/ledger/raw-entries.js';
 import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
@@ -31,8 +32,14 @@ describe('ledger records on disk', () => {
     t = undefined;
   });
 
-  it('are stored compressed, and read back, verify and export as the exact canonical bytes', async () => {
+  it('are stored as they are by default', async () => {
     t = new TempLedger({ checkpointEvery: 16 });
+    await t.ledger.append('acme', [proxyCall(1)]);
+    expect(storedEntries(t.root).get(['acme', 1])![0]).toBe(1);
+  });
+
+  it('with compression on, are stored compressed, and read back, verify and list as the exact canonical bytes', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true });
     const entries = await t.ledger.append('acme', Array.from({ length: 40 }, (_, i) => proxyCall(i + 1)));
     const stored = storedEntries(t.root);
     const expanded = rawEntries(t.root);
@@ -54,8 +61,8 @@ describe('ledger records on disk', () => {
     expect(t.ledger.list('acme', { limit: 1 }).events[0]?.hash).toBe(entries[0]?.hash);
   });
 
-  it('written before compression (stored as they are) still read, verify and chain on after a restart', async () => {
-    t = new TempLedger({ checkpointEvery: 16 });
+  it('written before compression was on (stored as they are) still read, verify and chain on after a restart', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true });
     await t.ledger.append('acme', Array.from({ length: 20 }, (_, i) => proxyCall(i + 1)));
     await t.ledger.close();
     // Rewrite every record uncompressed: the bytes a data dir from before this format change holds.
@@ -65,10 +72,26 @@ describe('ledger records on disk', () => {
       for (let seq = 1; seq <= 20; seq++) stored.put(['acme', seq], Buffer.from(expanded.get(['acme', seq])!));
     });
     expect(stored.get(['acme', 5])![0]).toBe(1);
-    await t.reopen({ checkpointEvery: 16 });
+    await t.reopen({ checkpointEvery: 16, compress: true });
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 20 });
     await t.ledger.append('acme', Array.from({ length: 12 }, (_, i) => proxyCall(21 + i)));
     expect(storedEntries(t.root).get(['acme', 25])![0]).toBeGreaterThanOrEqual(250);
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 32 });
+  });
+
+  it('compressed, still read and verify once compression is switched off, and new records are stored as they are', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true });
+    await t.ledger.append('acme', Array.from({ length: 10 }, (_, i) => proxyCall(i + 1)));
+    await t.reopen({ checkpointEvery: 16, compress: false });
+    await t.ledger.append('acme', Array.from({ length: 10 }, (_, i) => proxyCall(11 + i)));
+    const stored = storedEntries(t.root);
+    expect(stored.get(['acme', 3])![0]).toBeGreaterThanOrEqual(250);
+    expect(stored.get(['acme', 13])![0]).toBe(1);
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 20 });
+    const out: Buffer[] = [];
+    const sink = new PassThrough();
+    sink.on('data', (d: Buffer) => out.push(d));
+    expect(await t.ledger.exportJsonl('acme', sink)).toBe(20);
+    expect(Buffer.concat(out).toString('utf8')).toContain('"governance_us":123');
   });
 });
