@@ -121,6 +121,11 @@ async function throughput(t: Target, payload: string) {
   return runLoad({ url: `${originOf(t)}${t.path}`, method: 'POST', headers: t.headers, bodies: [payload], connections: CONCURRENCY, durationS: DURATION, ...(rotate ? { rotateHeader: rotate } : {}) });
 }
 
+/** A difference in ms with its sign, e.g. +0.412 or -0.120. */
+function signed(ms: number): string {
+  return `${ms < 0 ? '-' : '+'}${fmt(Math.abs(ms), 3)}`;
+}
+
 const origins = new Map<Target, string>();
 function originOf(t: Target): string {
   return origins.get(t) as string;
@@ -176,7 +181,7 @@ async function main() {
     const floor = added['floor'] as ReturnType<typeof summary>;
     const rows = targets.slice(1).map((t) => {
       const s = added[t.name] as ReturnType<typeof summary>;
-      const vsFloor = t.name === 'floor' ? '1.00× / +0.000' : `${fmt(s.p50 / floor.p50, 2)}× / +${fmt(s.p99 - floor.p99, 3)}`;
+      const vsFloor = t.name === 'floor' ? '1.00× / +0.000' : `${fmt(s.p50 / floor.p50, 2)}× / ${signed(s.p99 - floor.p99)}`;
       return [t.name, fmt(s.p50, 3), fmt(s.p90, 3), fmt(s.p99, 3), fmt(s.iqr, 3), vsFloor, s.n];
     });
     const d = summary(direct);
@@ -203,7 +208,7 @@ async function main() {
     const streamed = { floor: { ttfbAdded: addedOver(ttfb, 1), firstContentAdded: addedOver(first, 1) }, aduana: { ttfbAdded: addedOver(ttfb, 2), firstContentAdded: addedOver(first, 2) } };
     results.streamed = streamed;
     const srow = (label: string, s: ReturnType<typeof summary>, f: ReturnType<typeof summary> | null) => [
-      label, fmt(s.p50, 3), fmt(s.p90, 3), fmt(s.p99, 3), fmt(s.iqr, 3), f ? `${fmt(s.p50 / f.p50, 2)}× / +${fmt(s.p99 - f.p99, 3)}` : '',
+      label, fmt(s.p50, 3), fmt(s.p90, 3), fmt(s.p99, 3), fmt(s.iqr, 3), f ? `${fmt(s.p50 / f.p50, 2)}× / ${signed(s.p99 - f.p99)}` : '',
     ];
     console.log(`\nStreamed chat (aduana: PII stream redaction on): added time to first byte and to first content token`);
     console.log(table(['measure', 'added p50 ms', 'p90 ms', 'p99 ms', 'IQR ms', 'vs floor: p50 ratio / p99 ms'], [
