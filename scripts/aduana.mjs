@@ -11,8 +11,18 @@ const SERVICES = ['gateway', 'scanner'];
 
 const packages = SERVICES.map((dir) => {
   const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
-  return { dir, cli: join(root, dir, manifest.aduana.cli), service: manifest.aduana.service, commands: manifest.aduana.commands };
+  return { dir, cli: join(root, dir, manifest.aduana.cli), service: manifest.aduana.service, commands: manifest.aduana.commands, nodeFlags: manifest.aduana.nodeFlags ?? [] };
 });
+
+/**
+ * V8 flags a service runs with (its package.json, `aduana.nodeFlags`; docs/sidecar.md says why). A flag NODE_OPTIONS
+ * already sets is left to NODE_OPTIONS, so an operator can override each one.
+ */
+function serviceArgs(pkg, args) {
+  const own = process.env.NODE_OPTIONS ?? '';
+  const flags = pkg.nodeFlags.filter((f) => !own.includes(f.split('=')[0]));
+  return [...flags, pkg.cli, ...args];
+}
 
 /** A fresh clone has no build yet (`npm ci && npx aduana gateway`): build once, then run. */
 function ensureBuilt() {
@@ -47,7 +57,7 @@ function usage() {
 
 /** `npm start`: each service in its own process, so one crashing never takes the others down silently. */
 function startAll() {
-  const children = packages.map((p) => spawn(process.execPath, [p.cli, p.service], { stdio: 'inherit' }));
+  const children = packages.map((p) => spawn(process.execPath, serviceArgs(p, [p.service]), { stdio: 'inherit' }));
   let exiting = false;
   const stopAll = (signal) => {
     exiting = true;
@@ -84,7 +94,7 @@ if (cmd === 'start') {
     process.exit(2);
   }
   // The service's own process: signals reach it directly and its exit code is ours.
-  const child = spawn(process.execPath, [pkg.cli, cmd, ...rest], { stdio: 'inherit' });
+  const child = spawn(process.execPath, cmd === pkg.service ? serviceArgs(pkg, [cmd, ...rest]) : [pkg.cli, cmd, ...rest], { stdio: 'inherit' });
   for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => child.kill(s));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }

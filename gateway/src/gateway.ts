@@ -84,6 +84,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     checkpointEvery: config.checkpointEvery,
     checkpointIntervalMs: config.checkpointIntervalS * 1000,
     groupCommitMs: config.ledgerGroupCommitMs,
+    compress: config.ledgerCompression,
     anchorUrl: config.anchorUrl || null,
     onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
   });

@@ -5,6 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../../gateway/dist/cli/main.js', import.meta.url));
+const MANIFEST = fileURLToPath(new URL('../../../gateway/package.json', import.meta.url));
+
+/** The V8 flags `aduana gateway` runs the service with (gateway/package.json, `aduana.nodeFlags`). */
+export function gatewayNodeFlags(): string[] {
+  return (JSON.parse(readFileSync(MANIFEST, 'utf8')) as { aduana: { nodeFlags?: string[] } }).aduana.nodeFlags ?? [];
+}
 
 export interface SpawnedGateway {
   url: string;
@@ -13,14 +19,18 @@ export interface SpawnedGateway {
   pid: number;
   /** Time from spawn to the "listening" line, ms. */
   startupMs: number;
-  stop(): Promise<void>;
+  /** Stops the gateway (SIGTERM: it flushes and closes LMDB), then deletes the data dir unless `keepData`. */
+  stop(keepData?: boolean): Promise<void>;
 }
 
-/** Runs `aduana gateway` in its own process (as users do), on ephemeral ports and a fresh data dir. */
-export async function spawnGateway(env: Record<string, string> = {}): Promise<SpawnedGateway> {
+/**
+ * Runs `aduana gateway` in its own process (as users do: with the service's V8 flags unless `nodeFlags` is given), on
+ * ephemeral ports and a fresh data dir.
+ */
+export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: string[] = gatewayNodeFlags()): Promise<SpawnedGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-bench-'));
   const t0 = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'gateway'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, CLI, 'gateway'], {
     // Default logging (info: one line per request) to /dev/null: the benchmark pays for logging as a deployment does.
     env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -42,11 +52,11 @@ export async function spawnGateway(env: Record<string, string> = {}): Promise<Sp
     adminToken,
     pid: child.pid as number,
     startupMs,
-    async stop() {
+    async stop(keepData = false) {
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -10,3 +10,5 @@ export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
 export { GENESIS_PREV_HASH } from './hash.js';
 export { verifyInclusion, verifyConsistency } from './proofs.js';
 export { isValidName as isValidLedgerName, MAX_NAME_LENGTH } from './entry-input.js';
+// How the entries database is opened (compression), for tools that read a data directory (bench:ledger-disk).
+export { ENTRIES_DB_OPTIONS } from './store.js';

@@ -40,6 +40,11 @@ export interface LedgerOptions {
   groupCommitMs?: number;
   /** appendGrouped: a group this large is committed without waiting for the window (default 1,000). */
   maxGroupSize?: number;
+  /**
+   * Store new records compressed (LEDGER_COMPRESSION, default off). Records already compressed are read either way,
+   * so switching it off never strands data (docs/ledger.md, "Storage").
+   */
+  compress?: boolean;
   /** Largest canonical entry, bytes (default 1 MiB). */
   maxEntryBytes?: number;
   /** Each checkpoint is POSTed here in the background (ANCHOR_URL); empty/undefined = off. */
@@ -81,7 +86,7 @@ export class Ledger {
   private constructor(root: RootDatabase, options: LedgerOptions) {
     const onError = options.onError ?? (() => {});
     this.#now = options.now ?? (() => new Date());
-    this.#dbs = openLedgerDbs(root);
+    this.#dbs = openLedgerDbs(root, options.compress ?? false);
     this.#signer = CheckpointSigner.load(options.keyDir);
     this.#anchor = options.anchorUrl ? new AnchorQueue(options.anchorUrl, { ...options.anchor, onError: (err) => onError(err, 'anchor') }) : null;
     this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, this.#anchor, { every: options.checkpointEvery ?? 1000, now: this.#now, onError });

@@ -4,6 +4,7 @@ import type { LedgerEntry } from './entry-input.js';
 import { leafHash } from './hash.js';
 import type { SubtreeReader } from './merkle.js';
 import { checkRecord, recordCanonical, recordHash, recordNode } from './record-codec.js';
+import { COMPRESS_FROM_BYTES, RECORD_DICTIONARY } from './record-dictionary.js';
 
 /**
  * The ledger's named databases inside the gateway's LMDB environment. Every key starts with the tenant id, and every
@@ -11,7 +12,7 @@ import { checkRecord, recordCanonical, recordHash, recordNode } from './record-c
  */
 export interface LedgerDbs {
   readonly root: RootDatabase;
-  /** [tenant, seq] -> record (record-codec.ts) */
+  /** [tenant, seq] -> record (record-codec.ts); LZ4-compressed with a fixed dictionary (record-dictionary.ts) when on */
   readonly entries: Database<Buffer, Key>;
   /** [tenant, 'a', agent, seq] | [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty */
   readonly index: Database<Buffer, Key>;
@@ -24,10 +25,20 @@ export interface LedgerDbs {
 /** Above any seq (2^53 - 1): the exclusive end of a tenant's ranges. */
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
-export function openLedgerDbs(root: RootDatabase): LedgerDbs {
+/**
+ * How `ledger_entries` is opened: always with the dictionary, so compressed records are expanded on read whether or
+ * not new ones are compressed. A compressed value starts with a byte >= 250 and a record with its version byte (1),
+ * so uncompressed records read back unchanged (docs/ledger.md, "Storage").
+ */
+export const ENTRIES_DB_OPTIONS = { name: 'ledger_entries', encoding: 'binary', compression: { threshold: COMPRESS_FROM_BYTES, dictionary: RECORD_DICTIONARY } } as const;
+
+/** Past any record: with compression off, lmdb-js compresses nothing new but still expands what it reads. */
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+export function openLedgerDbs(root: RootDatabase, compress = false): LedgerDbs {
   return {
     root,
-    entries: root.openDB<Buffer, Key>({ name: 'ledger_entries', encoding: 'binary' }),
+    entries: root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression, threshold: compress ? COMPRESS_FROM_BYTES : NEVER } }),
     index: root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' }),
     counts: root.openDB<number, Key>({ name: 'ledger_counts' }),
     checkpoints: root.openDB<Checkpoint, Key>({ name: 'ledger_checkpoints' }),

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { BoundedLru } from '@aduana/shared';
 
 /**
  * The mutable, per-tenant state policies read: rate-limit windows, each session's accumulated risk and each agent's
@@ -6,9 +6,9 @@ import { LRUCache } from 'lru-cache';
  */
 export class TenantState {
   /** `${policyId}\0${scopeKey}` -> sliding window counter. */
-  readonly windows = new LRUCache<string, Window>({ max: 200_000 });
+  readonly windows = new BoundedLru<string, Window>({ max: 200_000 });
   /** session key -> accumulated risk of the session's allowed actions. */
-  readonly sessionRisk = new LRUCache<string, number>({ max: 100_000, ttl: 24 * 3_600_000 });
+  readonly sessionRisk = new BoundedLru<string, number>({ max: 100_000, ttl: 24 * 3_600_000 });
   /** `${agentId}\0${periodKey}` -> BRL spent. Loaded from and written through to LMDB by the budget ledger. */
   readonly spend = new Map<string, number>();
 }

@@ -3,17 +3,25 @@ import { GatewayError } from '../errors.js';
 
 /**
  * Builds the gateway's Ajv instances, the one place their options are set.
- * - `own`: the gateway's own schemas (request bodies, policy rules). Strict, so a mistake in a schema stops start-up
- *   rather than passing bad input; `default` keywords fill missing fields (a stored policy always has every rule).
+ * - `own`: the gateway's own schemas (request bodies, policy rules), one shared instance. Strict, so a mistake in a
+ *   schema stops start-up rather than passing bad input; `default` keywords fill missing fields (a stored policy
+ *   always has every rule).
  * - `caller`: schemas a caller sends (tool parameter schemas): not strict, since any schema an SDK emits must load, but
  *   checked against the meta-schema so a broken one is reported as such.
  * No formats are registered: fields that need a shape (timestamps, names) say it with `pattern`.
  */
 export function createAjv(schemas: 'own' | 'caller'): Ajv {
-  return schemas === 'own'
-    ? new Ajv({ useDefaults: true, allErrors: false, strict: true })
-    : new Ajv({ allErrors: false, strict: false, validateSchema: true });
+  if (schemas === 'own') return (own ??= new Ajv({ useDefaults: true, allErrors: false, strict: true, validateSchema: false }));
+  return new Ajv({ allErrors: false, strict: false, validateSchema: true });
 }
+
+/**
+ * The gateway's own schemas share one instance (they carry no `$id` that could collide), and it does not check them
+ * against the JSON Schema meta-schema: compiling the meta-schema costs tens of milliseconds of start-up, and strict
+ * mode already stops start-up on an unknown keyword or a bad type name. Callers' schemas keep their own instances,
+ * meta-schema checked.
+ */
+let own: Ajv | undefined;
 
 /** Human-readable first error of an ajv run, naming the field (`root` prefixes the path, e.g. `rules`). */
 export function describeAjvError(errors: ErrorObject[] | null | undefined, root: string): string {

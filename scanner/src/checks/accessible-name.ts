@@ -1,5 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
-import type { Element } from 'domhandler';
+import type { AnyNode, Element } from 'domhandler';
 import type { PageProbe } from '../snapshot/snapshot.js';
 import type { Derived } from './derived.js';
 
@@ -12,18 +12,35 @@ import type { Derived } from './derived.js';
 const NOT_LABELLED = new Set(['hidden', 'submit', 'reset', 'button', 'image']);
 const BUTTON_INPUTS = new Set(['submit', 'reset', 'button', 'image']);
 
+// Both lists are asked for by several checks per assessment: filtered once per parsed document (the index object is
+// the document's), not once per check over every element of the page.
+const labellables = new WeakMap<object, Element[]>();
+const buttonLists = new WeakMap<object, Element[]>();
+
 /** Controls that take user data and so need a label, in document order. */
 export function labellable(derived: Derived, page: PageProbe): Element[] {
-  return derived.index(page).all.filter((el) =>
-    el.tagName === 'input' ? !NOT_LABELLED.has((el.attribs['type'] ?? '').toLowerCase()) : el.tagName === 'select' || el.tagName === 'textarea',
-  );
+  const index = derived.index(page);
+  let list = labellables.get(index);
+  if (!list) {
+    list = index.all.filter((el) =>
+      el.tagName === 'input' ? !NOT_LABELLED.has((el.attribs['type'] ?? '').toLowerCase()) : el.tagName === 'select' || el.tagName === 'textarea',
+    );
+    labellables.set(index, list);
+  }
+  return list.slice();
 }
 
 /** Buttons: <button>, button-like inputs, role="button", in document order. */
 export function buttons(derived: Derived, page: PageProbe): Element[] {
-  return derived.index(page).all.filter(
-    (el) => el.tagName === 'button' || (el.tagName === 'input' && BUTTON_INPUTS.has((el.attribs['type'] ?? '').toLowerCase())) || el.attribs['role'] === 'button',
-  );
+  const index = derived.index(page);
+  let list = buttonLists.get(index);
+  if (!list) {
+    list = index.all.filter(
+      (el) => el.tagName === 'button' || (el.tagName === 'input' && BUTTON_INPUTS.has((el.attribs['type'] ?? '').toLowerCase())) || el.attribs['role'] === 'button',
+    );
+    buttonLists.set(index, list);
+  }
+  return list.slice();
 }
 
 interface NameIndex {
@@ -37,13 +54,26 @@ interface NameIndex {
 // label up with a document-wide selector made a page with hundreds of fields quadratic.
 const indexes = new WeakMap<CheerioAPI, NameIndex>();
 
+/**
+ * One walk over the elements, in document order (what `$('label[for]')` and `$('[id]')` matched, without two
+ * selector traversals), and the labels' text read with `$.text`, without a Cheerio wrapper per element.
+ */
 function indexOf($: CheerioAPI): NameIndex {
   let index = indexes.get($);
   if (!index) {
     const labelled = new Set<string>();
-    for (const el of $('label[for]').toArray()) if ($(el).text().trim() !== '') labelled.add($(el).attr('for') ?? '');
     const byId = new Map<string, Element>();
-    for (const el of $('[id]').toArray()) if (!byId.has(el.attribs['id'] ?? '')) byId.set(el.attribs['id'] ?? '', el);
+    const stack: AnyNode[] = [...($.root().get(0)?.children ?? [])].reverse();
+    while (stack.length > 0) {
+      const node = stack.pop() as AnyNode;
+      if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') continue;
+      const el = node as Element;
+      const id = el.attribs['id'];
+      if (id !== undefined && !byId.has(id)) byId.set(id, el);
+      const labelFor = el.attribs['for'];
+      if (el.tagName === 'label' && labelFor !== undefined && $.text([el]).trim() !== '') labelled.add(labelFor);
+      for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i] as AnyNode);
+    }
     index = { labelled, byId };
     indexes.set($, index);
   }
@@ -57,7 +87,7 @@ function ariaName($: CheerioAPI, el: Element): boolean {
   const { byId } = indexOf($);
   return ids.some((id) => {
     const target = byId.get(id);
-    return target !== undefined && $(target).text().trim() !== '';
+    return target !== undefined && $.text([target]).trim() !== '';
   });
 }
 
@@ -67,7 +97,7 @@ export function controlHasLabel($: CheerioAPI, el: Element): boolean {
   if (id && indexOf($).labelled.has(id)) return true;
   for (let p = el.parent; p; p = p.parent) {
     if (p.type === 'tag' && (p as Element).tagName === 'label') {
-      if ($(p).text().trim() !== '') return true;
+      if ($.text([p as Element]).trim() !== '') return true;
       break;
     }
   }

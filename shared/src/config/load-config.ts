@@ -54,7 +54,9 @@ export function loadConfig<S extends ConfigSpec>(
     if (fromOverride !== undefined) raw[key] = fromOverride;
     else if (fromEnv !== undefined && fromEnv !== '') raw[key] = fromEnv;
   }
-  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false });
+  // The schema is built just above from typed specs: checking it against the JSON Schema meta-schema would compile the
+  // meta-schema at every start (tens of ms) to find nothing.
+  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: false, validateSchema: false });
   const validate = ajv.compile({ type: 'object', properties, additionalProperties: false });
   if (!validate(raw)) {
     const err = validate.errors?.[0];

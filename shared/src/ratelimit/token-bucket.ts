@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { BoundedLru } from '../cache/bounded-lru.js';
 
 export interface BucketOptions {
   /** Tokens the bucket holds when full: the burst. */
@@ -29,7 +29,7 @@ const ALLOWED: TakeResult = Object.freeze({ allowed: true, retryAfterS: 0, remai
 export class TokenBuckets {
   readonly #capacity: number;
   readonly #refillPerMs: number;
-  readonly #buckets: LRUCache<string, Bucket>;
+  readonly #buckets: BoundedLru<string, Bucket>;
 
   constructor(
     options: BucketOptions,
@@ -37,7 +37,7 @@ export class TokenBuckets {
   ) {
     this.#capacity = options.capacity;
     this.#refillPerMs = options.refillPerSecond / 1000;
-    this.#buckets = new LRUCache({ max: options.maxKeys ?? 100_000 });
+    this.#buckets = new BoundedLru({ max: options.maxKeys ?? 100_000 });
   }
 
   take(key: string, cost = 1): TakeResult {

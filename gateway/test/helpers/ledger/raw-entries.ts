@@ -1,8 +1,17 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../../../src/ledger/record-codec.js';
+import { ENTRIES_DB_OPTIONS } from '../../../src/ledger/store.js';
 
-/** The ledger's entries database opened directly: how the tamper tests change LMDB behind the API's back. */
+/**
+ * The ledger's entries database opened directly, as the ledger opens it (records compressed on the way in, expanded
+ * on the way out): how the tamper tests change LMDB behind the API's back.
+ */
 export function rawEntries(root: RootDatabase): Database<Buffer, Key> {
+  return root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression } });
+}
+
+/** The entries database without decompression: the bytes exactly as LMDB stores them. */
+export function storedEntries(root: RootDatabase): Database<Buffer, Key> {
   return root.openDB<Buffer, Key>({ name: 'ledger_entries', encoding: 'binary' });
 }
 
