@@ -10,7 +10,7 @@ export {
 } from './trace/trace-context.js';
 export { canonicalJson, sha256Hex } from './hashing/canonical-json.js';
 export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, type TokenKind } from './tokens/token-format.js';
-export { BoundedLru, type BoundedLruOptions } from './cache/bounded-lru.js';
+export { growingLru } from './cache/growing-lru.js';
 export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
 export { openStore, type RootDatabase } from './storage/open-store.js';
 export { ulid, newId, uuid } from './ids/new-id.js';

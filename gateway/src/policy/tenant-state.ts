@@ -1,4 +1,5 @@
-import { BoundedLru } from '@aduana/shared';
+import { growingLru } from '@aduana/shared';
+import type { LRUCache } from 'lru-cache';
 
 /**
  * The mutable, per-tenant state policies read: rate-limit windows, each session's accumulated risk and each agent's
@@ -6,9 +7,9 @@ import { BoundedLru } from '@aduana/shared';
  */
 export class TenantState {
   /** `${policyId}\0${scopeKey}` -> sliding window counter. */
-  readonly windows = new BoundedLru<string, Window>({ max: 200_000 });
+  readonly windows: LRUCache<string, Window> = growingLru(200_000);
   /** session key -> accumulated risk of the session's allowed actions. */
-  readonly sessionRisk = new BoundedLru<string, number>({ max: 100_000, ttl: 24 * 3_600_000 });
+  readonly sessionRisk: LRUCache<string, number> = growingLru(100_000, 24 * 3_600_000);
   /** `${agentId}\0${periodKey}` -> BRL spent. Loaded from and written through to LMDB by the budget ledger. */
   readonly spend = new Map<string, number>();
 }

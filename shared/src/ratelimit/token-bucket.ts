@@ -1,4 +1,5 @@
-import { BoundedLru } from '../cache/bounded-lru.js';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '../cache/growing-lru.js';
 
 export interface BucketOptions {
   /** Tokens the bucket holds when full: the burst. */
@@ -29,7 +30,7 @@ const ALLOWED: TakeResult = Object.freeze({ allowed: true, retryAfterS: 0, remai
 export class TokenBuckets {
   readonly #capacity: number;
   readonly #refillPerMs: number;
-  readonly #buckets: BoundedLru<string, Bucket>;
+  readonly #buckets: LRUCache<string, Bucket>;
 
   constructor(
     options: BucketOptions,
@@ -37,7 +38,7 @@ export class TokenBuckets {
   ) {
     this.#capacity = options.capacity;
     this.#refillPerMs = options.refillPerSecond / 1000;
-    this.#buckets = new BoundedLru({ max: options.maxKeys ?? 100_000 });
+    this.#buckets = growingLru(options.maxKeys ?? 100_000);
   }
 
   take(key: string, cost = 1): TakeResult {
