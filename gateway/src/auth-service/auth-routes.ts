@@ -7,6 +7,7 @@ import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { registerSessionRoutes } from './session-routes.js';
+import { registerIdpRoutes } from './idp-routes.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
@@ -33,6 +34,7 @@ export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void 
   const { authenticator, tokens, config, runtimes } = deps;
   const failures = new VerifyFailures(config.verifyFailuresPerMinute);
   registerSessionRoutes(server, deps);
+  registerIdpRoutes(server, deps);
 
   server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
 
