@@ -37,6 +37,7 @@ import { SessionStore } from './sessions/session-store.js';
 import { LoginFailures } from './sessions/login-failures.js';
 import { PasswordLogin } from './sessions/password-login.js';
 import { registerUserRoutes } from './routes/user-routes.js';
+import { registerConsoleRoutes } from './console/console-routes.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -171,6 +172,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, deps);
+  registerConsoleRoutes(auth, deps);
   auth.finish();
 
   let port: number;

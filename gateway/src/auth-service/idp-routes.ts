@@ -53,7 +53,7 @@ export function registerIdpRoutes(server: HttpServer, deps: GatewayDeps): void {
     return {
       status: 200,
       contentType: HTML_TYPE,
-      raw: '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=/console"><title>Signed in</title></head><body><p>Signed in. <a href="/console">Continue to the console</a>.</p></body></html>',
+      raw: '<!doctype html><html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><meta http-equiv="refresh" content="0;url=/console"><title>Signed in</title></head><body><p>Signed in. <a href="/console">Continue to the console</a>.</p></body></html>',
       headers: { ...HTML_HEADERS, 'set-cookie': setCookie(SESSION_COOKIE, token, { maxAge, path: '/', sameSite: 'Strict', secure }) },
     };
   });
