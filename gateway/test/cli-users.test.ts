@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runCli, runCliWithInput, startCliService } from './helpers/run-cli.js';
+import { assertBuilt, runCli, runCliWithInput, startCliService, waitExit } from './helpers/run-cli.js';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
 
 let dataDir: string;
@@ -66,6 +66,7 @@ describe('aduana user and aduana token rotate (process)', () => {
       expect(admin).toMatch(/^adu_pat_/);
     } finally {
       child.kill('SIGTERM');
+      await waitExit(child);
     }
-  });
+  }, 120_000);
 });

@@ -2,11 +2,13 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
+import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const PASSWORD = 'console password 123';
 
+let g: GatewayWithMock;
 let t: TestGateway;
 let browser: Browser;
 let decisionIds: { allow: string; deny: string; held: string; held2: string };
@@ -15,7 +17,8 @@ const pageProblems: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  t = await startTestGateway({ passwordScryptLogN: 12 });
+  g = await startGatewayWithMock({ passwordScryptLogN: 12 });
+  t = g.t;
   const admin = t.adminToken;
   for (const [email, role] of [['admin@console.example', 'admin'], ['viewer@console.example', 'viewer']]) {
     expect((await call(t.url, 'POST', '/admin/users', { token: admin, body: { email, name: `The ${role}`, role, password: PASSWORD } })).status).toBe(201);
@@ -29,6 +32,10 @@ beforeAll(async () => {
     held: await decide('wire money to X', 'agent-alpha'),
     held2: await decide('wire money to Y', 'agent-gamma'),
   };
+  // One proxied call with a cost (gpt-4o, 1,000 + 1,000 tokens: 0.06875 BRL) for the spend chart.
+  g.mock.next({ usage: { prompt_tokens: 1000, completion_tokens: 1000 } });
+  const proxied = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: admin, headers: { 'x-svc-agent-id': 'agent-spender' }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
+  expect(proxied.status, proxied.text).toBe(200);
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -37,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await t?.close();
+  await closeGatewayWithMock(g);
 });
 
 async function signIn(email: string): Promise<{ context: BrowserContext; page: Page }> {
@@ -74,10 +81,14 @@ describe('the console in a real headless Chromium', () => {
 
     // Overview: the counts of this test's decisions, and the charts drawn by the served script.
     expect(await page.textContent('#who')).toContain('viewer@console.example');
-    expect(await page.textContent('#stat-total')).toBe('4');
-    expect(await page.textContent('#stat-blocked')).toBe('75.0%');
+    expect(await page.textContent('#stat-total')).toBe('5');
+    expect(await page.textContent('#stat-blocked')).toBe('60.0%');
+    expect(await page.textContent('#stat-held')).toBe('2');
     await page.waitForSelector('#chart-verdicts[data-drawn="true"] canvas');
     await page.waitForSelector('#chart-latency[data-drawn="true"] canvas');
+    await page.waitForSelector('#chart-spend[data-drawn="true"] canvas');
+    expect(await page.textContent('#spend tbody')).toContain('agent-spender');
+    expect(await page.textContent('#spend tbody')).toContain('0.0688');
     await shot(page, 'overview-viewer');
 
     await page.goto(`${t.authUrl}/console/decisions?since=all`);
@@ -99,13 +110,18 @@ describe('the console in a real headless Chromium', () => {
     expect((await call(t.url, 'GET', `/admin/decisions/${decisionIds.held}`, { token: t.adminToken })).body.resolution).toBeNull();
 
     await page.goto(`${t.authUrl}/console/agents`);
-    for (const agent of ['agent-alpha', 'agent-beta', 'agent-gamma']) expect(await page.locator(`tr[data-agent="${agent}"]`).count()).toBe(1);
+    for (const agent of ['agent-alpha', 'agent-beta', 'agent-gamma', 'agent-spender']) expect(await page.locator(`tr[data-agent="${agent}"]`).count()).toBe(1);
     expect(await page.locator('tr[data-agent="agent-alpha"] td').nth(1).textContent()).toBe('active');
     await shot(page, 'agents-viewer');
 
     await page.goto(`${t.authUrl}/console/policies`);
     expect(await page.locator('#policies tbody tr').count()).toBe(2);
     expect(await page.textContent('main')).toContain('Read-only');
+    expect(await page.locator('button[data-toggle]').count()).toBe(0);
+    const policyId = (await page.locator('#policies tbody tr').first().getAttribute('data-policy')) as string;
+    const noToggle = await page.request.post(`${t.authUrl}/console/policies/${policyId}/toggle`, { form: { csrf }, maxRedirects: 0 });
+    expect(noToggle.status()).toBe(403);
+    expect((await call(t.url, 'GET', `/v1/policies/${policyId}`, { token: t.adminToken })).body.enabled).toBe(true);
     await shot(page, 'policies-viewer');
 
     await page.goto(`${t.authUrl}/console/ledger`);
@@ -135,8 +151,19 @@ describe('the console in a real headless Chromium', () => {
     expect(await page.locator(`tr[data-decision="${decisionIds.held2}"] button[data-resolve]`).count()).toBe(2);
     if (before > 0) expect(Number((await call(t.url, 'GET', '/v1/ledger/head', { token: t.adminToken })).body.size)).toBe(before + 1);
     await shot(page, 'decisions-admin-resolved');
+    // Admins switch a policy off and on again; the change is enforced at once.
     await page.goto(`${t.authUrl}/console/policies`);
     expect(await page.textContent('main')).not.toContain('Read-only');
+    const row = page.locator('#policies tbody tr', { hasText: 'no secrets' });
+    const id = (await row.getAttribute('data-policy')) as string;
+    await Promise.all([page.waitForLoadState('load'), row.locator('button[data-toggle]').click()]);
+    await page.waitForSelector(`tr[data-policy="${id}"] td.state:text("disabled")`);
+    const decide = () => call(t.url, 'POST', '/v1/decide', { token: t.adminToken, body: { agent_id: 'agent-beta', action: { type: 'chat', payload: { text: 'the secret plans' } } } });
+    expect((await decide()).body.envelope.execution_status).toBe('ALLOW');
+    await shot(page, 'policies-admin');
+    await Promise.all([page.waitForLoadState('load'), page.locator(`tr[data-policy="${id}"] button[data-toggle]`).click()]);
+    await page.waitForSelector(`tr[data-policy="${id}"] td.state:text("enabled")`);
+    expect((await decide()).body.envelope.execution_status).toBe('DENY');
     await page.goto(`${t.authUrl}/console`);
     await page.waitForSelector('#chart-verdicts[data-drawn="true"] canvas');
     await shot(page, 'overview-admin');
@@ -164,8 +191,7 @@ describe('console requests without a browser', () => {
     const cookie = `aduana_session=${login.body.session_token}`;
     const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
     const noCsrf = await call(t.authUrl, 'POST', `/console/decisions/${decisionIds.held2}/resolve`, { rawBody: 'resolution=REJECTED', headers: form });
-    expect(noCsrf.status).toBe(403);
-    expect(noCsrf.headers['content-type']).toContain('text/html');
+    expect(expectEnvelope(noCsrf, 403, 'permission_denied').message).toBe('missing or invalid CSRF token');
     const wrong = await call(t.authUrl, 'POST', `/console/decisions/${decisionIds.held2}/resolve`, { rawBody: 'resolution=REJECTED&csrf=guess', headers: form });
     expect(wrong.status).toBe(403);
     expect((await call(t.url, 'GET', `/admin/decisions/${decisionIds.held2}`, { token: t.adminToken })).body.resolution).toBeNull();
@@ -177,14 +203,17 @@ describe('console requests without a browser', () => {
     expect(signIn.headers['set-cookie']).toBeUndefined();
   });
 
-  it('a wrong password on the sign-in form answers 401 with the form again and sets no session', async () => {
+  it('a wrong password on the sign-in form sends back to the form, which names the error; no session is set', async () => {
     const page = await call(t.authUrl, 'GET', '/console/login');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] as string;
     const cookie = (page.headers['set-cookie'] as string).split(';')[0] as string;
     const r = await call(t.authUrl, 'POST', '/console/login', { rawBody: `email=admin%40console.example&password=wrong&csrf=${csrf}`, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
-    expect(r.status).toBe(401);
-    expect(r.text).toContain('invalid email or password');
+    expect(r.status).toBe(303);
+    expect(r.headers.location).toBe('/console/login?error=invalid_credentials');
     expect(r.headers['set-cookie']).toBeUndefined();
+    expect((await call(t.authUrl, 'GET', r.headers.location as string)).text).toContain('invalid email or password');
+    // Only the registry's sign-in errors are shown; anything else in the query shows nothing.
+    expect((await call(t.authUrl, 'GET', '/console/login?error=<script>')).text).not.toContain('<script>');
   });
 
   it('serves its assets itself, uPlot included', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { GatewayError, toEnvelope } from '../errors.js';
+import { ERRORS, GatewayError, type ErrorCode } from '../errors.js';
 import type { Handler, HttpServer, Reply } from '../http/server.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../http/cookies.js';
 import type { RequestContext } from '../http/request-context.js';
@@ -11,10 +11,11 @@ import { loadConsoleAssets } from './console-assets.js';
 import { DecisionConsoleData, type ConsoleData } from './console-data.js';
 import { assertCsrf, consoleViewer, formBody } from './console-session.js';
 import type { Viewer } from './pages/layout.js';
-import { errorPage, loginPage } from './pages/login-page.js';
+import { loginPage } from './pages/login-page.js';
 import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
 import { decisionsPage } from './pages/decisions-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
+import { candidateCompiler } from '../routes/policies-routes.js';
 
 const COOKIE = ['cookie'] as const;
 const VERDICTS = new Set(['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']);
@@ -29,17 +30,8 @@ function redirect(location: string, cookie?: string): Reply {
   return { status: 303, headers: cookie ? { location, 'set-cookie': cookie, 'cache-control': 'no-store' } : { location, 'cache-control': 'no-store' } };
 }
 
-/** Errors of console routes become an HTML page with the registry's status and message (and its headers, e.g. Retry-After). */
-function htmlErrors(handler: Handler): Handler {
-  return async (ctx) => {
-    try {
-      return await handler(ctx);
-    } catch (err) {
-      const env = toEnvelope(err, ctx.trace.traceId);
-      return html(env.status, errorPage(env.status, env.body.error.message), env.headers);
-    }
-  };
-}
+/** Sign-in failures the form names on its next showing (after a redirect, so a reload never re-posts a password). */
+const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'invalid_request']);
 
 /**
  * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered
@@ -47,29 +39,32 @@ function htmlErrors(handler: Handler): Handler {
  * that changes anything. Every role reads; only admins resolve held decisions.
  */
 export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, data: ConsoleData = new DecisionConsoleData(deps.decisions, deps.config.consoleScanLimit)): void {
-  const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions } = deps;
+  const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
   const assets = loadConsoleAssets();
   const secure = config.cookieSecure;
   const idp = config.oidcIssuer !== '';
   const sessionCookie = (token: string, maxAge: number) => setCookie(SESSION_COOKIE, token, { maxAge, path: '/', sameSite: 'Strict', secure });
 
   /** A page for a signed-in person; anyone else is sent to the sign-in form. */
-  const signedIn = (render: (v: Viewer, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
-    htmlErrors(async (ctx) => {
+  const signedIn =
+    (render: (v: Viewer, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
+    (ctx) => {
       const v = consoleViewer(ctx, authenticator, sessions);
       if (!v) return redirect('/console/login');
       return render(v, ctx);
-    });
+    };
 
   /** A form post of a signed-in person, CSRF-checked before anything else is read. */
-  const signedInPost = (act: (v: Viewer & { token: string }, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
-    htmlErrors(async (ctx) => {
+  // Errors of these posts are the service's error envelope, like every other route's (docs/authentication.md).
+  const signedInPost =
+    (act: (v: Viewer & { token: string }, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
+    (ctx) => {
       const v = consoleViewer(ctx, authenticator, sessions);
       if (!v) throw new GatewayError('session_required');
       const form = formBody(ctx);
       assertCsrf(form, v.csrf);
       return act(v, form, ctx);
-    });
+    };
 
   server.route('get', '/console/assets/:name', { scope: null, body: 'none' }, (ctx) => {
     const a = assets.get(ctx.params[0] as string);
@@ -77,30 +72,26 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     return { status: 200, raw: a.body, contentType: a.type, headers: { 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } };
   });
 
-  server.route('get', '/console/login', { scope: null, body: 'none', headers: COOKIE }, () => {
+  server.route('get', '/console/login', { scope: null, body: 'none', headers: COOKIE }, (ctx) => {
     const csrf = randomBytes(24).toString('base64url');
     const cookie = setCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: 3600, path: '/console', sameSite: 'Strict', secure });
-    return html(200, loginPage({ csrf, idp }), { 'set-cookie': cookie });
+    const code = ctx.query.get('error') as ErrorCode | null;
+    const error = code && LOGIN_ERRORS.has(code) ? ERRORS[code].message : undefined;
+    return html(200, loginPage({ csrf, idp, error }), { 'set-cookie': cookie });
   });
 
-  server.route(
-    'post',
-    '/console/login',
-    { scope: null, body: 'raw', headers: COOKIE },
-    htmlErrors(async (ctx) => {
-      const form = formBody(ctx);
-      // Before a session exists the form's token must match the one its cookie carries (double submit).
-      assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
-      const email = form.get('email') ?? '';
-      try {
-        const { token, record } = await passwordLogin.login(email.slice(0, 320), form.get('password') ?? '', ctx.clientAddress());
-        return redirect('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
-      } catch (err) {
-        if (!(err instanceof GatewayError)) throw err;
-        return html(err.status, loginPage({ csrf: form.get('csrf') ?? '', idp, error: err.message, email: email.slice(0, 320) }), err.headers);
-      }
-    }),
-  );
+  server.route('post', '/console/login', { scope: null, body: 'raw', headers: COOKIE }, async (ctx) => {
+    const form = formBody(ctx);
+    // Before a session exists the form's token must match the one its cookie carries (double submit).
+    assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
+    try {
+      const { token, record } = await passwordLogin.login((form.get('email') ?? '').slice(0, 320), form.get('password') ?? '', ctx.clientAddress());
+      return redirect('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
+    } catch (err) {
+      if (!(err instanceof GatewayError) || !LOGIN_ERRORS.has(err.code)) throw err;
+      return redirect(`/console/login?error=${err.code}`);
+    }
+  });
 
   server.route(
     'post',
@@ -167,6 +158,23 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     '/console/policies',
     { scope: null, body: 'none', headers: COOKIE },
     signedIn((v) => html(200, policiesPage(v, policies.all(v.principal.tenantId)))),
+  );
+
+  // Admins switch a policy on or off (the one policy change the console makes; the rest is the API's).
+  server.route(
+    'post',
+    '/console/policies/:id/toggle',
+    { scope: null, body: 'raw', headers: COOKIE },
+    signedInPost(async (v, _form, ctx) => {
+      if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin changes policies');
+      const tenantId = v.principal.tenantId;
+      const current = policies.get(tenantId, ctx.params[0] as string);
+      if (!current) throw new GatewayError('not_found', 'policy not found');
+      const patch = policyValidator.patch({ enabled: !current.enabled }, current.type);
+      const { compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
+      runtimes.install(compiled);
+      return redirect('/console/policies');
+    }),
   );
 
   server.route(

@@ -10,8 +10,3 @@ export function loginPage(opts: { csrf: string; idp: boolean; error?: string; em
     `<div class="login"><h1>aduana console</h1>${error}<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${esc(opts.csrf)}"><label>E-mail<input type="email" name="email" autocomplete="username" required value="${esc(opts.email ?? '')}"></label><label>Password<input type="password" name="password" autocomplete="current-password" required></label><button type="submit">Sign in</button></form>${idp}</div>`,
   );
 }
-
-/** An error the console answers with (the status and message come from the error registry). */
-export function errorPage(status: number, message: string): string {
-  return bare('Error', `<div class="login"><h1>${status}</h1><p id="error-message">${esc(message)}</p><p><a href="/console">Back to the console</a></p></div>`);
-}

@@ -18,11 +18,22 @@ export function agentsPage(v: Viewer, agents: AgentSummary[]): string {
 }
 
 export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
+  const admin = v.principal.scopes.includes('admin:manage');
+  const toggle = (p: PolicyRecord) =>
+    admin
+      ? `<td><form class="inline" method="post" action="/console/policies/${encodeURIComponent(p.id)}/toggle">${csrfField(v)}<button type="submit" class="secondary" data-toggle="${esc(p.id)}">${p.enabled ? 'Disable' : 'Enable'}</button></form></td>`
+      : '';
   const rows = policies
-    .map((p) => `<tr data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td>${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td></tr>`)
+    .map((p) => `<tr data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
     .join('');
-  const note = v.principal.scopes.includes('admin:manage') ? 'Change policies through the API (POST/PATCH /v1/policies).' : 'Read-only: only admins change policies.';
-  return page(v, 'policies', 'Policies', `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Updated</th></tr></thead><tbody>${rows || '<tr><td colspan="6" class="muted">No policies.</td></tr>'}</tbody></table>`);
+  const note = admin ? 'Switch a policy on or off here; create and edit policies through the API (/v1/policies).' : 'Read-only: only admins change policies.';
+  const cols = admin ? 7 : 6;
+  return page(
+    v,
+    'policies',
+    'Policies',
+    `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Updated</th>${admin ? '<th></th>' : ''}</tr></thead><tbody>${rows || `<tr><td colspan="${cols}" class="muted">No policies.</td></tr>`}</tbody></table>`,
+  );
 }
 
 export function ledgerPage(v: Viewer, size: number, checkpoint: Checkpoint | null, report: VerifyReport | null): string {
