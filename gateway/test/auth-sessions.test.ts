@@ -45,7 +45,7 @@ describe('users and sessions', () => {
 
     const me = await call(t.authUrl, 'GET', '/me', { token: session });
     expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ id: u.id, email: 'ana@acme.example', role: 'viewer', tenant_id: 'ses-acme', provider: 'password', scopes: ['runtime:read'], auth: { kind: 'session' } });
+    expect(me.body).toMatchObject({ id: u.id, name: 'User ana@acme.example', avatar: '', email: 'ana@acme.example', role: 'viewer', tenant_id: 'ses-acme', provider: 'password', scopes: ['runtime:read'], auth: { kind: 'session' } });
 
     // The governance API takes the session with a viewer's scopes.
     expect((await call(t.url, 'GET', '/admin/decisions', { token: session })).status).toBe(200);

@@ -27,7 +27,8 @@ export function registerSessionRoutes(server: HttpServer, deps: GatewayDeps): vo
     return { status: 200, body: { session_token: token, expires_at: record.expires_at }, headers: { 'cache-control': 'no-store' } };
   });
 
-  // The spec's "Current user": for a session, or a PAT minted by a user; a PAT of no user answers its token's view.
+  // The current user (id, name, avatar, email, role, provider: strings; docs/authentication.md): for a session, or a
+  // PAT minted by a user; a PAT of no user answers its token's view.
   server.route('get', '/me', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     const p = ctx.auth;
     const user = p.userId ? users.get(p.userId) : undefined;
@@ -36,6 +37,7 @@ export function registerSessionRoutes(server: HttpServer, deps: GatewayDeps): vo
       status: 200,
       body: {
         ...(user ? userView(user) : { id: '', tenant_id: p.tenantId, email: '', name: '', role: p.role, provider: 'token', avatar_url: null, created_at: null, disabled: false }),
+        avatar: user?.avatar_url ?? '',
         role: p.role,
         scopes: p.scopes,
         tenant: tenant ? { id: tenant.id, name: tenant.name, plan: tenant.plan } : null,
