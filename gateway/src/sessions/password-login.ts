@@ -15,8 +15,7 @@ export interface PasswordLoginOptions {
  * disabled account, an identity-provider account and a wrong password all cost one scrypt and get the same 401.
  */
 export class PasswordLogin {
-  /** Made once, off the event loop, when the service starts. */
-  readonly #dummy: Promise<PasswordHash>;
+  readonly #dummy: PasswordHash;
 
   constructor(
     private readonly users: UserStore,
@@ -34,7 +33,7 @@ export class PasswordLogin {
     this.failures.assertAllowed(address, email);
     const user = this.users.byEmail(email);
     const usable = user && !user.disabled_at && user.password ? user : undefined;
-    const ok = await verifyPassword(password, usable?.password ?? (await this.#dummy));
+    const ok = await verifyPassword(password, usable?.password ?? this.#dummy);
     if (!ok || !usable) {
       await this.failures.recordFailure(address, email);
       throw new GatewayError('invalid_credentials');

@@ -40,9 +40,10 @@ export async function verifyPassword(password: string, stored: PasswordHash): Pr
 }
 
 /**
- * The hash checked when the e-mail is unknown (or the account has no password, or is disabled): the same scrypt work
- * runs, so the answer and its time do not tell whether an account exists (docs/authentication.md).
+ * The hash checked when the e-mail is unknown (or the account has no password, or is disabled): random salt and key
+ * with the current parameters, so verifying against it runs the same scrypt work and fails, and the answer and its
+ * time do not tell whether an account exists (docs/authentication.md). Nothing is derived to make it.
  */
-export function dummyHash(logN: number): Promise<PasswordHash> {
-  return hashPassword(randomBytes(18).toString('base64'), logN);
+export function dummyHash(logN: number): PasswordHash {
+  return { algorithm: 'scrypt', log_n: logN, r: R, p: P, salt: randomBytes(16).toString('base64'), hash: randomBytes(KEY_LENGTH).toString('base64') };
 }
