@@ -32,6 +32,12 @@ import { IngestValidator } from './events/ingest-event.js';
 import { registerEventRoutes } from './routes/events-routes.js';
 import { registerTelemetryRoutes } from './routes/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
+import { UserStore } from './users/user-store.js';
+import { SessionStore } from './sessions/session-store.js';
+import { LoginFailures } from './sessions/login-failures.js';
+import { PasswordLogin } from './sessions/password-login.js';
+import { registerUserRoutes } from './routes/user-routes.js';
+import { registerConsoleRoutes } from './console/console-routes.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -91,6 +97,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const audit = new AuditTrail(decisions, ledger, logger);
   const metrics = new MetricStore(store.metrics);
   const agentBudget = () => null;
+  const users = new UserStore(store);
+  const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
+  const loginFailures = new LoginFailures(store.counters, {
+    perAddress: config.loginFailuresPerAddress,
+    perAccount: config.loginFailuresPerAccount,
+    windowMs: config.loginFailureWindowS * 1000,
+  });
+  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const deps: GatewayDeps = {
     config,
     logger,
@@ -109,6 +123,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ingestor: new EventIngestor(runtimes, ledger, decisions),
     ingestValidator: new IngestValidator(),
     metrics,
+    users,
+    sessions,
+    passwordLogin,
     onDecisionResolved: (d) => audit.recordResolution(d),
   };
   const upstream = new UpstreamClient({
@@ -133,6 +150,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
+  registerUserRoutes(api, deps);
   const proxy = new ProxyPipeline({
     server: api,
     access,
@@ -155,6 +173,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, deps);
+  registerConsoleRoutes(auth, deps);
   auth.finish();
 
   let port: number;

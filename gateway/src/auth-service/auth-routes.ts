@@ -6,6 +6,8 @@ import { VerifyFailures } from './verify-failures.js';
 import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { isValidLedgerName } from '../ledger/index.js';
+import { registerSessionRoutes } from './session-routes.js';
+import { registerIdpRoutes } from './idp-routes.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
@@ -25,11 +27,14 @@ const validateTokenRequest = createAjv('own').compile({
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
  * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the caller's own expiry.
- * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md).
+ * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md). Logins and
+ * sessions (/login, /me, /logout) are in session-routes.ts.
  */
 export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { authenticator, tokens, config, runtimes } = deps;
   const failures = new VerifyFailures(config.verifyFailuresPerMinute);
+  registerSessionRoutes(server, deps);
+  registerIdpRoutes(server, deps);
 
   server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
 

@@ -4,6 +4,8 @@ import type { GatewayStore } from '../storage/gateway-store.js';
 import type { RequestContext } from '../http/request-context.js';
 import { ROLE_SCOPES, hasScope, type Principal, type Scope } from './principal.js';
 import type { TokenRecord } from './token-store.js';
+import type { SessionRecord } from '../sessions/session-store.js';
+import type { UserRecord } from '../users/user-record.js';
 
 const BEARER = 'bearer ';
 
@@ -34,7 +36,8 @@ export function bearerToken(header: string): string {
 }
 
 /**
- * Resolves a bearer token to a principal: a PAT (`adu_pat_…`; login sessions come with /login). The
+ * Resolves a bearer token to a principal: a PAT (`adu_pat_…`) or a login session (`adu_ses_…`, with its user's
+ * current role: a role change or a disabled account takes effect on the next request). The
  * checksum is verified first, so a mistyped or random token costs no store read. A token's record is read from LMDB
  * on every request (a memory-mapped B-tree read, about a microsecond) rather than cached, so a revocation made by the
  * CLI in another process takes effect at once.
@@ -52,12 +55,31 @@ export class Authenticator {
   }
 
   fromToken(token: string): Principal {
+    if (token.startsWith('adu_ses_')) return this.#fromSession(token);
     if (!isWellFormedToken(token, 'pat')) throw new GatewayError('unauthenticated', 'invalid token');
     const rec = this.store.tokens.get(hashToken(token)) as TokenRecord | undefined;
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked');
     if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired');
-    return { kind: 'pat', id: rec.id, tenantId: rec.tenant_id, role: rec.role, scopes: ROLE_SCOPES[rec.role], userId: rec.user_id, email: '', agentId: rec.agent_id ?? null };
+    // A token minted by a user carries that user's e-mail, and stops working when the user is disabled.
+    const user = rec.user_id ? this.#user(rec.user_id) : undefined;
+    if (user?.disabled_at) throw new GatewayError('token_revoked', 'the user of this token is disabled');
+    return { kind: 'pat', id: rec.id, tenantId: rec.tenant_id, role: rec.role, scopes: ROLE_SCOPES[rec.role], userId: rec.user_id, email: user?.email ?? '', agentId: rec.agent_id ?? null };
+  }
+
+  #fromSession(token: string): Principal {
+    if (!isWellFormedToken(token, 'ses')) throw new GatewayError('unauthenticated', 'invalid token');
+    const rec = this.store.sessions.get(hashToken(token)) as SessionRecord | undefined;
+    if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
+    if (rec.revoked_at) throw new GatewayError('token_revoked', 'session has ended');
+    if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired', 'session has expired');
+    const user = this.#user(rec.user_id);
+    if (!user || user.disabled_at || user.tenant_id !== rec.tenant_id) throw new GatewayError('token_revoked', 'the user of this session is disabled');
+    return { kind: 'session', id: rec.id, tenantId: rec.tenant_id, role: user.role, scopes: ROLE_SCOPES[user.role], userId: user.id, email: user.email, agentId: null };
+  }
+
+  #user(id: string): UserRecord | undefined {
+    return this.store.users.get(['id', id]) as UserRecord | undefined;
   }
 
   /** For the HTTP layer. */

@@ -15,6 +15,8 @@ export interface TokenRecord {
   last4: string;
   /** The agent the token is bound to (null or absent: unbound, its holder names any agent). */
   agent_id?: string | null;
+  /** Set by `aduana token rotate`: the successor's id. */
+  rotated_to?: string;
 }
 
 export interface CreatedToken {
@@ -67,6 +69,22 @@ export class TokenStore {
       if (!tenantId || r.tenant_id === tenantId) out.push(r);
     }
     return out.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /**
+   * A successor with the same tenant, role, name, user and agent binding; the old token's expiry is brought forward
+   * to now + `graceMs` (never pushed back), so clients can switch over meanwhile.
+   */
+  async rotate(id: string, expiresInDays: number, graceMs: number): Promise<{ kind: 'rotated'; token: string; record: TokenRecord; oldExpiresAt: string } | { kind: 'not_found' | 'not_active' }> {
+    const hash = this.store.tokenIds.get(id) as string | undefined;
+    const old = hash ? (this.store.tokens.get(hash) as TokenRecord | undefined) : undefined;
+    if (!hash || !old) return { kind: 'not_found' };
+    const now = Date.now();
+    if (old.revoked_at || Date.parse(old.expires_at) <= now) return { kind: 'not_active' };
+    const { token, record } = await this.create({ tenantId: old.tenant_id, role: old.role, name: old.name, expiresInDays, userId: old.user_id, agentId: old.agent_id ?? null });
+    const oldExpiresAt = new Date(Math.min(Date.parse(old.expires_at), now + graceMs)).toISOString();
+    await this.store.tokens.put(hash, { ...old, expires_at: oldExpiresAt, rotated_to: record.id });
+    return { kind: 'rotated', token, record, oldExpiresAt };
   }
 
   /** Revokes a token; false when there is none with that id (in that tenant, when given). */

@@ -17,7 +17,9 @@ export async function runAdminCommand(group: 'tenant' | 'token', argv: string[])
   const config = loadGatewayConfig();
   const store = openGatewayStore(config.dataDir);
   try {
-    return group === 'tenant' ? await tenantCommand(new TenantStore(store), argv) : await tokenCommand(new TenantStore(store), new TokenStore(store), argv, config.patTtlDays);
+    return group === 'tenant'
+      ? await tenantCommand(new TenantStore(store), argv)
+      : await tokenCommand(new TenantStore(store), new TokenStore(store), argv, config.patTtlDays, config.tokenRotateGraceHours);
   } finally {
     await store.close();
   }
@@ -45,12 +47,12 @@ async function tenantCommand(tenants: TenantStore, argv: string[]): Promise<numb
   return 0;
 }
 
-async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: string[], defaultDays: number): Promise<number> {
+async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: string[], defaultDays: number, graceHours: number): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' }, agent: { type: 'string' } },
+    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' }, agent: { type: 'string' }, 'grace-hours': { type: 'string' } },
   });
   switch (sub) {
     case 'create': {
@@ -78,7 +80,21 @@ async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: stri
       process.stdout.write(`revoked ${id}\n`);
       return 0;
     }
+    case 'rotate': {
+      const id = positionals[0];
+      if (!id) return fail('token rotate: ID is required');
+      const grace = values['grace-hours'] === undefined ? graceHours : Number(values['grace-hours']);
+      if (!Number.isInteger(grace) || grace < 0 || grace > 720) return fail('token rotate: --grace-hours must be an integer from 0 to 720');
+      const days = values['expires-in-days'] === undefined ? defaultDays : Number(values['expires-in-days']);
+      if (!Number.isInteger(days) || days < 1 || days > 3650) return fail('token rotate: --expires-in-days must be an integer from 1 to 3650');
+      const out = await tokens.rotate(id, days, grace * 3_600_000);
+      if (out.kind === 'not_found') return fail(`token rotate: no token ${id}`);
+      if (out.kind !== 'rotated') return fail(`token rotate: token ${id} is revoked or expired`);
+      process.stdout.write(`${out.token}\n`);
+      process.stderr.write(`id ${out.record.id} succeeds ${id}; ${id} now expires ${out.oldExpiresAt} (the token is shown only this once)\n`);
+      return 0;
+    }
     default:
-      return fail('usage: aduana token create|list|revoke …');
+      return fail('usage: aduana token create|list|revoke|rotate …');
   }
 }

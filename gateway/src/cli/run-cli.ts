@@ -11,6 +11,10 @@ administration (works on DATA_DIR, also while the services run)
   token create --tenant T --role admin|operator|viewer [--name N] [--expires-in-days D]
   token list [--tenant T]
   token revoke ID
+  token rotate ID [--grace-hours H]   a successor token; the old one works for H more hours (TOKEN_ROTATE_GRACE_HOURS)
+  user create --tenant T --email E --name N --role R   the password is read from standard input
+  user list --tenant T
+  user disable ID --tenant T
   ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
   ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
   config                         the gateway's settings (Markdown)
@@ -28,6 +32,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
     case 'config':
       process.stdout.write((await import('./config-command.js')).configSection());
       return 0;
+    case 'user':
+      return (await import('./user-commands.js')).runUserCommand(rest);
     case 'tenant':
     case 'token':
       return (await import('./admin-commands.js')).runAdminCommand(cmd, rest);

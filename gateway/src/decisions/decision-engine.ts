@@ -88,6 +88,7 @@ export class DecisionEngine {
           policies_evaluated: evaluation.policiesEvaluated,
           triggered: evaluation.triggered,
           resolution: null,
+          latency_ms: envelope.latency_ms,
         },
         {
           action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },

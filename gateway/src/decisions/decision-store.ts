@@ -26,6 +26,10 @@ export interface DecisionRecord {
   policies_evaluated: number;
   triggered: Triggered[];
   resolution: { status: Resolution; note: string; resolved_by: string; resolved_at: string } | null;
+  /** Governance time of the call, ms (absent on records written before it was kept). */
+  latency_ms?: number;
+  /** Provider cost of a proxied call, BRL (absent or 0 for decide calls). */
+  cost_brl?: number;
 }
 
 /**

@@ -28,6 +28,8 @@ export function recordProxyCall(c: ProxyContext, audit: AuditTrail, metrics: Met
       policies_evaluated: c.evaluation?.policiesEvaluated ?? 0,
       triggered,
       resolution: null,
+      latency_ms: Math.round(c.governanceMs * 1000) / 1000,
+      cost_brl: c.costBrl,
     },
     {
       endpoint: c.endpoint.kind,

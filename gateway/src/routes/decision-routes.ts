@@ -4,6 +4,7 @@ import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js
 import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { resolveDecision } from '../decisions/resolve-decision.js';
 
 const validateResolve = createAjv('own').compile({
   type: 'object',
@@ -55,17 +56,7 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
   server.route('post', '/admin/decisions/:id/resolve', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
     assertValid(validateResolve, ctx.body);
     const body = ctx.body as { resolution: 'APPROVED' | 'REJECTED'; note?: string };
-    const outcome = await decisions.resolve(ctx.auth.tenantId, ctx.params[0] as string, {
-      status: body.resolution,
-      note: body.note ?? '',
-      resolved_by: ctx.auth.id,
-      resolved_at: new Date().toISOString(),
-    });
-    if (outcome.kind === 'not_found') throw new GatewayError('not_found', 'decision not found');
-    if (outcome.kind === 'not_held') throw new GatewayError('conflict', `decision is ${outcome.status}; only REQUIRE_APPROVAL and ESCALATE decisions are resolved`);
-    if (outcome.kind === 'already_resolved') throw new GatewayError('conflict', `decision was already ${outcome.resolution}`);
-    const resolved = outcome.record;
-    await deps.onDecisionResolved(resolved);
+    const resolved = await resolveDecision(decisions, (d) => deps.onDecisionResolved(d), ctx.auth, ctx.params[0] as string, body.resolution, body.note ?? '');
     return { status: 200, body: decisionView(resolved) };
   });
 }

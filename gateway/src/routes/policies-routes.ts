@@ -93,7 +93,7 @@ export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): voi
 }
 
 /** Every change compiles the tenant's whole candidate set before it commits (400 and nothing stored when it cannot). */
-function candidateCompiler(runtimes: TenantRuntimes, tenantId: string): CompileCandidate<PolicySet> {
+export function candidateCompiler(runtimes: TenantRuntimes, tenantId: string): CompileCandidate<PolicySet> {
   return (candidate, version) => runtimes.compile(tenantId, version, candidate);
 }
 

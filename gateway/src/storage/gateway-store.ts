@@ -17,8 +17,10 @@ export interface GatewayStore {
   readonly policies: Database;
   /** [tenant id, decision id (ULID)] -> DecisionRecord */
   readonly decisions: Database;
-  /** user email -> UserRecord; user id -> email under ['id', id] */
+  /** ['id', user id] -> UserRecord; ['email', e-mail] -> user id; ['oidc', issuer, sub] -> user id */
   readonly users: Database;
+  /** sha256(session token) -> SessionRecord */
+  readonly sessions: Database;
   /** [tenant id, agent id] -> AgentRecord */
   readonly agents: Database;
   /** free-form counters that must survive restarts: [kind, tenant, key, period] -> number */
@@ -39,6 +41,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     policies: db('policies'),
     decisions: db('decisions'),
     users: db('users'),
+    sessions: db('sessions'),
     agents: db('agents'),
     counters: db('counters'),
     metrics: db('metrics'),

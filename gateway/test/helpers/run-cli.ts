@@ -56,3 +56,17 @@ export function waitExit(child: ChildProcess): Promise<number | null> {
     child.on('exit', (code) => resolve(code));
   });
 }
+
+/** Runs a CLI command with `input` on its standard input (passwords are read from there, never from arguments). */
+export function runCliWithInput(args: string[], env: Record<string, string>, input: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}

@@ -1,0 +1,41 @@
+/** The console's stylesheet (served as /console/assets/console.css; the CSP allows no inline style). */
+export const CONSOLE_CSS = `
+:root { --fg: #1d2430; --muted: #5b6676; --line: #dde2ea; --bg: #f6f8fb; --card: #fff; --accent: #1f5fbf; --deny: #c0392b; --hold: #d68910; --allow: #1e8449; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); background: var(--bg); }
+header { display: flex; align-items: center; gap: 24px; padding: 10px 24px; background: #142033; color: #fff; }
+header .brand { font-weight: 700; letter-spacing: .04em; }
+header nav a { color: #c9d6ea; text-decoration: none; margin-right: 16px; }
+header nav a.active, header nav a:hover { color: #fff; border-bottom: 2px solid #6ea8fe; }
+header .who { margin-left: auto; display: flex; gap: 12px; align-items: center; color: #c9d6ea; }
+header .who button { background: transparent; color: #fff; border: 1px solid #6b7d99; border-radius: 4px; padding: 3px 10px; cursor: pointer; }
+main { padding: 20px 24px; max-width: 1280px; }
+h1 { font-size: 20px; margin: 0 0 16px; }
+h2 { font-size: 16px; margin: 20px 0 8px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px; margin-bottom: 16px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 12px 14px; }
+.card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .05em; }
+.card .value { font-size: 24px; font-weight: 600; }
+.chart { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px; margin-bottom: 16px; min-height: 60px; }
+table { border-collapse: collapse; width: 100%; background: var(--card); border: 1px solid var(--line); }
+th, td { text-align: left; padding: 7px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #eef2f8; font-weight: 600; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); }
+td code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 12px; word-break: break-all; }
+.verdict { font-weight: 600; font-size: 12px; padding: 1px 6px; border-radius: 3px; color: #fff; }
+.verdict-ALLOW { background: var(--allow); } .verdict-DENY { background: var(--deny); }
+.verdict-REQUIRE_APPROVAL, .verdict-ESCALATE { background: var(--hold); }
+form.inline { display: inline-flex; gap: 6px; align-items: center; margin: 0; }
+form.filters { display: flex; gap: 10px; align-items: end; margin-bottom: 12px; flex-wrap: wrap; }
+label { display: flex; flex-direction: column; font-size: 12px; color: var(--muted); gap: 3px; }
+input, select { font: inherit; padding: 5px 8px; border: 1px solid #b9c2d0; border-radius: 4px; background: #fff; }
+button { font: inherit; padding: 5px 12px; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+button.secondary { background: #fff; color: var(--accent); }
+.notice { padding: 10px 14px; border-radius: 6px; margin-bottom: 14px; border: 1px solid; }
+.notice.ok { background: #e9f7ef; border-color: #a9dfbf; } .notice.bad { background: #fdedec; border-color: #f5b7b1; }
+.login { max-width: 380px; margin: 80px auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 28px; }
+.login form { display: flex; flex-direction: column; gap: 12px; }
+.login .or { text-align: center; color: var(--muted); margin: 14px 0; }
+.login a.idp { display: block; text-align: center; padding: 7px; border: 1px solid var(--accent); border-radius: 4px; color: var(--accent); text-decoration: none; }
+.muted { color: var(--muted); }
+.legend-ALLOW { color: var(--allow); } .legend-DENY { color: var(--deny); } .legend-HELD { color: var(--hold); }
+`;

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { generateToken, hashToken, isWellFormedToken, newId } from '@aduana/shared';
+import type { GatewayStore } from '../storage/gateway-store.js';
+
+/** A login session (`adu_ses_…`): like a PAT, only its SHA-256 is stored. Role and e-mail are read from the user. */
+export interface SessionRecord {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  /** How it was opened. */
+  method: 'password' | 'oidc';
+  /** The console's CSRF token for this session (docs/authentication.md, "Console"). */
+  csrf: string;
+}
+
+export class SessionStore {
+  constructor(
+    private readonly store: GatewayStore,
+    private readonly ttlMs: number,
+  ) {}
+
+  async open(tenantId: string, userId: string, method: SessionRecord['method']): Promise<{ token: string; record: SessionRecord }> {
+    const token = generateToken('ses');
+    const now = Date.now();
+    const record: SessionRecord = {
+      id: newId('ses'),
+      tenant_id: tenantId,
+      user_id: userId,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.ttlMs).toISOString(),
+      revoked_at: null,
+      method,
+      csrf: randomBytes(24).toString('base64url'),
+    };
+    await this.store.sessions.put(hashToken(token), record);
+    return { token, record };
+  }
+
+  /** The record of a presented token; undefined when malformed or unknown (the checksum is checked before any read). */
+  find(token: string): SessionRecord | undefined {
+    if (!isWellFormedToken(token, 'ses')) return undefined;
+    return this.store.sessions.get(hashToken(token)) as SessionRecord | undefined;
+  }
+
+  async revoke(token: string): Promise<boolean> {
+    const hash = hashToken(token);
+    let done = false;
+    await this.store.root.transaction(() => {
+      const rec = this.store.sessions.get(hash) as SessionRecord | undefined;
+      if (!rec) return;
+      if (!rec.revoked_at) this.store.sessions.put(hash, { ...rec, revoked_at: new Date().toISOString() });
+      done = true;
+    });
+    return done;
+  }
+}

@@ -1,0 +1,16 @@
+// The few parts of oidc-provider (it ships no types) the test identity provider uses.
+declare module 'oidc-provider' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+  interface GrantInstance {
+    addOIDCScope(scope: string): void;
+    save(): Promise<string>;
+  }
+  export default class Provider {
+    constructor(issuer: string, configuration: Record<string, unknown>);
+    callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<{ uid: string; prompt: { name: string }; params: Record<string, string> }>;
+    interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    Grant: new (init: { accountId: string; clientId: string }) => GrantInstance;
+    on(event: string, listener: (...args: unknown[]) => void): void;
+  }
+}
