@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
-import { TokenBuckets } from '@aduana/shared';
+import type { LRUCache } from 'lru-cache';
+import { growingLru, TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 
 /**
@@ -10,7 +10,7 @@ import { GatewayError } from '../errors.js';
 export class VerifyFailures {
   readonly #buckets: TokenBuckets;
   /** Address -> epoch ms until which it is refused. */
-  readonly #blocked = new LRUCache<string, number>({ max: 100_000 });
+  readonly #blocked: LRUCache<string, number> = growingLru(100_000);
 
   constructor(
     perMinute: number,

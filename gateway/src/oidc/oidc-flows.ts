@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { growingLru } from '@aduana/shared';
 
 /** What a started sign-in must present when it comes back: the checks the callback makes. */
 export interface PendingFlow {
@@ -17,7 +18,7 @@ export class OidcFlows {
   readonly #flows: LRUCache<string, PendingFlow>;
 
   constructor(ttlMs: number) {
-    this.#flows = new LRUCache<string, PendingFlow>({ max: 10_000, ttl: ttlMs });
+    this.#flows = growingLru(10_000, ttlMs);
   }
 
   add(flow: PendingFlow): string {
