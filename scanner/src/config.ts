@@ -24,6 +24,8 @@ export const SCANNER_CONFIG = {
   robotsMaxRuleLength: { env: 'SCANNER_ROBOTS_MAX_RULE_LENGTH', type: 'integer', default: 1_024, minimum: 16, description: 'Longest robots.txt rule path read; longer rules count as invalid lines' },
   evidenceMaxChars: { env: 'SCANNER_EVIDENCE_MAX_CHARS', type: 'integer', default: 1_000, minimum: 100, maximum: 100_000, description: 'Longest evidence string of an assessment or SEO audit; longer ones are cut with "…"' },
   evidenceMaxItems: { env: 'SCANNER_EVIDENCE_MAX_ITEMS', type: 'integer', default: 50, minimum: 1, maximum: 10_000, description: 'Most entries of one evidence list (headings, hreflang, Open Graph tags, signals)' },
+  crawlMaxLinkChecks: { env: 'SCANNER_CRAWL_MAX_LINK_CHECKS', type: 'integer', default: 50, minimum: 0, maximum: 500, description: 'HEAD checks of same-site links an SEO crawl did not visit, for broken links' },
+  crawlMaxLinksPerPage: { env: 'SCANNER_CRAWL_MAX_LINKS_PER_PAGE', type: 'integer', default: 1_000, minimum: 10, maximum: 100_000, description: 'Links read from one crawled page; later ones are ignored' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 
