@@ -1,5 +1,5 @@
 import type { Colour, PdfWriter } from './pdf-writer.js';
-import { textWidth, type FontName } from './win-ansi.js';
+import { prefixThatFits, textWidth, type FontName } from './win-ansi.js';
 
 export interface TextStyle {
   readonly font: FontName;
@@ -18,27 +18,38 @@ export function lineHeight(style: TextStyle): number {
 
 /**
  * Breaks text into lines no wider than `width`: at spaces, and inside a word too long for a line (a long URL breaks
- * wherever it must). Newlines in the text start new lines.
+ * wherever it must). Newlines in the text start new lines. Stops once `limit` lines are made: a box never needs more
+ * than its budget plus one (to know the text was cut), however long the text is.
  */
-export function wrapLines(text: string, width: number, style: TextStyle): string[] {
+export function wrapLines(text: string, width: number, style: TextStyle, limit = Infinity): string[] {
   const lines: string[] = [];
+  const space = textWidth(' ', style.font, style.size);
   for (const paragraph of text.split(/\r?\n/)) {
     let line = '';
-    for (const word of paragraph.split(/\s+/).filter((w) => w !== '')) {
-      const candidate = line === '' ? word : `${line} ${word}`;
-      if (textWidth(candidate, style.font, style.size) <= width) {
-        line = candidate;
+    let lineWidth = 0;
+    for (const word of paragraph.split(/\s+/)) {
+      if (word === '') continue;
+      if (lines.length >= limit) return lines;
+      const wordWidth = textWidth(word, style.font, style.size);
+      const candidateWidth = line === '' ? wordWidth : lineWidth + space + wordWidth;
+      if (candidateWidth <= width) {
+        line = line === '' ? word : `${line} ${word}`;
+        lineWidth = candidateWidth;
         continue;
       }
       if (line !== '') lines.push(line);
       let rest = word;
-      while (textWidth(rest, style.font, style.size) > width) {
-        const cut = fitPrefix(rest, width, style);
+      let restWidth = wordWidth;
+      while (restWidth > width && lines.length < limit) {
+        const cut = prefixThatFits(rest, width, style.font, style.size);
         lines.push(rest.slice(0, cut));
         rest = rest.slice(cut);
+        restWidth = textWidth(rest, style.font, style.size);
       }
       line = rest;
+      lineWidth = restWidth;
     }
+    if (lines.length >= limit) return lines;
     lines.push(line);
   }
   return lines;
@@ -49,7 +60,7 @@ export function wrapLines(text: string, width: number, style: TextStyle): string
  * and is still no wider than `width`. So a box sized for `maxLines` never overflows, whatever the text.
  */
 export function fitLines(text: string, width: number, maxLines: number, style: TextStyle): string[] {
-  const lines = wrapLines(text, width, style);
+  const lines = wrapLines(text, width, style, maxLines + 1);
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, Math.max(1, maxLines));
   const last = kept.length - 1;
@@ -74,16 +85,4 @@ function withEllipsis(line: string, width: number, style: TextStyle): string {
   let kept = line.trimEnd();
   while (kept !== '' && textWidth(`${kept}${ELLIPSIS}`, style.font, style.size) > width) kept = kept.slice(0, -1).trimEnd();
   return `${kept}${ELLIPSIS}`;
-}
-
-/** How many leading characters of `text` fit `width` (at least one, so wrapping always progresses). */
-function fitPrefix(text: string, width: number, style: TextStyle): number {
-  let low = 1;
-  let high = text.length;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (textWidth(text.slice(0, mid), style.font, style.size) <= width) low = mid;
-    else high = mid - 1;
-  }
-  return low;
 }

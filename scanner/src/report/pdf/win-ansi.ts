@@ -18,18 +18,45 @@ function winAnsiCode(codePoint: number): number {
   return HIGH[codePoint] ?? QUESTION;
 }
 
-/** The string as WinAnsi bytes. Composed first, so a decomposed "é" (e + combining acute) keeps its accent. */
+const COMBINING = /[\u0300-\u036f]/;
+
+/** Composed, so a decomposed "é" (e + combining acute) is one WinAnsi character and keeps its accent. */
+function composed(text: string): string {
+  return COMBINING.test(text) ? text.normalize('NFC') : text;
+}
+
+/** The string as WinAnsi bytes. */
 export function toWinAnsi(text: string): Buffer {
-  const composed = text.normalize('NFC');
   const bytes: number[] = [];
-  for (const ch of composed) bytes.push(winAnsiCode(ch.codePointAt(0) ?? QUESTION));
+  for (const ch of composed(text)) bytes.push(winAnsiCode(ch.codePointAt(0) ?? QUESTION));
   return Buffer.from(bytes);
+}
+
+/** Width of one character in 1/1000 em. */
+function charUnits(ch: string, font: FontName): number {
+  const widths = font === 'bold' ? HELVETICA_BOLD_WIDTHS : HELVETICA_WIDTHS;
+  return widths[winAnsiCode(ch.codePointAt(0) ?? QUESTION) - 32] ?? 556;
 }
 
 /** Width in points of `text` set in `font` at `size`. */
 export function textWidth(text: string, font: FontName, size: number): number {
-  const widths = font === 'bold' ? HELVETICA_BOLD_WIDTHS : HELVETICA_WIDTHS;
   let units = 0;
-  for (const byte of toWinAnsi(text)) units += widths[byte - 32] ?? 556;
+  for (const ch of composed(text)) units += charUnits(ch, font);
   return (units * size) / 1000;
+}
+
+/**
+ * How many UTF-16 units of `text` (from its start, whole characters) fit `width`; at least one character, so a line
+ * breaker always progresses. Reads only as far as the width reaches, however long the text.
+ */
+export function prefixThatFits(text: string, width: number, font: FontName, size: number): number {
+  const limit = (width * 1000) / size;
+  let units = 0;
+  let length = 0;
+  for (const ch of text) {
+    units += charUnits(ch, font);
+    if (units > limit) break;
+    length += ch.length;
+  }
+  return Math.max(length, text.length === 0 ? 0 : (text.codePointAt(0) ?? 0) > 0xffff ? 2 : 1);
 }
