@@ -30,6 +30,14 @@ import { benchPage, benchSnapshot } from './scanner-snapshot.js';
 
 const CHROMIUM = process.env.SCANNER_CHROMIUM_PATH ?? '/usr/bin/chromium';
 const LIMITS = { maxElements: 100_000, maxDepth: 512 };
+/** The fixtures are IP literals on loopback; any host name (the page's tag manager, say) is refused without a DNS query. */
+const offline = (): NetGuard =>
+  new NetGuard({
+    allowPrivate: ['127.0.0.1/32'],
+    lookup: async (name) => {
+      throw new Error(`offline benchmark: ${name} not looked up`);
+    },
+  });
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -94,7 +102,7 @@ async function crawlFixture(): Promise<{ server: Server; origin: string }> {
 
 async function crawl() {
   const { server, origin } = await crawlFixture();
-  const guard = new NetGuard({ allowPrivate: ['127.0.0.1/32'] });
+  const guard = offline();
   const deps = { guard, userAgent: 'aduana-bench', fetchTimeoutMs: 10_000, maxBodyBytes: 5 * 1024 * 1024, maxLinkChecks: 50, maxLinksPerPage: 1_000, robots: { robotsMaxRules: 2_000, robotsMaxRuleLength: 1_024 } };
   const times: number[] = [];
   let pages = 0;
@@ -164,7 +172,7 @@ async function observation() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}/`;
-  const guard = new NetGuard({ allowPrivate: ['127.0.0.1/32'] });
+  const guard = offline();
   const host = new BrowserHost({ executablePath: CHROMIUM, launchTimeoutMs: 30_000, guard, connectTimeoutMs: 5_000 });
   const deps = { browsers: host, guard, budgetMs: 30_000, settleMs: 1_000, connectTimeoutMs: 5_000, maxConsoleErrors: 50 };
   const before = memory('before the browser');

@@ -86,18 +86,27 @@ export async function observePage(url: string, deps: ObserveDeps): Promise<Obser
     context.on('requestfinished', (request) => transfers.push(transferOf(request, false)));
     context.on('requestfailed', (request) => transfers.push(transferOf(request, true)));
     const consoleErrors = collectConsoleErrors(page, deps.maxConsoleErrors);
+    // A renderer that dies is a crash too, not an unreachable target.
+    page.once('crash', onDisconnect);
+    // The main document's last answer (after redirects), kept even when the load event never comes.
+    let mainResponse: Response | null = null;
+    page.on('response', (r) => {
+      if (r.request().isNavigationRequest() && r.frame() === page.mainFrame()) mainResponse = r;
+    });
 
     let response: Response | null = null;
     let budgetExceeded = false;
     try {
       response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1_000, deadline - Date.now() - RESERVE_MS) });
+      mainResponse = response ?? mainResponse;
     } catch (error) {
       if (crashed || !browser.isConnected()) throw new ScannerError('browser_crashed', undefined, { cause: error });
       if (deps.signal?.aborted === true) throw deps.signal.reason;
       if (proxy.refused.some((r) => sameDestination(r.destination, url))) throw new ScannerError('blocked_destination', undefined, { cause: error });
       if (!isTimeout(error)) throw new ScannerError('target_unreachable', undefined, { cause: error });
       budgetExceeded = true;
-      if (page.url() === 'about:blank') throw new ScannerError('target_timeout', undefined, { cause: error });
+      if (mainResponse === null) throw new ScannerError('target_timeout', undefined, { cause: error });
+      response = mainResponse;
     }
     // The page, or a redirect of it, was refused by the proxy: nothing of the target was rendered.
     if (response !== null && (await response.headerValue(REFUSED_HEADER)) !== null) throw new ScannerError('blocked_destination');

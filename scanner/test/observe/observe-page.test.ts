@@ -54,6 +54,11 @@ beforeAll(async () => {
             navigator.sendBeacon && navigator.sendBeacon('${c}/beacon', 'x');
           </script>
           <p>Nada de canário aqui.</p></body></html>`);
+      case '/hangs':
+        return html('<!doctype html><html><head><title>Lenta</title></head><body><p>Quase pronta</p><img src="/never.png"></body></html>');
+      case '/never.png':
+      case '/never':
+        return; // never answered: the load event never comes
       case '/to-canary':
         return void res.writeHead(302, { location: `${c}/redirected.png` }).end();
       case '/frame-redirect':
@@ -136,6 +141,21 @@ describe('observePage', () => {
     const error = await observePage(`http://127.0.0.1:${String(gone.port)}/`, deps()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScannerError);
     expect(error).toMatchObject({ code: 'target_unreachable', status: 502 });
+  });
+});
+
+describe('the budget', () => {
+  it('reports what was seen when the page is still loading at the end of the budget', async () => {
+    const o = await observePage(`${site.origin}/hangs`, deps({ budgetMs: 5_000 }));
+    expect(o.budgetExceeded).toBe(true);
+    expect(o.status).toBe(200);
+    expect(o.timings.fcpMs).toBeGreaterThan(0);
+    expect(o.timings.loadMs).toBeNull();
+  });
+
+  it('answers target_timeout (502) when the page never answers', async () => {
+    const error = await observePage(`${site.origin}/never`, deps({ budgetMs: 5_000 })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'target_timeout', status: 502 });
   });
 });
 
