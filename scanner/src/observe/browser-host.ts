@@ -67,6 +67,11 @@ export class BrowserHost {
     }
   }
 
+  /** The guard every request of the browser goes through (observations use it for their own proxies). */
+  get guard(): NetGuard {
+    return this.#options.guard;
+  }
+
   /** Whether a browser is running now (for the health of the service, not a reason to launch one). */
   get running(): boolean {
     return this.#browser !== undefined;
