@@ -54,6 +54,14 @@ beforeAll(async () => {
             navigator.sendBeacon && navigator.sendBeacon('${c}/beacon', 'x');
           </script>
           <p>Nada de canário aqui.</p></body></html>`);
+      case '/third':
+        return html(`<!doctype html><html><head><title>Terceiros</title>
+          <script src="http://cdn.thirdparty.test:${String(site.port)}/lib.js"></script></head>
+          <body><p>Texto</p><img src="http://www.127-0-0-1.test:${String(site.port)}/pixel"></body></html>`);
+      case '/lib.js':
+        return void res.writeHead(200, { 'content-type': 'text/javascript' }).end('window.lib = 1; nosuchfunction();');
+      case '/pixel':
+        return void res.writeHead(200, { 'content-type': 'image/png' }).end(noisePng(1, 1));
       case '/hangs':
         return html('<!doctype html><html><head><title>Lenta</title></head><body><p>Quase pronta</p><img src="/never.png"></body></html>');
       case '/never.png':
@@ -69,6 +77,7 @@ beforeAll(async () => {
   });
   const lookup: HostLookup = async (name) => {
     if (name === 'canary.test') return [{ address: '127.0.0.2', family: 4 }];
+    if (name === 'cdn.thirdparty.test' || name === 'www.127-0-0-1.test') return [{ address: '127.0.0.1', family: 4 }];
     throw new Error(`no such host ${name}`);
   };
   guard = new NetGuard({ allowPrivate: ['127.0.0.1/32'], lookup });
@@ -120,6 +129,14 @@ describe('observePage', () => {
     // WebSockets reach the proxy as CONNECT tunnels to host:port (or as an absolute ws: URI).
     expect(o.refusedCount).toBeGreaterThanOrEqual(9);
     expect(o.refusedRequests.some((r) => /canary\.test/.test(r.destination))).toBe(true);
+  });
+
+  it('names the third-party hosts a page loads from and the errors its scripts throw', async () => {
+    const o = await observePage(`${site.origin}/third`, deps());
+    expect(o.thirdPartyHosts).toEqual(['cdn.thirdparty.test', 'www.127-0-0-1.test']);
+    expect(o.requests.byType.script?.count).toBe(1);
+    expect(o.consoleErrors.some((e) => e.includes('nosuchfunction'))).toBe(true);
+    expect(o.refusedCount).toBe(0);
   });
 
   it('keeps one browser warm across observations, each in a fresh context', async () => {
