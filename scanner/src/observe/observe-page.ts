@@ -1,4 +1,4 @@
-import type { NetGuard } from '@aduana/shared';
+import { parseTargetUrl, type NetGuard } from '@aduana/shared';
 import type { BrowserContext, Page, Request, Response } from 'playwright-core';
 import { ScannerError } from '../errors.js';
 import type { BrowserHost } from './browser-host.js';
@@ -55,6 +55,12 @@ interface Transfer {
  * itself, `target_unreachable` / `target_timeout` (502) when it did not load.
  */
 export async function observePage(url: string, deps: ObserveDeps): Promise<Observation> {
+  // Only http(s), no credentials: anything else (file:, chrome:, data:) never reaches the browser.
+  try {
+    parseTargetUrl(url);
+  } catch (error) {
+    throw new ScannerError('invalid_url', undefined, { cause: error });
+  }
   const deadline = Date.now() + deps.budgetMs;
   const browser = await deps.browsers.browser();
   const proxy = await GuardProxy.start({ guard: deps.guard, connectTimeoutMs: deps.connectTimeoutMs, maxRefusalsKept: 50 });
@@ -65,8 +71,13 @@ export async function observePage(url: string, deps: ObserveDeps): Promise<Obser
   };
   browser.once('disconnected', onDisconnect);
   // The hard stop: past the budget (plus a grace for closing) the context is closed, which ends every wait below.
-  const killer = setTimeout(() => void context?.close().catch(() => undefined), deps.budgetMs + 2_000);
-  const onAbort = (): void => void context?.close().catch(() => undefined);
+  let stoppedByUs = false;
+  const stop = (): void => {
+    stoppedByUs = true;
+    void context?.close().catch(() => undefined);
+  };
+  const killer = setTimeout(stop, deps.budgetMs + 2_000);
+  const onAbort = stop;
   deps.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     try {
@@ -100,8 +111,10 @@ export async function observePage(url: string, deps: ObserveDeps): Promise<Obser
       response = await page.goto(url, { waitUntil: 'load', timeout: Math.max(1_000, deadline - Date.now() - RESERVE_MS) });
       mainResponse = response ?? mainResponse;
     } catch (error) {
-      if (crashed || !browser.isConnected()) throw new ScannerError('browser_crashed', undefined, { cause: error });
       if (deps.signal?.aborted === true) throw deps.signal.reason;
+      // The browser or the page went away under us (not our budget stop): a crash, whichever event arrived first.
+      if (crashed || !browser.isConnected() || (isTargetClosed(error) && !stoppedByUs)) throw new ScannerError('browser_crashed', undefined, { cause: error });
+      if (stoppedByUs) throw new ScannerError('target_timeout', undefined, { cause: error });
       if (proxy.refused.some((r) => sameDestination(r.destination, url))) throw new ScannerError('blocked_destination', undefined, { cause: error });
       if (!isTimeout(error)) throw new ScannerError('target_unreachable', undefined, { cause: error });
       budgetExceeded = true;
@@ -213,6 +226,10 @@ async function settled(transfers: readonly Promise<Transfer>[], ms: number): Pro
   await Promise.race([all, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
   return done;
+}
+
+function isTargetClosed(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TargetClosedError' || /has been closed|crashed/i.test(error.message));
 }
 
 function isTimeout(error: unknown): boolean {

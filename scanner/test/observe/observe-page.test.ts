@@ -176,6 +176,31 @@ describe('the budget', () => {
   });
 });
 
+describe('a browser that dies', () => {
+  it('fails the observation in progress with browser_crashed (502), and the next one gets a new browser', async () => {
+    const own = new BrowserHost({ executablePath: CHROMIUM, launchTimeoutMs: 30_000, guard, connectTimeoutMs: 5_000 });
+    try {
+      const first = await own.browser();
+      const pending = observePage(`${site.origin}/hangs`, deps({ browsers: own })).catch((e: unknown) => e);
+      // Killed while the page is still loading (its image never comes).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await first.close();
+      expect(await pending).toMatchObject({ code: 'browser_crashed', status: 502 });
+      const o = await observePage(`${site.origin}/shift`, deps({ browsers: own }));
+      expect(o.status).toBe(200);
+      expect(await own.browser()).not.toBe(first);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('refuses what is not an http(s) URL before the browser sees it', async () => {
+    for (const url of ['file:///etc/passwd', 'chrome://crash', 'data:text/html,hi', 'http://user:pw@127.0.0.1/']) {
+      await expect(observePage(url, deps())).rejects.toMatchObject({ code: 'invalid_url' });
+    }
+  });
+});
+
 describe('without Chromium', () => {
   it('answers browser_missing (502) with a message saying how to install it', async () => {
     const missing = new BrowserHost({ executablePath: '/nonexistent/chromium', launchTimeoutMs: 5_000, guard, connectTimeoutMs: 1_000 });
