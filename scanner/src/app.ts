@@ -4,6 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { CollectOptions } from './collect/index.js';
 import { judgingLimitsOf, type ScannerConfig } from './config.js';
 import { trustProxySetting } from './clients/trust-proxy.js';
+import { browserHostPlugin } from './plugins/browser-host.js';
 import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
 import { inFlightPlugin } from './plugins/in-flight.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
@@ -62,6 +63,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
   app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
   app.register(selfIdentityPlugin, { config });
+  app.register(browserHostPlugin, { config });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

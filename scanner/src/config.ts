@@ -24,6 +24,12 @@ export const SCANNER_CONFIG = {
   robotsMaxRuleLength: { env: 'SCANNER_ROBOTS_MAX_RULE_LENGTH', type: 'integer', default: 1_024, minimum: 16, description: 'Longest robots.txt rule path read; longer rules count as invalid lines' },
   evidenceMaxChars: { env: 'SCANNER_EVIDENCE_MAX_CHARS', type: 'integer', default: 1_000, minimum: 100, maximum: 100_000, description: 'Longest evidence string of an assessment or SEO audit; longer ones are cut with "…"' },
   evidenceMaxItems: { env: 'SCANNER_EVIDENCE_MAX_ITEMS', type: 'integer', default: 50, minimum: 1, maximum: 10_000, description: 'Most entries of one evidence list (headings, hreflang, Open Graph tags, signals)' },
+  crawlMaxLinkChecks: { env: 'SCANNER_CRAWL_MAX_LINK_CHECKS', type: 'integer', default: 50, minimum: 0, maximum: 500, description: 'HEAD checks of same-site links an SEO crawl did not visit, for broken links' },
+  crawlMaxLinksPerPage: { env: 'SCANNER_CRAWL_MAX_LINKS_PER_PAGE', type: 'integer', default: 1_000, minimum: 10, maximum: 100_000, description: 'Links read from one crawled page; later ones are ignored' },
+  chromiumPath: { env: 'SCANNER_CHROMIUM_PATH', type: 'string', default: '/usr/bin/chromium', description: 'Chromium for rendered-page observations (Debian package chromium; `bash scripts/system-packages.sh` installs it). The service starts without it' },
+  observeBudgetMs: { env: 'SCANNER_OBSERVE_BUDGET_MS', type: 'integer', default: 30_000, minimum: 5_000, maximum: 120_000, description: 'Time for one rendered-page observation, navigation to screenshot' },
+  observeSettleMs: { env: 'SCANNER_OBSERVE_SETTLE_MS', type: 'integer', default: 5_000, minimum: 0, maximum: 60_000, description: 'After the load event, longest wait for the network to go quiet before the metrics are read' },
+  observeMaxConsoleErrors: { env: 'SCANNER_OBSERVE_MAX_CONSOLE_ERRORS', type: 'integer', default: 50, minimum: 0, maximum: 1_000, description: 'Console errors kept from one observation' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 

@@ -20,6 +20,8 @@ export const ERRORS = Object.freeze({
   client_closed: { status: 499, message: 'The client closed the request before the answer.' },
   target_unreachable: { status: 502, message: 'Target unreachable.' },
   target_timeout: { status: 502, message: 'Target did not answer in time.' },
+  browser_missing: { status: 502, message: 'Rendering unavailable: Chromium is not installed on this server; install it with `bash scripts/system-packages.sh`.' },
+  browser_crashed: { status: 502, message: 'Rendering unavailable: the browser crashed or could not start; retry later.' },
   internal: { status: 500, message: 'Internal error.' },
 } satisfies Record<string, { status: number; message: string }>);
 

@@ -12,3 +12,6 @@ export type { Check, Verdict, Profile, Dimension, Pillar, Severity } from './che
 export { SCORING_VERSION } from './scoring/scoring.js';
 export { seoAudit, type SeoAudit } from './seo/seo-audit.js';
 export type { Snapshot, Probe, PageProbe } from './snapshot/snapshot.js';
+export { crawlSite, crawlDepsOf, CRAWL_REQUEST_SCHEMA, type CrawlDeps, type CrawlOptions, type CrawlRequest, type CrawlResult, type CrawledPage } from './crawl/index.js';
+export { observePage, BrowserHost, GuardProxy, type ObserveDeps, type Observation, type BrowserHostOptions } from './observe/index.js';
+export { renderPaidMediaReport, renderGrowthReport, reportTerms, landingSignals, GROWTH_REQUEST_SCHEMA, type GrowthRequest, type LandingSignals, type ReportInput } from './report/index.js';
