@@ -15,6 +15,9 @@ import type { AuditTrail } from './audit/audit-trail.js';
 import type { EventIngestor } from './events/event-ingestor.js';
 import type { IngestValidator } from './events/ingest-event.js';
 import type { MetricStore } from './telemetry/metric-store.js';
+import type { AgentRegistry } from './agents/agent-registry.js';
+import type { TelemetryService } from './telemetry/telemetry-service.js';
+import type { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -35,6 +38,9 @@ export interface GatewayDeps {
   readonly ingestor: EventIngestor;
   readonly ingestValidator: IngestValidator;
   readonly metrics: MetricStore;
+  readonly agents: AgentRegistry;
+  readonly telemetry: TelemetryService;
+  readonly prometheus: PrometheusMetrics;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }
