@@ -204,6 +204,8 @@ export class AgentRegistry {
     if (agents.size >= this.options.maxPerTenant) throw new GatewayError('agent_limit', `this tenant has ${agents.size} agents, the most it may register`, 'agent_limit');
     const s = new AgentState(tenantId, agentId);
     s.name = agentId;
+    // Registering is contact: seen now, and its first heartbeat is due one interval from now.
+    s.lastSeen = now;
     s.heartbeatBase = now;
     s.createdAt = now;
     s.updatedAt = now;
