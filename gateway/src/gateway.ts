@@ -118,7 +118,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),
     queues: () => telemetryRef?.queues() ?? [],
   });
-  const telemetry = new TelemetryService(
+  const telemetry = await TelemetryService.create(
     {
       otlpEndpoint: config.otlpEndpoint,
       otlpHeaders: config.otlpHeaders,

@@ -37,6 +37,7 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
     await until(() => rx.logs.some((l) => l.attributes['trace_id'] === 'tr-1'));
     const log = rx.logs.find((l) => l.attributes['trace_id'] === 'tr-1')!;
     expect(log.severityText).toBe('ERROR');
+    expect(rx.otlpHeaders.every((h) => h['x-collector-key'] === 's3cret' && h['content-type'] === 'application/json')).toBe(true);
     expect(log.attributes).toMatchObject({ tenant_id: 'fwd', agent_id: 'bot-1', step: 3, sanitization: 'pii-redacted' });
     for (const text of [log.body, String(log.attributes['note'])]) {
       expect(text).toContain('[REDACTED:EMAIL]');
@@ -62,6 +63,7 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
     }
     const status = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
     expect(status.body.providers).toEqual({ logs_provider: 'ACTIVE', errors_provider: 'ACTIVE' });
+    expect(status.body.latency_ms).toBeGreaterThanOrEqual(0);
   });
 
   for (const mode of ['fail', 'reset'] as const) {

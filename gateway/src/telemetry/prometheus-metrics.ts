@@ -11,17 +11,17 @@ export interface PrometheusSources {
 /**
  * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registry (never the global
  * one). Process-wide figures without tenant or agent labels; per-tenant figures are /v1/telemetry/query/stats. The
- * request path only increments pre-bound children (no label lookup per call, except a rule's first block).
+ * request path adds to plain counters, handed to prom-client when scraped (no label hashing per decision); the latency
+ * histogram observes through a pre-bound child per server.
  */
 export class PrometheusMetrics {
   readonly registry = new Registry();
   readonly #requestDuration: Histogram;
-  readonly #decisions: Counter;
-  readonly #blocks: Counter;
   readonly #upstreamErrors: Counter;
   readonly #ledgerAppend: Histogram;
-  readonly #verdictChildren = new Map<string, Counter.Internal>();
-  readonly #ruleChildren = new Map<string, Counter.Internal>();
+  // Decisions are counted in plain Maps and handed to prom-client at scrape time: no label hashing per decision.
+  readonly #verdicts = new Map<string, number>();
+  readonly #rules = new Map<string, number>();
   readonly #serverChildren = new Map<string, Histogram.Internal<string>>();
 
   constructor(sources: PrometheusSources) {
@@ -34,8 +34,28 @@ export class PrometheusMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.#decisions = new Counter({ name: 'aduana_decisions_total', help: 'Decisions (decide and proxied calls) by verdict', labelNames: ['verdict'], registers });
-    this.#blocks = new Counter({ name: 'aduana_blocks_total', help: 'Decisions other than ALLOW by rule (policy id, agent_suspended)', labelNames: ['rule'], registers });
+    const verdicts = this.#verdicts;
+    const rules = this.#rules;
+    new Counter({
+      name: 'aduana_decisions_total',
+      help: 'Decisions (decide and proxied calls) by verdict',
+      labelNames: ['verdict'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [verdict, n] of verdicts) this.inc({ verdict }, n);
+      },
+    });
+    new Counter({
+      name: 'aduana_blocks_total',
+      help: 'Decisions other than ALLOW by rule (policy id, agent_suspended)',
+      labelNames: ['rule'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [rule, n] of rules) this.inc({ rule }, n);
+      },
+    });
     this.#upstreamErrors = new Counter({ name: 'aduana_upstream_errors_total', help: 'Proxied calls the upstream failed, by outcome', labelNames: ['outcome'], registers });
     this.#ledgerAppend = new Histogram({
       name: 'aduana_ledger_append_seconds',
@@ -83,7 +103,7 @@ export class PrometheusMetrics {
         for (const q of sources.queues()) this.inc({ provider: q.name }, q.stats().sent);
       },
     });
-    for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdictChildren.set(v, this.#decisions.labels(v));
+    for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
   }
 
   /** A request answered by `server` after `seconds`. */
@@ -97,19 +117,8 @@ export class PrometheusMetrics {
   }
 
   decision(verdict: string, rule: string): void {
-    let v = this.#verdictChildren.get(verdict);
-    if (!v) {
-      v = this.#decisions.labels(verdict);
-      this.#verdictChildren.set(verdict, v);
-    }
-    v.inc();
-    if (verdict === 'ALLOW') return;
-    let r = this.#ruleChildren.get(rule);
-    if (!r) {
-      r = this.#blocks.labels(rule);
-      this.#ruleChildren.set(rule, r);
-    }
-    r.inc();
+    this.#verdicts.set(verdict, (this.#verdicts.get(verdict) ?? 0) + 1);
+    if (verdict !== 'ALLOW') this.#rules.set(rule, (this.#rules.get(rule) ?? 0) + 1);
   }
 
   upstreamError(outcome: string): void {

@@ -5,14 +5,16 @@ const MAX_DEPTH = 8;
 
 /**
  * PII redaction of everything telemetry keeps or forwards (docs/telemetry.md, "Redaction"): the proxy's recognizers,
- * every entity, compiled once. Ids (tenant, agent) are redacted too, since an operator may have named an agent after
+ * every entity, compiled once (at first use). Ids (tenant, agent) are redacted too, since an operator may have named an agent after
  * a person; their redacted form is cached, as the same few ids come back on every export.
  */
 export class Sanitizer {
-  readonly #redactor: PiiRedactor = createPiiRedactor();
+  // Compiled at first use: a gateway that never ingests or forwards does not hold every recognizer in memory.
+  #redactor: PiiRedactor | null = null;
   readonly #ids = new LRUCache<string, string>({ max: 10_000 });
 
   text(s: string): string {
+    this.#redactor ??= createPiiRedactor();
     return this.#redactor.redact(s).text;
   }
 

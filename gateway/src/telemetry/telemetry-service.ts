@@ -1,13 +1,12 @@
 import { newId, type Logger } from '@aduana/shared';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { fingerprint, type ErrorStore } from './error-store.js';
 import type { ExportQueue, ExportQueueStats, ProviderStatus } from './exporters/export-queue.js';
 import { otlpTarget } from './exporters/otlp-config.js';
-import { otlpLogsQueue, type ForwardedLog } from './exporters/otlp-logs.js';
-import { OtlpMetrics } from './exporters/otlp-metrics.js';
-import { sentryQueue, type ForwardedError } from './exporters/sentry-errors.js';
+import type { ForwardedLog } from './exporters/otlp-logs.js';
+import type { OtlpMetrics } from './exporters/otlp-metrics.js';
+import type { ForwardedError } from './exporters/sentry-errors.js';
 import type { LogStore } from './log-store.js';
 import type { MetricStore } from './metric-store.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
@@ -34,6 +33,12 @@ export interface IngestInput {
   log: { level: LogLevel; message: string; attributes?: Record<string, unknown> };
 }
 
+interface Exporters {
+  logs: ExportQueue<ForwardedLog> | null;
+  metrics: OtlpMetrics | null;
+  errors: ExportQueue<ForwardedError> | null;
+}
+
 const UPSTREAM_FAILURES: ReadonlySet<string> = new Set(['upstream_error', 'upstream_unavailable', 'upstream_aborted', 'error']);
 
 /**
@@ -53,22 +58,49 @@ export class TelemetryService {
   #pruneTimer: NodeJS.Timeout | null = null;
   #pruning: Promise<unknown> = Promise.resolve();
 
-  constructor(
+  /** The forwarders a configuration asks for; their packages are loaded only then (memory of a sidecar without them). */
+  static async create(
+    options: TelemetryOptions,
+    stores: { logs: LogStore; errors: ErrorStore },
+    metrics: MetricStore,
+    prometheus: PrometheusMetrics,
+    agents: AgentRegistry,
+    logger: Logger,
+  ): Promise<TelemetryService> {
+    const queue = { maxItems: options.queueMax, batchMax: options.batchMax, flushMs: options.flushMs, retryBaseMs: options.retryBaseMs, retryMaxMs: options.retryMaxMs };
+    const target = otlpTarget(options.otlpEndpoint, options.otlpHeaders);
+    const exporters: Exporters = { logs: null, metrics: null, errors: null };
+    if (target) {
+      const [{ resourceFromAttributes }, { otlpLogsQueue }, { OtlpMetrics }] = await Promise.all([
+        import('@opentelemetry/resources'),
+        import('./exporters/otlp-logs.js'),
+        import('./exporters/otlp-metrics.js'),
+      ]);
+      const resource = resourceFromAttributes({ 'service.name': 'aduana-gateway' });
+      exporters.logs = otlpLogsQueue(target, resource, options.exportTimeoutMs, queue);
+      exporters.metrics = new OtlpMetrics(target, resource, options.exportTimeoutMs, queue);
+    }
+    if (options.sentryDsn) {
+      const { sentryQueue } = await import('./exporters/sentry-errors.js');
+      exporters.errors = sentryQueue(options.sentryDsn, options.exportTimeoutMs, queue);
+    }
+    return new TelemetryService(options, stores, metrics, prometheus, agents, logger, exporters);
+  }
+
+  private constructor(
     private readonly options: TelemetryOptions,
     stores: { logs: LogStore; errors: ErrorStore },
     private readonly metrics: MetricStore,
     private readonly prometheus: PrometheusMetrics,
     private readonly agents: AgentRegistry,
     private readonly logger: Logger,
+    exporters: Exporters,
   ) {
     this.logs = stores.logs;
     this.errors = stores.errors;
-    const queue = { maxItems: options.queueMax, batchMax: options.batchMax, flushMs: options.flushMs, retryBaseMs: options.retryBaseMs, retryMaxMs: options.retryMaxMs };
-    const target = otlpTarget(options.otlpEndpoint, options.otlpHeaders);
-    const resource = resourceFromAttributes({ 'service.name': 'aduana-gateway' });
-    this.#otlpLogs = target ? otlpLogsQueue(target, resource, options.exportTimeoutMs, queue) : null;
-    this.#otlpMetrics = target ? new OtlpMetrics(target, resource, options.exportTimeoutMs, queue) : null;
-    this.#sentry = options.sentryDsn ? sentryQueue(options.sentryDsn, options.exportTimeoutMs, queue) : null;
+    this.#otlpLogs = exporters.logs;
+    this.#otlpMetrics = exporters.metrics;
+    this.#sentry = exporters.errors;
     this.#queues = [this.#otlpLogs, this.#otlpMetrics?.queue ?? null, this.#sentry].filter((q) => q !== null) as ExportQueue<unknown>[];
   }
 
@@ -148,7 +180,6 @@ export class TelemetryService {
 
   /** `GET /v1/telemetry/status`. */
   status(): Record<string, unknown> {
-    const started = performance.now();
     const provider = (q: ExportQueue<unknown> | null): ProviderStatus => q?.status ?? 'DISABLED';
     const logsQueues = [this.#otlpLogs, this.#otlpMetrics?.queue ?? null];
     const logsStatus: ProviderStatus = logsQueues.every((q) => q === null) ? 'DISABLED' : logsQueues.some((q) => q?.status === 'DEGRADED') ? 'DEGRADED' : 'ACTIVE';
@@ -160,7 +191,8 @@ export class TelemetryService {
       sanitization: 'pii-redacted',
       retention_days: this.options.retentionDays,
       queues,
-      latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
+      // The logs forwarder's last delivery round trip (0 before the first): how far away the provider is.
+      latency_ms: this.#otlpLogs?.stats().last_latency_ms ?? 0,
     };
   }
 

@@ -44,6 +44,8 @@ export class TelemetryReceiver {
   readonly metrics: ReceivedMetricPoint[] = [];
   readonly errors: ReceivedError[] = [];
   readonly rawBodies: string[] = [];
+  /** Headers of every OTLP request received. */
+  readonly otlpHeaders: Record<string, string | string[] | undefined>[] = [];
   mode: Mode = 'ok';
   #server: Server | null = null;
   url = '';
@@ -61,6 +63,7 @@ export class TelemetryReceiver {
         }
         this.rawBodies.push(raw.toString('utf8'));
         const path = (req.url ?? '').split('?')[0];
+        if (path === '/v1/logs' || path === '/v1/metrics') this.otlpHeaders.push(req.headers);
         if (path === '/v1/logs') this.#logs(raw);
         else if (path === '/v1/metrics') this.#metrics(raw);
         else if (/^\/api\/\d+\/envelope\/$/.test(path ?? '')) this.#envelope(raw);
