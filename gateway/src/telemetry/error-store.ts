@@ -31,6 +31,8 @@ export function fingerprint(level: string, ruleId: string, message: string): str
 export class ErrorStore {
   #pending: { tenantId: string; input: ErrorInput; event: ErrorEvent; title: string }[] = [];
   #timer: NodeJS.Timeout | null = null;
+  /** The writes started so far: a flush with nothing new still waits for them, so a read after it sees them. */
+  #written: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly events: Database,
@@ -58,8 +60,8 @@ export class ErrorStore {
     this.#timer = null;
     const pending = this.#pending;
     this.#pending = [];
-    if (pending.length === 0) return Promise.resolve();
-    return this.events.transaction(() => {
+    if (pending.length === 0) return this.#written;
+    const written = this.events.transaction(() => {
       for (const { tenantId, input, event, title } of pending) {
         this.events.put([tenantId, event.id], event);
         const key = [tenantId, event.issueId];
@@ -70,6 +72,8 @@ export class ErrorStore {
         this.issues.put(key, issue);
       }
     });
+    this.#written = Promise.all([this.#written, written]);
+    return this.#written;
   }
 
   /** The tenant's issues, most recently seen first. */

@@ -28,6 +28,8 @@ type Key = [string, string, string, number];
 export class MetricStore {
   /** `tenant \0 metric \0 agent \0 second` (ids hold no control characters) -> samples not yet written. */
   readonly #buffer = new Map<string, number[]>();
+  /** Batches being written: queries still read them until their transaction commits (no gap in what a query sees). */
+  readonly #writing = new Set<Map<string, number[]>>();
   #timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: Database) {}
@@ -46,10 +48,11 @@ export class MetricStore {
   flush(): Promise<unknown> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const pending = [...this.#buffer];
+    if (this.#buffer.size === 0) return Promise.resolve();
+    const pending = new Map(this.#buffer);
     this.#buffer.clear();
-    if (pending.length === 0) return Promise.resolve();
-    return this.db.transaction(() => {
+    this.#writing.add(pending);
+    const written = this.db.transaction(() => {
       for (const [flat, samples] of pending) {
         const key = parseKey(flat);
         const stored = this.db.get(key) as number[] | undefined;
@@ -58,6 +61,9 @@ export class MetricStore {
         else this.db.put(key, stored.concat(samples));
       }
     });
+    const done = () => this.#writing.delete(pending);
+    written.then(done, done);
+    return written;
   }
 
   /** The tenant's samples of `metric` in [from, to] (Unix seconds), one agent or all, per second, with summary stats. */
@@ -76,10 +82,12 @@ export class MetricStore {
         take((key as Key)[3], value as number[]);
       }
     }
-    // Samples of the last second, not written yet.
-    for (const [flat, samples] of this.#buffer) {
-      const [t, m, a, ts] = parseKey(flat);
-      if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
+    // Samples of the last second, not written yet (or being written).
+    for (const buffer of [this.#buffer, ...this.#writing]) {
+      for (const [flat, samples] of buffer) {
+        const [t, m, a, ts] = parseKey(flat);
+        if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
+      }
     }
     const series = [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([timestamp, value]) => ({ timestamp, value }));
     // A count's statistics are over its per-second totals (all agents together), a measure's over its samples.
@@ -122,9 +130,11 @@ export class MetricStore {
       agents.add(next);
       last = next;
     }
-    for (const flat of this.#buffer.keys()) {
-      const [t, m, a] = parseKey(flat);
-      if (t === tenantId && m === metric) agents.add(a);
+    for (const buffer of [this.#buffer, ...this.#writing]) {
+      for (const flat of buffer.keys()) {
+        const [t, m, a] = parseKey(flat);
+        if (t === tenantId && m === metric) agents.add(a);
+      }
     }
     return [...agents];
   }
