@@ -52,4 +52,20 @@ describe('the workspace dependency graph', () => {
     }
     expect(offenders).toEqual([]);
   });
+
+  it('the agent SDK (@aduana/sdk) has no runtime dependency: its sources import only Node built-ins and its own files', () => {
+    const m = JSON.parse(readFileSync(join(root, 'gateway/sdk/package.json'), 'utf8')) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
+    expect(Object.keys({ ...m.dependencies, ...m.peerDependencies })).toEqual([]);
+    const offenders: string[] = [];
+    for (const dir of ['src', 'examples']) {
+      for (const file of sources(join(root, 'gateway/sdk', dir))) {
+        for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+          const spec = match[1]!;
+          // The example imports the SDK by its package name, as an agent would.
+          if (!spec.startsWith('./') && !spec.startsWith('node:') && !(dir === 'examples' && spec === '@aduana/sdk')) offenders.push(`${file}: ${spec}`);
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
 });

@@ -18,6 +18,9 @@ import type { MetricStore } from './telemetry/metric-store.js';
 import type { UserStore } from './users/user-store.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { PasswordLogin } from './sessions/password-login.js';
+import type { AgentRegistry } from './agents/agent-registry.js';
+import type { TelemetryService } from './telemetry/telemetry-service.js';
+import type { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -41,6 +44,9 @@ export interface GatewayDeps {
   readonly users: UserStore;
   readonly sessions: SessionStore;
   readonly passwordLogin: PasswordLogin;
+  readonly agents: AgentRegistry;
+  readonly telemetry: TelemetryService;
+  readonly prometheus: PrometheusMetrics;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }

@@ -38,6 +38,14 @@ import { LoginFailures } from './sessions/login-failures.js';
 import { PasswordLogin } from './sessions/password-login.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
+import { AgentRegistry } from './agents/agent-registry.js';
+import { HeartbeatMonitor } from './agents/heartbeat-monitor.js';
+import { buildPackPolicies } from './agents/pack-policies.js';
+import { registerAgentRoutes } from './routes/agents-routes.js';
+import { TelemetryService } from './telemetry/telemetry-service.js';
+import { LogStore } from './telemetry/log-store.js';
+import { ErrorStore } from './telemetry/error-store.js';
+import { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -96,7 +104,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   const audit = new AuditTrail(decisions, ledger, logger);
   const metrics = new MetricStore(store.metrics);
-  const agentBudget = () => null;
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
   const loginFailures = new LoginFailures(store.counters, {
@@ -105,6 +112,51 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     windowMs: config.loginFailureWindowS * 1000,
   });
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
+  const policyValidator = new PolicyValidator();
+  runtimes.usePackPolicies(buildPackPolicies(policyValidator));
+  const agents = new AgentRegistry(store.agents, {
+    intervalMs: config.heartbeatIntervalS * 1000,
+    requireRegistered: config.requireRegisteredAgents,
+    maxPerTenant: config.agentsMaxPerTenant,
+    flushMs: config.agentFlushMs,
+    // A pack is compiled when an agent gets it, not on its first request (a set that cannot compile answers then).
+    onPack: (tenantId, pack) => {
+      try {
+        runtimes.agentSet(tenantId, pack);
+      } catch (err) {
+        logger.warn({ err, tenantId, pack }, "an agent's policy set cannot be compiled");
+      }
+    },
+  });
+  let telemetryRef: TelemetryService | null = null;
+  const prometheus = new PrometheusMetrics({
+    ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),
+    queues: () => telemetryRef?.queues() ?? [],
+  });
+  const telemetry = await TelemetryService.create(
+    {
+      otlpEndpoint: config.otlpEndpoint,
+      otlpHeaders: config.otlpHeaders,
+      sentryDsn: config.sentryDsn,
+      queueMax: config.telemetryQueueMax,
+      batchMax: config.telemetryBatchMax,
+      flushMs: config.telemetryFlushMs,
+      retryBaseMs: config.telemetryRetryBaseMs,
+      retryMaxMs: config.telemetryRetryMaxMs,
+      exportTimeoutMs: config.telemetryExportTimeoutMs,
+      retentionDays: config.telemetryRetentionDays,
+      pruneIntervalS: config.telemetryPruneIntervalS,
+    },
+    { logs: new LogStore(store.logs, store.logsByAgent), errors: new ErrorStore(store.errorEvents, store.errorIssues) },
+    metrics,
+    prometheus,
+    agents,
+    logger,
+  );
+  telemetryRef = telemetry;
+  audit.observe(telemetry.onDecision);
+  audit.timeAppends((seconds) => prometheus.ledgerAppended(seconds));
+  const heartbeats = new HeartbeatMonitor(agents, telemetry.onMissedHeartbeats, () => Promise.all([metrics.flush(), agents.flush()]));
   const deps: GatewayDeps = {
     config,
     logger,
@@ -113,10 +165,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     tokens,
     authenticator,
     policies,
-    policyValidator: new PolicyValidator(),
+    policyValidator,
     runtimes,
     decisions,
-    engine: new DecisionEngine(runtimes, audit, agentBudget),
+    engine: new DecisionEngine(runtimes, audit, agents),
     decideValidator: new DecideRequestValidator(),
     ledger,
     audit,
@@ -126,6 +178,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     users,
     sessions,
     passwordLogin,
+    agents,
+    telemetry,
+    prometheus,
     onDecisionResolved: (d) => audit.recordResolution(d),
   };
   const upstream = new UpstreamClient({
@@ -144,23 +199,24 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   };
   // One budget for both ports: the memory they share is one process's.
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
-  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway' });
+  const onAnswered = (server: string, seconds: number) => prometheus.requestDone(server, seconds);
+  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered });
   registerHealthRoutes(api, deps);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerUserRoutes(api, deps);
+  registerAgentRoutes(api, deps);
   const proxy = new ProxyPipeline({
     server: api,
     access,
     runtimes,
-    agentBudget,
+    agents,
     prices,
     tools: new ToolCallValidator(),
     upstream,
     audit,
-    metrics,
     logger,
     maxModelLength: config.ledgerMaxModelLength,
     evalPool,
@@ -171,7 +227,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered });
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(auth, deps);
   auth.finish();
@@ -183,6 +239,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
     await Promise.all([api.close(0), auth.close(0)]);
+    await telemetry.close();
     await upstream.close();
     await ledger.close();
     await store.close();
@@ -190,6 +247,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, authPort, dataDir: config.dataDir }, 'gateway listening');
+  heartbeats.start();
+  telemetry.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -203,7 +262,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
         await upstream.close();
-        await Promise.all([runtimes.flushSpend(), metrics.flush(), evalPool.close()]);
+        await heartbeats.stop();
+        await telemetry.close();
+        await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush(), evalPool.close()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();

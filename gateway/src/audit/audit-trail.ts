@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
 import type { DecisionRecord, DecisionStore } from '../decisions/decision-store.js';
 import type { Ledger } from '../ledger/index.js';
@@ -8,7 +9,17 @@ import type { Ledger } from '../ledger/index.js';
  * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (docs/decisions.md), and
  * shutdown flushes both.
  */
+/**
+ * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
+ * request path feeds telemetry directly. `latencyMs` is the governance time; `outcome` the proxy call's end, or null; `costBrl` its token cost.
+ * Observers only touch memory: they run on the request path.
+ */
+export type DecisionObserver = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number) => void;
+
 export class AuditTrail {
+  #observers: DecisionObserver[] = [];
+  #appendTimer: ((seconds: number) => void) | null = null;
+
   constructor(
     private readonly decisions: DecisionStore,
     private readonly ledger: Ledger,
@@ -19,7 +30,7 @@ export class AuditTrail {
    * Throws (synchronously, before anything is written) when the ledger refuses the entry, so the caller can refuse the
    * call rather than serve it unrecorded; a later disk failure is logged.
    */
-  record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}): void {
+  record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
     const appended = this.ledger.enqueueGrouped(d.tenant_id, {
       event_type: d.event_type,
       payload,
@@ -35,8 +46,26 @@ export class AuditTrail {
       },
       created_at: d.created_at,
     });
-    appended.catch((err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed'));
+    const failed = (err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed');
+    const timer = this.#appendTimer;
+    if (timer === null) appended.catch(failed);
+    else {
+      const queuedAt = performance.now();
+      appended.then(() => timer((performance.now() - queuedAt) / 1000), failed);
+    }
     void this.decisions.record(d);
+    const observers = this.#observers;
+    for (let i = 0; i < observers.length; i++) (observers[i] as DecisionObserver)(d, latencyMs, outcome, costBrl);
+  }
+
+  /** Told how long each entry took from queued to flushed, seconds (at start; the ledger's append latency metric). */
+  timeAppends(timer: (seconds: number) => void): void {
+    this.#appendTimer = timer;
+  }
+
+  /** Adds an observer (at start). */
+  observe(observer: DecisionObserver): void {
+    this.#observers = [...this.#observers, observer];
   }
 
   /** A held decision's resolution, chained after the decision itself. */

@@ -6,6 +6,8 @@ import type { Evaluation } from '../policy/evaluation.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 import { fromLedgerError } from '../events/ledger-errors.js';
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { Triggered } from '../policy/evaluation.js';
 
 /** The decision envelope `/v1/decide` answers. */
 export interface DecisionEnvelope {
@@ -25,9 +27,6 @@ export interface DecideOutcome {
   policyLabel: string;
 }
 
-/** Agent risk budgets, from the agent registry (null when the agent has none). */
-export type AgentBudgetLookup = (tenantId: string, agentId: string) => number | null;
-
 /**
  * `POST /v1/decide`: evaluates an intended action with the tenant's compiled policy set and records the decision in
  * the audit trail (decision index + ledger); the answer does not wait for the disk (see AuditTrail).
@@ -36,7 +35,7 @@ export class DecisionEngine {
   constructor(
     private readonly runtimes: TenantRuntimes,
     private readonly audit: AuditTrail,
-    private readonly agentBudget: AgentBudgetLookup,
+    private readonly agents: AgentRegistry,
   ) {}
 
   /**
@@ -46,17 +45,21 @@ export class DecisionEngine {
   decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome {
     const tenantId = principal.tenantId;
     assertAgent(principal, req.agent_id);
-    const set = this.runtimes.policySet(tenantId);
     const now = Date.now();
-    const evaluation = this.runtimes.judge(set, {
-        tenantId,
-        agentId: req.agent_id,
-        sessionId: req.context?.session_id ?? '',
-        riskBudget: req.context?.risk_budget ?? null,
-        agentRiskBudget: this.agentBudget(tenantId, req.agent_id),
-        text: actionText(req),
-        now,
-      });
+    const agent = this.agents.admit(tenantId, req.agent_id, now);
+    const set = this.runtimes.agentSet(tenantId, agent.policyPack);
+    // A suspended agent's decisions are DENY with rule agent_suspended, recorded like any other (docs/agents.md).
+    const evaluation = agent.suspended
+      ? suspendedEvaluation()
+      : this.runtimes.judge(set, {
+          tenantId,
+          agentId: req.agent_id,
+          sessionId: req.context?.session_id ?? '',
+          riskBudget: req.context?.risk_budget ?? null,
+          agentRiskBudget: agent.riskBudget,
+          text: actionText(req),
+          now,
+        });
     const decisionId = newId('dec');
     const timestamp = new Date(now).toISOString();
     const envelope: DecisionEnvelope = {
@@ -97,6 +100,7 @@ export class DecisionEngine {
           latency_ms: envelope.latency_ms,
         },
         { session_id: req.context?.session_id ?? '' },
+        envelope.latency_ms,
       );
     } catch (err) {
       // Refused by the ledger: no answer without its entry.
@@ -104,4 +108,10 @@ export class DecisionEngine {
     }
     return { envelope, evaluation, policyLabel: set.label };
   }
+}
+
+const NO_TRIGGERS: Triggered[] = [];
+
+function suspendedEvaluation(): Evaluation {
+  return { verdict: 'DENY', riskScore: 0, rule: 'agent_suspended', policiesEvaluated: 0, triggered: NO_TRIGGERS, redactInput: false };
 }

@@ -59,6 +59,8 @@ export interface ServerOptions {
   budget: BodyBudget;
   /** Names the server in start-up errors. */
   serviceName: string;
+  /** Told of every answered request: the server's name and seconds since it arrived (a latency histogram). */
+  onAnswered?: (serviceName: string, seconds: number) => void;
 }
 
 const JSON_TYPE = 'application/json';
@@ -213,6 +215,7 @@ export class HttpServer {
       else if (ctx.closeConnection) res.end(payload, true);
       else endWithBody(res, payload, () => ctx.aborted);
     });
+    this.#opts.onAnswered?.(this.#opts.serviceName, (performance.now() - ctx.startedAt) / 1000);
     this.#log(ctx, r.status);
     this.#done(ctx);
   }
@@ -248,6 +251,7 @@ export class HttpServer {
   complete(ctx: RequestContext, status: number): void {
     if (ctx.responded) return;
     ctx.responded = true;
+    this.#opts.onAnswered?.(this.#opts.serviceName, (performance.now() - ctx.startedAt) / 1000);
     this.#log(ctx, status);
     this.#done(ctx);
   }

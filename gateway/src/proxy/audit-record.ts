@@ -1,5 +1,4 @@
 import type { AuditTrail } from '../audit/audit-trail.js';
-import type { MetricStore } from '../telemetry/metric-store.js';
 import type { ProxyContext } from './proxy-context.js';
 
 /**
@@ -7,11 +6,10 @@ import type { ProxyContext } from './proxy-context.js';
  * record, the proxy's own fields (endpoint, outcome, usage, cost, hash of the bytes relayed), and its session bond.
  * Throws when the ledger refuses the entry.
  */
-export function recordProxyCall(c: ProxyContext, audit: AuditTrail, metrics: MetricStore): void {
+export function recordProxyCall(c: ProxyContext, audit: AuditTrail): void {
   c.recorded = true;
   const p = c.principal;
   if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
-  if (c.costBrl > 0) metrics.record(p.tenantId, 'budget.cost_brl', c.http.agentId, c.costBrl, Date.now());
   const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
   audit.record(
     {
@@ -45,5 +43,8 @@ export function recordProxyCall(c: ProxyContext, audit: AuditTrail, metrics: Met
       governance_us: Math.round(c.governanceMs * 1000),
     },
     { session_id: c.sessionId, decision_id: c.decisionId },
+    c.governanceMs,
+    c.outcome,
+    c.costBrl,
   );
 }

@@ -1,13 +1,12 @@
 import type { Logger } from '@aduana/shared';
 import type { AccessControl } from '../auth/authenticate.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
-import type { AgentBudgetLookup } from '../decisions/decision-engine.js';
+import type { AgentRegistry } from '../agents/agent-registry.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import type { EvalPool } from '../runtime/eval-pool.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
-import type { MetricStore } from '../telemetry/metric-store.js';
 import type { Endpoint } from './endpoints.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
 import type { PriceTable } from './pricing/price-table.js';
@@ -36,12 +35,11 @@ export interface PipelineDeps {
   /** The same authorization as every authenticated route's. */
   access: AccessControl;
   runtimes: TenantRuntimes;
-  agentBudget: AgentBudgetLookup;
+  agents: AgentRegistry;
   prices: PriceTable;
   tools: ToolCallValidator;
   upstream: UpstreamClient;
   audit: AuditTrail;
-  metrics: MetricStore;
   logger: Logger;
   /** Longest `model` accepted (it is recorded in the ledger). */
   maxModelLength: number;
@@ -65,12 +63,12 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
   const responseInDeclarationOrder = [checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices)];
   return Object.freeze([
     // Authentication, the agent and the plan limit come from the headers, before any body byte is read.
-    authenticateStage(d.access, d.runtimes),
+    authenticateStage(d.access, d.runtimes, d.agents),
     readBodyStep(d.server, d.maxBodyBytes),
     watchAbortStep(),
     parseIntentStage(),
     preflightStage(d.maxModelLength),
-    evaluatePoliciesStage(d.runtimes, d.agentBudget, d.evalPool, d.evalInlineMaxChars),
+    evaluatePoliciesStage(d.runtimes, d.evalPool, d.evalInlineMaxChars),
     redactInputStage(d.runtimes),
     requestUsageStage(),
     forwardStep(d.upstream),
@@ -79,7 +77,7 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
     ...responseInDeclarationOrder.reverse().map(overWholeAnswer),
     sealAnswerStep(),
     // A whole answer is recorded before it is written: an entry the ledger refuses withholds the answer.
-    recordStep(d.audit, d.metrics, d.logger),
+    recordStep(d.audit, d.logger),
     writeAnswerStep(d.server),
   ]);
 }
@@ -87,13 +85,13 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
 /** The models passthrough: authenticated, forwarded and recorded, not judged (it has no body to read). */
 export function passthroughSteps(d: PipelineDeps): readonly Step[] {
   return Object.freeze([
-    authenticateStage(d.access, d.runtimes),
+    authenticateStage(d.access, d.runtimes, d.agents),
     watchAbortStep(),
     passthroughStep(),
     forwardStep(d.upstream),
     readAnswerStep(d.maxAnswerBytes),
     sealAnswerStep(),
-    recordStep(d.audit, d.metrics, d.logger),
+    recordStep(d.audit, d.logger),
     writeAnswerStep(d.server),
   ]);
 }
@@ -124,7 +122,7 @@ export class ProxyPipeline {
     } catch (err) {
       if (err !== CLIENT_ABORTED) answerProxyFailure(this.#d.server, this.#d.logger, c, err);
     } finally {
-      if (!c.recorded) recordAfterAnswer(c, this.#d.audit, this.#d.metrics, this.#d.logger);
+      if (!c.recorded) recordAfterAnswer(c, this.#d.audit, this.#d.logger);
     }
     return HANDLED;
   }

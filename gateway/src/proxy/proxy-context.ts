@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.js';
+import type { AgentState } from '../agents/agent-state.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
@@ -24,6 +25,8 @@ export class ProxyContext {
   readonly http: RequestContext;
   readonly endpoint: Endpoint;
   principal: Principal | null = null;
+  /** The calling agent (x-svc-agent-id) in the registry, once authenticated. */
+  agent: AgentState | null = null;
   decisionId = '';
   /** Parsed request body (governed endpoints). */
   request: Record<string, unknown> | null = null;

@@ -37,8 +37,10 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
   server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
     assertOwnTenant(ctx, req.tenant_id);
-    const { envelope, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
-    return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers: { 'x-svc-policy': policyLabel } };
+    const { envelope, evaluation, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
+    // The rule behind a verdict other than ALLOW (agent_suspended included), as the proxy's x-svc-rule.
+    const headers: Record<string, string> = evaluation.verdict !== 'ALLOW' && evaluation.rule ? { 'x-svc-policy': policyLabel, 'x-svc-rule': evaluation.rule } : { 'x-svc-policy': policyLabel };
+    return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers };
   });
 
   server.route('get', '/admin/decisions', { scope: 'runtime:read', body: 'none' }, (ctx) => {

@@ -1,13 +1,40 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
-import { queryTenant } from '../http/list-params.js';
+import type { RequestContext } from '../http/request-context.js';
+import { assertOwnTenant, cursorParam, limitParam, queryTenant } from '../http/list-params.js';
+import { isValidLedgerName } from '../ledger/index.js';
 import { METRICS, type MetricName } from '../telemetry/metric-store.js';
+import { parseIngest } from '../telemetry/ingest-request.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
 const SECONDS = /^\d{1,12}$/;
 
-/** `GET /v1/telemetry/query/stats`: a tenant's metric series (docs/decisions.md, "Telemetry"). */
+/** The optional `agentId`/`agent_id` query filter: no control characters (400). */
+function agentParam(ctx: RequestContext): string | undefined {
+  const raw = ctx.query.get('agentId') ?? ctx.query.get('agent_id');
+  if (raw === null || raw === '') return undefined;
+  if (!isValidLedgerName(raw)) throw new GatewayError('invalid_request', 'agentId: no control characters, at most 256 bytes');
+  return raw;
+}
+
+/** Telemetry (docs/telemetry.md): status, ingest, logs, stats, error issues and events, Prometheus metrics. */
 export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): void {
+  const { telemetry, config, prometheus } = deps;
+
+  server.route('get', '/v1/telemetry/status', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: telemetry.status() }));
+
+  server.route('post', '/v1/telemetry/ingest', { scope: 'runtime:write', body: 'json', maxBody: config.telemetryIngestBodyLimit }, async (ctx) => {
+    const req = parseIngest(ctx.body, ctx.trace.traceId);
+    assertOwnTenant(ctx, req.tenantId);
+    return { status: 200, body: await telemetry.ingest(ctx.auth.tenantId, req) };
+  });
+
+  server.route('get', '/v1/telemetry/query/logs', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+    queryTenant(ctx);
+    const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
+    return { status: 200, body: telemetry.logs.query(ctx.auth.tenantId, { agentId: agentParam(ctx), limit, cursor: cursorParam(ctx) }) };
+  });
+
   server.route('get', '/v1/telemetry/query/stats', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
     const metric = ctx.query.get('metric') ?? '';
@@ -16,7 +43,29 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
     const to = ctx.query.get('to') ?? '';
     if (!SECONDS.test(from) || !SECONDS.test(to)) throw new GatewayError('invalid_request', 'from and to: required, Unix seconds');
     if (Number(to) < Number(from)) throw new GatewayError('invalid_request', 'to: must not be before from');
-    const agentId = ctx.query.get('agentId') ?? ctx.query.get('agent_id') ?? undefined;
-    return { status: 200, body: deps.metrics.query(ctx.auth.tenantId, metric as MetricName, Number(from), Number(to), agentId || undefined) };
+    // Nothing older than the retention is kept: a window reaching before it would answer a partial series as if whole.
+    const oldest = Math.floor((Date.now() - telemetry.retentionMs) / 1000);
+    if (Number(from) < oldest) throw new GatewayError('invalid_request', `from: telemetry is kept for ${config.telemetryRetentionDays} days; from must be at least ${oldest}`);
+    return { status: 200, body: deps.metrics.query(ctx.auth.tenantId, metric as MetricName, Number(from), Number(to), agentParam(ctx)) };
   });
+
+  server.route('get', '/v1/telemetry/query/errors/issues', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+    queryTenant(ctx);
+    const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
+    return { status: 200, body: await telemetry.errors.listIssues(ctx.auth.tenantId, limit) };
+  });
+
+  server.route('get', '/v1/telemetry/query/errors/events', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+    queryTenant(ctx);
+    const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
+    const issueId = ctx.query.get('issueId') ?? undefined;
+    if (issueId !== undefined && !/^iss_[0-9a-f]{32}$/.test(issueId)) throw new GatewayError('invalid_request', 'issueId: an issue id');
+    return { status: 200, body: await telemetry.errors.listEvents(ctx.auth.tenantId, limit, issueId) };
+  });
+
+  server.route('get', '/v1/telemetry/metrics', { scope: 'runtime:read', body: 'none' }, async () => ({
+    status: 200,
+    raw: await prometheus.text(),
+    contentType: prometheus.contentType,
+  }));
 }

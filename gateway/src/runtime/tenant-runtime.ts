@@ -13,6 +13,7 @@ import type { Database } from 'lmdb';
 import { TenantState, periodKey } from '../policy/tenant-state.js';
 import { bucketFor, PLAN_NAMES, type Plan } from '../tenants/plans.js';
 import type { TenantStore } from '../tenants/tenant-store.js';
+import type { PackName } from '../policy/packs.js';
 
 /** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
 export interface EvaluationLimits extends PolicyLimits {
@@ -31,6 +32,10 @@ export class TenantRuntimes {
   readonly #sets = new Map<string, PolicySet>();
   /** A stored set that failed to compile answers this error until its policies change: compiled once, not per request. */
   readonly #failed = new Map<string, GatewayError>();
+  /** Per tenant, the sets of agents with a `policy_pack`: the tenant's policies plus the pack's, compiled at change time. */
+  readonly #packSets = new Map<string, Map<PackName, PolicySet>>();
+  /** The policies each pack adds for an agent (none until `usePackPolicies`). */
+  #packPolicies: (pack: PackName) => readonly PolicyRecord[] = () => [];
   /** Compilations done (sets built or refused): they are costly, so tests and metrics watch how often they happen. */
   compiles = 0;
   readonly #evalTime: EvaluationTime;
@@ -108,10 +113,21 @@ export class TenantRuntimes {
     }
   }
 
-  /** Makes a compiled set the tenant's current one (after its change was committed). */
+  /** Makes a compiled set the tenant's current one (after its change was committed); its agents' pack sets follow. */
   install(set: PolicySet): PolicySet {
     this.#failed.delete(set.tenantId);
     this.#sets.set(set.tenantId, set);
+    const packs = this.#packSets.get(set.tenantId);
+    if (packs) {
+      for (const pack of [...packs.keys()]) {
+        try {
+          packs.set(pack, this.#compilePack(set, pack));
+        } catch {
+          // Compiled again (and its error answered) by the next agent that needs it.
+          packs.delete(pack);
+        }
+      }
+    }
     return set;
   }
 
@@ -119,6 +135,42 @@ export class TenantRuntimes {
   forget(tenantId: string): void {
     this.#sets.delete(tenantId);
     this.#failed.delete(tenantId);
+    this.#packSets.delete(tenantId);
+  }
+
+  /** Where the policies of agents' packs come from (set once at start). */
+  usePackPolicies(packPolicies: (pack: PackName) => readonly PolicyRecord[]): void {
+    this.#packPolicies = packPolicies;
+  }
+
+  /**
+   * The set that judges an agent: its tenant's, or with a `policy_pack`, the tenant's plus that pack's policies (those
+   * the tenant already has from the same pack are not added twice). Compiled when the pack is set or the tenant's
+   * policies change (`install`), then read from memory.
+   */
+  agentSet(tenantId: string, pack: PackName | null): PolicySet {
+    if (pack === null) return this.policySet(tenantId);
+    const cached = this.#packSets.get(tenantId)?.get(pack);
+    if (cached) return cached;
+    const set = this.#compilePack(this.policySet(tenantId), pack);
+    let packs = this.#packSets.get(tenantId);
+    if (!packs) {
+      packs = new Map();
+      this.#packSets.set(tenantId, packs);
+    }
+    packs.set(pack, set);
+    return set;
+  }
+
+  #compilePack(base: PolicySet, pack: PackName): PolicySet {
+    const have = new Set(base.records.map((r) => r.pack_key).filter((k): k is string => k !== null));
+    const added = this.#packPolicies(pack).filter((r) => r.pack_key === null || !have.has(r.pack_key));
+    this.compiles++;
+    try {
+      return compilePolicySet(base.tenantId, base.version, [...base.records, ...added], this.limits.maxTextChars);
+    } catch (err) {
+      throw new GatewayError('policy_set_invalid', `the agent's policy set (${pack}) cannot be compiled: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   state(tenantId: string): TenantState {

@@ -27,6 +27,14 @@ export interface GatewayStore {
   readonly counters: Database;
   /** metric samples: [tenant, metric, agent, unix seconds, n] -> number */
   readonly metrics: Database;
+  /** [tenant, log id] -> LogEntry (PII-redacted) */
+  readonly logs: Database;
+  /** [tenant, agent, log id] -> 1: the per-agent log index */
+  readonly logsByAgent: Database;
+  /** [tenant, error event id] -> ErrorEvent */
+  readonly errorEvents: Database;
+  /** [tenant, issue id] -> ErrorIssue */
+  readonly errorIssues: Database;
   close(): Promise<void>;
 }
 
@@ -45,6 +53,10 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     agents: db('agents'),
     counters: db('counters'),
     metrics: db('metrics'),
+    logs: db('telemetry_logs'),
+    logsByAgent: db('telemetry_logs_by_agent'),
+    errorEvents: db('telemetry_error_events'),
+    errorIssues: db('telemetry_error_issues'),
     async close() {
       await root.flushed;
       await root.close();

@@ -33,4 +33,24 @@ describe('MetricStore', () => {
     expect(fresh.query('globex', 'budget.cost_brl', s - 1, s + 5).series).toEqual([{ timestamp: s, value: 99 }]);
     expect(fresh.query('acme', 'decision.count', s - 1, s + 5)).toEqual({ metric: 'decision.count', series: [], avg: 0, p95: 0, p99: 0 });
   });
+
+  it('a query while a flush is being written sees its samples once; counts keep one total per second', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    const m = new MetricStore(store.metrics);
+    const t = 1_800_000_000_000;
+    const s = t / 1000;
+    m.record('acme', 'decision.count', 'bot', 1, t);
+    m.record('acme', 'decision.count', 'bot', 1, t + 10);
+    m.record('acme', 'decision.latency_ms', 'bot', 2, t);
+    const writing = m.flush();
+    expect(m.query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: 2 }]);
+    await writing;
+    m.record('acme', 'decision.count', 'bot', 1, t + 20);
+    expect(m.query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: 3 }]);
+    await m.flush();
+    expect(store.metrics.get(['acme', 'decision.count', 'bot', s])).toEqual([3]);
+    expect(m.query('acme', 'decision.latency_ms', s, s)).toMatchObject({ series: [{ timestamp: s, value: 2 }], avg: 2 });
+  });
 });
+

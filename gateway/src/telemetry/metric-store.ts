@@ -1,8 +1,14 @@
 import type { Database } from 'lmdb';
 
-/** Metric names `GET /v1/telemetry/query/stats` reads (docs/decisions.md, "Telemetry"). */
+/** Metric names `GET /v1/telemetry/query/stats` reads (docs/telemetry.md, "Metrics"). */
 export const METRICS = ['decision.latency_ms', 'decision.count', 'decision.blocked_count', 'budget.cost_brl', 'heartbeat.missed_count'] as const;
 export type MetricName = (typeof METRICS)[number];
+
+/**
+ * Counts: one number per second (the second's total), and the summary statistics are over those per-second totals.
+ * The others keep every sample of a second, and the statistics are over the samples (docs/telemetry.md).
+ */
+const COUNTERS: ReadonlySet<string> = new Set<MetricName>(['decision.count', 'decision.blocked_count', 'heartbeat.missed_count']);
 
 export interface MetricSeries {
   metric: string;
@@ -12,39 +18,52 @@ export interface MetricSeries {
   p99: number;
 }
 
+type Key = [string, string, string, number];
+
 /**
  * Metric samples in LMDB under [tenant, metric, agent, unix second] -> the samples of that second: one range read
  * answers a tenant's series for a window, per agent or for all. Samples are buffered per second in memory and written
  * once a second (one write per key, not per call); queries see the buffer too.
  */
 export class MetricStore {
-  /** JSON key of [tenant, metric, agent, second] -> samples not yet written. */
+  /** `tenant \0 metric \0 agent \0 second` (ids hold no control characters) -> samples not yet written. */
   readonly #buffer = new Map<string, number[]>();
+  /** Batches being written: queries still read them until their transaction commits (no gap in what a query sees). */
+  readonly #writing = new Set<Map<string, number[]>>();
   #timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: Database) {}
 
   record(tenantId: string, metric: MetricName, agentId: string, value: number, atMs: number): void {
-    const key = JSON.stringify([tenantId, metric, agentId, Math.floor(atMs / 1000)]);
+    const key = `${tenantId}\0${metric}\0${agentId}\0${Math.floor(atMs / 1000)}`;
     const samples = this.#buffer.get(key);
-    if (samples) samples.push(value);
-    else this.#buffer.set(key, [value]);
+    if (samples) {
+      if (COUNTERS.has(metric)) samples[0] = (samples[0] as number) + value;
+      else samples.push(value);
+    } else this.#buffer.set(key, [value]);
     if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), 1000).unref();
   }
 
   /** Writes buffered samples, appending to what a second already holds (also called at shutdown). */
   flush(): Promise<unknown> {
+    if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    const pending = [...this.#buffer];
+    if (this.#buffer.size === 0) return Promise.resolve();
+    const pending = new Map(this.#buffer);
     this.#buffer.clear();
-    if (pending.length === 0) return Promise.resolve();
-    return this.db.transaction(() => {
-      for (const [json, samples] of pending) {
-        const key = JSON.parse(json) as [string, string, string, number];
+    this.#writing.add(pending);
+    const written = this.db.transaction(() => {
+      for (const [flat, samples] of pending) {
+        const key = parseKey(flat);
         const stored = this.db.get(key) as number[] | undefined;
-        this.db.put(key, stored ? stored.concat(samples) : samples);
+        if (!stored) this.db.put(key, samples);
+        else if (COUNTERS.has(key[1])) this.db.put(key, [(stored[0] ?? 0) + (samples[0] as number)]);
+        else this.db.put(key, stored.concat(samples));
       }
     });
+    const done = () => this.#writing.delete(pending);
+    written.then(done, done);
+    return written;
   }
 
   /** The tenant's samples of `metric` in [from, to] (Unix seconds), one agent or all, per second, with summary stats. */
@@ -60,19 +79,42 @@ export class MetricStore {
     const agents = agentId !== undefined ? [agentId] : this.#agents(tenantId, metric);
     for (const agent of agents) {
       for (const { key, value } of this.db.getRange({ start: [tenantId, metric, agent, from], end: [tenantId, metric, agent, to + 1] })) {
-        take((key as [string, string, string, number])[3], value as number[]);
+        take((key as Key)[3], value as number[]);
       }
     }
-    // Samples of the last second, not written yet.
-    for (const [json, samples] of this.#buffer) {
-      const [t, m, a, ts] = JSON.parse(json) as [string, string, string, number];
-      if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
+    // Samples of the last second, not written yet (or being written).
+    for (const buffer of [this.#buffer, ...this.#writing]) {
+      for (const [flat, samples] of buffer) {
+        const [t, m, a, ts] = parseKey(flat);
+        if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
+      }
     }
     const series = [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([timestamp, value]) => ({ timestamp, value }));
-    values.sort((a, b) => a - b);
-    const pct = (p: number) => (values.length ? (values[Math.min(values.length - 1, Math.ceil(p * values.length) - 1)] as number) : 0);
-    const avg = values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+    // A count's statistics are over its per-second totals (all agents together), a measure's over its samples.
+    const stats = COUNTERS.has(metric) ? series.map((p) => p.value) : values;
+    stats.sort((a, b) => a - b);
+    const pct = (p: number) => (stats.length ? (stats[Math.min(stats.length - 1, Math.ceil(p * stats.length) - 1)] as number) : 0);
+    const avg = stats.length ? stats.reduce((a, b) => a + b, 0) / stats.length : 0;
     return { metric, series, avg, p95: pct(0.95), p99: pct(0.99) };
+  }
+
+  /** Deletes samples older than `beforeSecond`, a chunk at a time so the event loop keeps turning; returns how many keys went. */
+  async prune(beforeSecond: number, chunk = 2000): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const old: Key[] = [];
+      for (const key of this.db.getKeys({})) {
+        if ((key as Key)[3] < beforeSecond) old.push(key as Key);
+        if (old.length >= chunk) break;
+      }
+      if (old.length === 0) return removed;
+      await this.db.transaction(() => {
+        for (const k of old) this.db.remove(k);
+      });
+      removed += old.length;
+      if (old.length < chunk) return removed;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   #agents(tenantId: string, metric: string): string[] {
@@ -88,10 +130,17 @@ export class MetricStore {
       agents.add(next);
       last = next;
     }
-    for (const json of this.#buffer.keys()) {
-      const [t, m, a] = JSON.parse(json) as [string, string, string];
-      if (t === tenantId && m === metric) agents.add(a);
+    for (const buffer of [this.#buffer, ...this.#writing]) {
+      for (const flat of buffer.keys()) {
+        const [t, m, a] = parseKey(flat);
+        if (t === tenantId && m === metric) agents.add(a);
+      }
     }
     return [...agents];
   }
+}
+
+function parseKey(flat: string): Key {
+  const [t, m, a, s] = flat.split('\0') as [string, string, string, string];
+  return [t, m, a, Number(s)];
 }

@@ -1,22 +1,43 @@
+import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { authorize, type AccessControl } from '../../auth/authenticate.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import { assertAgent } from '../../auth/principal.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { RequestStage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
-/** Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id every proxied call must name. */
-export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes): RequestStage {
+/**
+ * Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id every proxied call must name, and
+ * that agent in the registry (registered on first use; a suspended one is denied here with rule `agent_suspended`,
+ * recorded like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
+ */
+export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes, agents: AgentRegistry): RequestStage {
   return {
     name: 'authenticate',
     run(c) {
       const p = authorize(access, c.http, 'runtime:write');
       c.principal = p;
-      c.policySet = runtimes.policySet(p.tenantId);
-      if (c.http.agentId === '') throw new GatewayError('missing_agent_id');
+      if (c.http.agentId === '') {
+        c.policySet = runtimes.policySet(p.tenantId);
+        throw new GatewayError('missing_agent_id');
+      }
       // It becomes part of a ledger key: refuse what the ledger would refuse after the answer (an unaudited call).
-      if (!isValidLedgerName(c.http.agentId)) throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
+      if (!isValidLedgerName(c.http.agentId)) {
+        c.policySet = runtimes.policySet(p.tenantId);
+        throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
+      }
       assertAgent(p, c.http.agentId);
+      const agent = agents.admit(p.tenantId, c.http.agentId, Date.now());
+      c.agent = agent;
+      c.policySet = runtimes.agentSet(p.tenantId, agent.policyPack);
+      if (agent.suspended) {
+        c.decisionId = newId('dec');
+        c.verdict = 'DENY';
+        c.rule = 'agent_suspended';
+        c.outcome = 'blocked';
+        throw new GatewayError('agent_suspended', `agent "${agent.agentId}" is suspended by an administrator`, 'agent_suspended');
+      }
     },
   };
 }

@@ -3,7 +3,6 @@ import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { EvalPool } from '../../runtime/eval-pool.js';
-import type { AgentBudgetLookup } from '../../decisions/decision-engine.js';
 import type { InputFindings } from '../../policy/compile-policy-set.js';
 import { isHeld } from '../../policy/verdict.js';
 import { collectRequestStrings, replaceRequestStrings } from '../request-text.js';
@@ -16,7 +15,7 @@ import type { RequestStage } from './stage.js';
  * `inlineMaxChars` is scanned (and redacted) in the evaluation worker, so it cannot hold the event loop; shorter text,
  * the common case, is judged inline with no thread hop.
  */
-export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: AgentBudgetLookup, pool: EvalPool, inlineMaxChars: number): RequestStage {
+export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): RequestStage {
   function decide(c: ProxyContext, findings: InputFindings | undefined): void {
     const p = c.principal!;
     const ev = runtimes.judge(
@@ -26,7 +25,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, agentBudget: Age
         agentId: c.http.agentId,
         sessionId: c.sessionId,
         riskBudget: null,
-        agentRiskBudget: agentBudget(p.tenantId, c.http.agentId),
+        agentRiskBudget: c.agent!.riskBudget,
         text: c.inputText,
         now: Date.now(),
       },

@@ -1,7 +1,6 @@
 import type { Logger } from '@aduana/shared';
 import type { AuditTrail } from '../../audit/audit-trail.js';
 import { GatewayError } from '../../errors.js';
-import type { MetricStore } from '../../telemetry/metric-store.js';
 import { recordProxyCall } from '../audit-record.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Step } from './stage.js';
@@ -10,16 +9,16 @@ import type { Step } from './stage.js';
  * The audit record. A whole answer is recorded before it goes out: an entry the ledger refuses withholds the answer
  * (500). A stream has already been relayed: a refusal can only be logged.
  */
-export function recordStep(audit: AuditTrail, metrics: MetricStore, logger: Logger): Step {
+export function recordStep(audit: AuditTrail, logger: Logger): Step {
   return {
     name: 'record',
     run(c) {
       if (c.streamed) {
-        recordAfterAnswer(c, audit, metrics, logger);
+        recordAfterAnswer(c, audit, logger);
         return;
       }
       try {
-        recordProxyCall(c, audit, metrics);
+        recordProxyCall(c, audit);
       } catch (err) {
         c.outcome = 'error';
         logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry; answer withheld');
@@ -30,9 +29,9 @@ export function recordStep(audit: AuditTrail, metrics: MetricStore, logger: Logg
 }
 
 /** Streams and refusals are recorded after the client was answered (fields are capped before forwarding). */
-export function recordAfterAnswer(c: ProxyContext, audit: AuditTrail, metrics: MetricStore, logger: Logger): void {
+export function recordAfterAnswer(c: ProxyContext, audit: AuditTrail, logger: Logger): void {
   try {
-    recordProxyCall(c, audit, metrics);
+    recordProxyCall(c, audit);
   } catch (err) {
     logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
   }

@@ -1,0 +1,41 @@
+import { GatewayError } from '../errors.js';
+import { isValidLedgerName } from '../ledger/index.js';
+import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import type { IngestInput } from './telemetry-service.js';
+import { LOG_LEVELS, type LogLevel } from './telemetry-records.js';
+
+const ID = { type: 'string', minLength: 1, maxLength: 256 };
+
+const validate = createAjv('own').compile({
+  type: 'object',
+  additionalProperties: false,
+  required: ['log'],
+  properties: {
+    traceId: ID,
+    tenantId: { type: 'string', minLength: 1, maxLength: 64 },
+    agentId: ID,
+    log: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['level', 'message'],
+      properties: {
+        level: { type: 'string', enum: [...LOG_LEVELS] },
+        message: { type: 'string', minLength: 1, maxLength: 16_384 },
+        attributes: { type: 'object', maxProperties: 64 },
+      },
+    },
+  },
+});
+
+/**
+ * A telemetry ingest request (docs/telemetry.md, "Ingest"): `log` {level, message, attributes?}; `agentId` and
+ * `traceId` optional (the request's trace id when absent), both without control characters.
+ */
+export function parseIngest(body: unknown, requestTraceId: string): IngestInput & { tenantId: string | undefined } {
+  assertValid(validate, body);
+  const b = body as { traceId?: string; tenantId?: string; agentId?: string; log: { level: LogLevel; message: string; attributes?: Record<string, unknown> } };
+  for (const [field, v] of [['agentId', b.agentId], ['traceId', b.traceId]] as const) {
+    if (v !== undefined && !isValidLedgerName(v)) throw new GatewayError('invalid_request', `${field}: no control characters, at most 256 bytes`);
+  }
+  return { tenantId: b.tenantId, agentId: b.agentId ?? '', traceId: b.traceId ?? requestTraceId, log: b.log };
+}

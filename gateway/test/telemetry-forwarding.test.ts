@@ -1,0 +1,126 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
+import { TelemetryReceiver } from './helpers/telemetry-receiver.js';
+
+let rx: TelemetryReceiver;
+let t: TestGateway;
+const forwarding = { telemetryFlushMs: 50, telemetryRetryBaseMs: 50, telemetryRetryMaxMs: 200, telemetryExportTimeoutMs: 1000 };
+
+beforeAll(async () => {
+  rx = await new TelemetryReceiver().start();
+  t = await startTestGateway({ otlpEndpoint: rx.url, otlpHeaders: 'x-collector-key=s3cret', sentryDsn: rx.dsn, ...forwarding });
+});
+afterAll(async () => {
+  await t?.close();
+  await rx?.close();
+});
+
+async function until(ok: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+// A valid e-mail, a Luhn-valid card and a CPF with valid check digits.
+const PII = 'contact ana.souza@example.com card 4111 1111 1111 1111 cpf 529.982.247-25';
+
+describe('forwarding to an OpenTelemetry collector and a Sentry-compatible tracker', () => {
+  it('logs, metrics and errors arrive, carry tenant and agent, and personal data arrives redacted', async () => {
+    const tok = await t.tenant('fwd');
+    const r = await call(t.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'bot-1', traceId: 'tr-1', log: { level: 'error', message: `checkout failed: ${PII}`, attributes: { note: PII, step: 3 } } } });
+    expect(r.body).toEqual({ status: 'ingested', traceId: 'tr-1', providers: ['otlp', 'sentry'] });
+    await call(t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'bot-1', action: { type: 'tool_call' } } });
+
+    await until(() => rx.logs.some((l) => l.attributes['trace_id'] === 'tr-1'));
+    const log = rx.logs.find((l) => l.attributes['trace_id'] === 'tr-1')!;
+    expect(log.severityText).toBe('ERROR');
+    expect(rx.otlpHeaders.every((h) => h['x-collector-key'] === 's3cret' && h['content-type'] === 'application/json')).toBe(true);
+    expect(log.attributes).toMatchObject({ tenant_id: 'fwd', agent_id: 'bot-1', step: 3, sanitization: 'pii-redacted' });
+    for (const text of [log.body, String(log.attributes['note'])]) {
+      expect(text).toContain('[REDACTED:EMAIL]');
+      expect(text).toContain('[REDACTED:CREDIT_CARD]');
+      expect(text).toContain('[REDACTED:BR_CPF]');
+    }
+
+    await until(() => rx.errors.some((e) => e.tags['trace_id'] === 'tr-1'));
+    const err = rx.errors.find((e) => e.tags['trace_id'] === 'tr-1')!;
+    expect(err).toMatchObject({ level: 'error', tags: { tenant_id: 'fwd', agent_id: 'bot-1' } });
+    expect(err.message).toContain('[REDACTED:EMAIL]');
+    expect(err.fingerprint).toHaveLength(1);
+
+    await until(() => rx.metrics.some((m) => m.name === 'decision.count' && m.attributes['tenant_id'] === 'fwd'));
+    expect(rx.metrics.find((m) => m.name === 'decision.count' && m.attributes['tenant_id'] === 'fwd')!.attributes['agent_id']).toBe('bot-1');
+    expect(rx.metrics.some((m) => m.name === 'decision.latency_ms' && m.attributes['agent_id'] === 'bot-1')).toBe(true);
+
+    // Nothing unredacted left this process, in any payload.
+    for (const body of rx.rawBodies) {
+      expect(body).not.toContain('ana.souza@example.com');
+      expect(body).not.toContain('4111 1111 1111 1111');
+      expect(body).not.toContain('529.982.247-25');
+    }
+    const status = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
+    expect(status.body.providers).toEqual({ logs_provider: 'ACTIVE', errors_provider: 'ACTIVE' });
+    expect(status.body.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  for (const mode of ['fail', 'reset'] as const) {
+    it(`with the providers ${mode === 'fail' ? 'answering 500' : 'dropping connections'}, requests still succeed, /status says DEGRADED, and queued items arrive once they are back`, async () => {
+      const tok = await t.tenant(`fwd-${mode}`);
+      rx.mode = mode;
+      const traces: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const traceId = `${mode}-${i}`;
+        traces.push(traceId);
+        const r = await call(t.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'bot-2', traceId, log: { level: 'error', message: `failure ${i}` } } });
+        expect(r.status).toBe(200);
+        const d = await call(t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'bot-2', action: { type: 'x' } } });
+        expect(d.status).toBe(200);
+      }
+      await until(async () => {
+        const s = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
+        return s.body.providers.logs_provider === 'DEGRADED' && s.body.providers.errors_provider === 'DEGRADED';
+      });
+      const degraded = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
+      expect(degraded.body.queues['otlp-logs'].queued).toBeGreaterThan(0);
+      expect(degraded.body.queues['otlp-logs'].failures).toBeGreaterThan(0);
+      expect(rx.logs.some((l) => traces.includes(String(l.attributes['trace_id'])))).toBe(false);
+
+      rx.mode = 'ok';
+      await until(() => traces.every((tr) => rx.logs.some((l) => l.attributes['trace_id'] === tr) && rx.errors.some((e) => e.tags['trace_id'] === tr)));
+      await until(async () => (await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer })).body.providers.logs_provider === 'ACTIVE');
+      const status = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
+      expect(status.body.providers.errors_provider).toBe('ACTIVE');
+      expect(status.body.queues['otlp-logs'].dropped).toEqual({ queue_full: 0, rejected: 0, shutdown: 0 });
+    });
+  }
+});
+
+describe('bounded queues', () => {
+  it('past the queue bound items are dropped and counted in /status and /metrics, never silently', async () => {
+    const down = await new TelemetryReceiver().start();
+    down.mode = 'fail';
+    const small = await startTestGateway({ otlpEndpoint: down.url, sentryDsn: down.dsn, telemetryQueueMax: 2, ...forwarding, telemetryRetryBaseMs: 5000, telemetryRetryMaxMs: 5000 });
+    try {
+      const tok = await small.tenant('small');
+      for (let i = 0; i < 6; i++) {
+        const r = await call(small.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'b', log: { level: 'error', message: `e${i}` } } });
+        expect(r.status).toBe(200);
+      }
+      const s = await call(small.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
+      expect(s.body.queues['otlp-logs'].dropped.queue_full).toBeGreaterThanOrEqual(4);
+      expect(s.body.queues['sentry'].dropped.queue_full).toBeGreaterThanOrEqual(4);
+      const m = await call(small.url, 'GET', '/v1/telemetry/metrics', { token: tok.viewer });
+      const families = new Map(parsePrometheusTextFormat(m.text).map((f) => [f.name, f]));
+      const dropped = families.get('aduana_telemetry_dropped_total')!.metrics.find((x) => x.labels?.['provider'] === 'otlp-logs' && x.labels['reason'] === 'queue_full');
+      expect(Number(dropped?.value)).toBeGreaterThanOrEqual(4);
+      const depth = families.get('aduana_telemetry_queue_depth')!.metrics.find((x) => x.labels?.['provider'] === 'otlp-logs');
+      expect(Number(depth?.value)).toBe(2);
+    } finally {
+      await small.close();
+      await down.close();
+    }
+  });
+});
