@@ -36,6 +36,9 @@ beforeAll(async () => {
   g.mock.next({ usage: { prompt_tokens: 1000, completion_tokens: 1000 } });
   const proxied = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: admin, headers: { 'x-svc-agent-id': 'agent-spender' }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
   expect(proxied.status, proxied.text).toBe(200);
+  // The agents page reads the agent registry: one agent registered through the API that made no decision, one suspended.
+  expect((await call(t.url, 'POST', '/v1/agents/register', { token: admin, body: { agent_id: 'agent-registered', name: 'Quiet one', policy_pack: 'FREE_TIER_POLICIES' } })).status).toBe(201);
+  expect((await call(t.url, 'POST', '/v1/agents/agent-gamma/suspend', { token: admin })).status).toBe(200);
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -110,8 +113,11 @@ describe('the console in a real headless Chromium', () => {
     expect((await call(t.url, 'GET', `/admin/decisions/${decisionIds.held}`, { token: t.adminToken })).body.resolution).toBeNull();
 
     await page.goto(`${t.authUrl}/console/agents`);
-    for (const agent of ['agent-alpha', 'agent-beta', 'agent-gamma', 'agent-spender']) expect(await page.locator(`tr[data-agent="${agent}"]`).count()).toBe(1);
-    expect(await page.locator('tr[data-agent="agent-alpha"] td').nth(1).textContent()).toBe('active');
+    for (const agent of ['agent-alpha', 'agent-beta', 'agent-gamma', 'agent-spender', 'agent-registered']) expect(await page.locator(`tr[data-agent="${agent}"]`).count()).toBe(1);
+    expect(await page.locator('tr[data-agent="agent-alpha"] td').nth(1).textContent()).toBe('ACTIVE');
+    expect(await page.locator('tr[data-agent="agent-gamma"] td').nth(1).textContent()).toBe('SUSPENDED');
+    expect(await page.locator('tr[data-agent="agent-registered"] td').nth(3).textContent()).toBe('FREE_TIER_POLICIES');
+    expect(await page.locator('tr[data-agent="agent-alpha"] td').nth(4).textContent()).toBe('2');
     await shot(page, 'agents-viewer');
 
     await page.goto(`${t.authUrl}/console/policies`);

@@ -1,5 +1,7 @@
 import type { DecisionRecord, DecisionStore } from '../decisions/decision-store.js';
 import { isHeld, type Verdict } from '../policy/verdict.js';
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { AgentStatus } from '../agents/agent-state.js';
 
 export interface DecisionFilter {
   verdict: Verdict | '';
@@ -11,12 +13,16 @@ export interface DecisionFilter {
 
 export interface AgentSummary {
   agent_id: string;
-  /** active: a decision within the last hour; idle: older. (The agent store will say more.) */
-  status: 'active' | 'idle';
+  name: string;
+  /** The registry's status: ACTIVE, STALE (missed heartbeats) or SUSPENDED (docs/agents.md). */
+  status: AgentStatus;
+  /** ISO time of its last request or heartbeat; '' when never seen. */
   last_seen: string;
+  policy_pack: string;
+  /** Among the tenant's recent decisions (CONSOLE_SCAN_LIMIT). */
   decisions: number;
   blocked: number;
-  /** Mean risk score of its decisions, 0-100. */
+  /** The registry's risk_score: a decayed mean of its decisions' risk, 0-100. */
   risk: number;
   spend_brl: number;
 }
@@ -36,9 +42,9 @@ export interface Overview {
 }
 
 /**
- * What the console reads, kept behind one small interface so its pages do not depend on where the data lives. Today
- * it is derived from the decision store (verdicts, latency, cost and agent ids of the newest CONSOLE_SCAN_LIMIT
- * decisions); an agent registry with heartbeats can replace listAgents without touching a page.
+ * What the console reads, kept behind one small interface so its pages do not depend on where the data lives: the
+ * agent registry for agents (status, last seen, risk), the decision store for the rest (verdicts, latency, cost and
+ * agent ids of the newest CONSOLE_SCAN_LIMIT decisions).
  */
 export interface ConsoleData {
   decisions(tenantId: string, filter: DecisionFilter): DecisionRecord[];
@@ -48,11 +54,13 @@ export interface ConsoleData {
 }
 
 const VERDICTS: readonly Verdict[] = ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE'];
-const ACTIVE_MS = 3_600_000;
+/** Agents shown on the console's page (the API pages through all of them). */
+const AGENTS_SHOWN = 500;
 
 export class DecisionConsoleData implements ConsoleData {
   constructor(
     private readonly store: DecisionStore,
+    private readonly agents: AgentRegistry,
     private readonly scanLimit: number,
   ) {}
 
@@ -73,21 +81,29 @@ export class DecisionConsoleData implements ConsoleData {
   }
 
   listAgents(tenantId: string, now: number): AgentSummary[] {
-    const agents = new Map<string, AgentSummary & { riskSum: number }>();
+    const activity = new Map<string, { decisions: number; blocked: number; spend: number }>();
     for (const d of this.store.recent(tenantId, this.scanLimit)) {
-      let a = agents.get(d.agent_id);
-      if (!a) {
-        // Newest first: the first decision seen is the last one made.
-        const seen = Date.parse(d.created_at);
-        a = { agent_id: d.agent_id, status: now - seen < ACTIVE_MS ? 'active' : 'idle', last_seen: d.created_at, decisions: 0, blocked: 0, risk: 0, spend_brl: 0, riskSum: 0 };
-        agents.set(d.agent_id, a);
-      }
+      let a = activity.get(d.agent_id);
+      if (!a) activity.set(d.agent_id, (a = { decisions: 0, blocked: 0, spend: 0 }));
       a.decisions++;
       if (d.execution_status !== 'ALLOW') a.blocked++;
-      a.riskSum += d.risk_score;
-      a.spend_brl += d.cost_brl ?? 0;
+      a.spend += d.cost_brl ?? 0;
     }
-    return [...agents.values()].map(({ riskSum, ...a }) => ({ ...a, risk: Math.round((riskSum / a.decisions) * 10) / 10 }));
+    const interval = this.agents.intervalMs;
+    return this.agents.list(tenantId, { limit: AGENTS_SHOWN }).data.map((s) => {
+      const a = activity.get(s.agentId);
+      return {
+        agent_id: s.agentId,
+        name: s.name,
+        status: s.status(now, interval),
+        last_seen: s.lastSeen ? new Date(s.lastSeen).toISOString() : '',
+        policy_pack: s.policyPack ?? '',
+        decisions: a?.decisions ?? 0,
+        blocked: a?.blocked ?? 0,
+        risk: Math.round(s.riskScore * 10) / 10,
+        spend_brl: a?.spend ?? 0,
+      };
+    });
   }
 
   overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): Overview {

@@ -38,7 +38,7 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
  * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
  * that changes anything. Every role reads; only admins resolve held decisions.
  */
-export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, data: ConsoleData = new DecisionConsoleData(deps.decisions, deps.config.consoleScanLimit)): void {
+export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, data: ConsoleData = new DecisionConsoleData(deps.decisions, deps.agents, deps.config.consoleScanLimit)): void {
   const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
   const assets = loadConsoleAssets();
   const secure = config.cookieSecure;

@@ -7,13 +7,13 @@ import { csrfField, page, type Viewer } from './layout.js';
 
 export function agentsPage(v: Viewer, agents: AgentSummary[]): string {
   const rows = agents
-    .map((a) => `<tr data-agent="${esc(a.agent_id)}"><td>${esc(a.agent_id)}</td><td>${a.status}</td><td class="mono">${esc(a.last_seen)}</td><td>${a.decisions}</td><td>${a.blocked}</td><td>${a.risk}</td><td>${a.spend_brl.toFixed(4)}</td></tr>`)
+    .map((a) => `<tr data-agent="${esc(a.agent_id)}"><td>${esc(a.agent_id)}${a.name && a.name !== a.agent_id ? ` <span class="muted">${esc(a.name)}</span>` : ''}</td><td>${a.status}</td><td class="mono">${esc(a.last_seen)}</td><td>${esc(a.policy_pack) || '—'}</td><td>${a.decisions}</td><td>${a.blocked}</td><td>${a.risk}</td><td>${a.spend_brl.toFixed(4)}</td></tr>`)
     .join('');
   return page(
     v,
     'agents',
     'Agents',
-    `<p class="muted">Agents seen in the tenant's recent decisions.</p><table id="agents"><thead><tr><th>Agent</th><th>Status</th><th>Last seen</th><th>Decisions</th><th>Blocked</th><th>Mean risk</th><th>Spend (BRL)</th></tr></thead><tbody>${rows || '<tr><td colspan="7" class="muted">No agent has made a decision yet.</td></tr>'}</tbody></table>`,
+    `<p class="muted">The tenant's agents (registered, or registered on first use). Decisions, blocked and spend count the recent decisions.</p><table id="agents"><thead><tr><th>Agent</th><th>Status</th><th>Last seen</th><th>Pack</th><th>Decisions</th><th>Blocked</th><th>Risk</th><th>Spend (BRL)</th></tr></thead><tbody>${rows || '<tr><td colspan="8" class="muted">No agent yet.</td></tr>'}</tbody></table>`,
   );
 }
 
