@@ -6,10 +6,17 @@ import { judgingLimitsOf, type ScannerConfig } from './config.js';
 import { trustProxySetting } from './clients/trust-proxy.js';
 import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
 import { inFlightPlugin } from './plugins/in-flight.js';
+import { monitoringPlugin } from './plugins/monitoring.js';
+import { scannerStorePlugin } from './plugins/scanner-store.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { selfIdentityPlugin } from './plugins/self-identity.js';
 import { createSnapshotSource, snapshotSourcePlugin, type SnapshotSource } from './plugins/snapshot-source.js';
+import { COLLECT_DEFAULTS } from './collect/index.js';
 import { healthRoutes } from './routes/health.js';
+import { monitorRoutes } from './routes/monitors/route.js';
+import { overviewRoutes } from './routes/overview/route.js';
+import { scanRoutes } from './routes/scans/route.js';
+import { webhookRoutes } from './routes/webhooks/route.js';
 import { seoScanRoutes } from './routes/seo-scan/route.js';
 import { superScanRoutes } from './routes/super-scan/route.js';
 
@@ -18,8 +25,10 @@ export interface ScannerAppOptions {
   readonly collect?: Partial<CollectOptions>;
   /** Replaces the collector entirely (offline tests). */
   readonly snapshots?: SnapshotSource;
-  /** Clock for the rate limiter (tests). */
+  /** Clock for the rate limiter and the key quota (tests). */
   readonly now?: () => number;
+  /** Extra CAs trusted for webhook receivers (tests: a throwaway CA). */
+  readonly webhookCa?: readonly string[];
 }
 
 /** A correlation id from the edge (X-Request-Id) when it is sane, else a new UUID. */
@@ -62,6 +71,8 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
   app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
   app.register(selfIdentityPlugin, { config });
+  app.register(scannerStorePlugin, { config, ...(options.now ? { now: options.now } : {}) });
+  app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}) });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -73,5 +84,9 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   const limits = judgingLimitsOf(config);
   app.register(superScanRoutes, { limits });
   app.register(seoScanRoutes, { limits });
+  app.register(scanRoutes, { config });
+  app.register(monitorRoutes, { config });
+  app.register(webhookRoutes, { config });
+  app.register(overviewRoutes, { config });
   return app;
 }
