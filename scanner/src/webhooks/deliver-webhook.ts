@@ -64,8 +64,8 @@ export async function deliverWebhook(delivery: Delivery, settings: DeliverySetti
         // undici.request never follows redirects: a 3xx is recorded as the answer.
         signal: AbortSignal.any([AbortSignal.timeout(settings.timeoutMs), settings.signal]),
       });
-      // The answer's body is not read: only its status counts.
-      res.body.destroy();
+      // Only the status counts; the body is drained (dump stops reading past 128 KiB, and the time-out still applies).
+      await res.body.dump().catch(() => undefined);
       outcome = { status: res.statusCode };
     } catch (err) {
       outcome = { error: errorName(err, settings.signal) };
