@@ -55,8 +55,9 @@ export const webhookRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = asyn
     { schema: { params: ID_PARAMS_SCHEMA, querystring: LIMIT_QUERY_SCHEMA } },
     async (request) => {
       const id = normaliseId(request.params.id);
+      const limit = listLimit(request.query, DELIVERIES_DEFAULT, DELIVERIES_MAX);
       if (app.store.webhooks.get([keyOf(request).orgId, id]) === undefined) throw new ScannerError('webhook_not_found');
-      return { items: listDeliveries(app.store, id, listLimit(request.query, DELIVERIES_DEFAULT, DELIVERIES_MAX)) };
+      return { items: listDeliveries(app.store, id, limit) };
     },
   );
 };
