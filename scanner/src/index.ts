@@ -12,3 +12,9 @@ export type { Check, Verdict, Profile, Dimension, Pillar, Severity } from './che
 export { SCORING_VERSION } from './scoring/scoring.js';
 export { seoAudit, type SeoAudit } from './seo/seo-audit.js';
 export type { Snapshot, Probe, PageProbe } from './snapshot/snapshot.js';
+export { openScannerStore, type ScannerStore, type HistoryItem } from './storage/scanner-store.js';
+export { issueKey, verifyKey, type KeyIdentity } from './keys/key-store.js';
+export { recordAssessment, listHistory, historyItem } from './history/scan-history.js';
+export { runRecordedAssessment, type RecordedRun } from './history/run-recorded-assessment.js';
+export { requireKey, keyOf } from './keys/key-auth.js';
+export { createKeyQuota, type KeyQuota, type QuotaBucket } from './quota/key-quota.js';
