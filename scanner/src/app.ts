@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@aduana/shared';
+import { createLogger, traceFrom, type TraceContext } from '@aduana/shared';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
 import { judgingLimitsOf, type ScannerConfig } from './config.js';
@@ -29,6 +29,13 @@ export interface ScannerAppOptions {
   readonly now?: () => number;
   /** Extra CAs trusted for webhook receivers (tests: a throwaway CA). */
   readonly webhookCa?: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's W3C trace: the caller's `traceparent` continued with a new span, or a new trace. */
+    trace: TraceContext;
+  }
 }
 
 /** A correlation id from the edge (X-Request-Id) when it is sane, else a new UUID. */
@@ -73,12 +80,17 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   app.register(selfIdentityPlugin, { config });
   app.register(scannerStorePlugin, { config, ...(options.now ? { now: options.now } : {}) });
   app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}) });
+  app.decorateRequest('trace', null as unknown as TraceContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // W3C Trace Context, as the gateway honours it: continued into webhook deliveries (docs/scanner.md, "Tracing").
+    const header = request.headers.traceparent;
+    request.trace = traceFrom(typeof header === 'string' ? header : undefined);
+    reply.header('x-svc-trace-id', request.trace.traceId);
   });
   app.addHook('onResponse', async (request, reply) => {
     // Path only, never the query or the body.
-    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime), traceId: request.trace.traceId }, 'request');
   });
   app.register(healthRoutes);
   const limits = judgingLimitsOf(config);

@@ -62,6 +62,9 @@ afterAll(async () => {
   if (sc) removeDataDir(sc.dataDir);
 });
 
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
+
 type Attempt = { attempt: number; status: number | null; error: string | null; event: string; deliveryId: string };
 
 /** A fresh organisation with one webhook on `path`, and a monitor whose score then moves from bare to good. */
@@ -73,7 +76,9 @@ async function scoreChangeTo(path: string, minScoreDelta = 0): Promise<{ key: st
   site.set('bare');
   expect((await sc.call('POST', `/api/v1/monitors/${monitor.id as string}/run`, { key })).status).toBe(200);
   site.set('good');
-  expect((await sc.call('POST', `/api/v1/monitors/${monitor.id as string}/run`, { key })).status).toBe(200);
+  const second = await sc.call('POST', `/api/v1/monitors/${monitor.id as string}/run`, { key, headers: { traceparent: TRACEPARENT } });
+  expect(second.status).toBe(200);
+  expect(second.headers.get('x-svc-trace-id')).toBe(TRACE_ID);
   return { key, hookId: hook.body.id, secret: hook.body.signingSecret };
 }
 
@@ -96,6 +101,9 @@ describe('webhook deliveries', () => {
     expect(timestamp).toMatch(/^[0-9]{10}$/);
     const expected = `v1=${createHmac('sha256', secret).update(`${timestamp}.${got?.body ?? ''}`).digest('hex')}`;
     expect(got?.headers['x-svc-signature']).toBe(expected);
+    // The run-now request's trace continues into the delivery (a new span of the same trace).
+    expect(got?.headers.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
+    expect(got?.headers.traceparent).not.toBe(TRACEPARENT);
     const payload = JSON.parse(got?.body ?? '{}');
     expect(payload).toMatchObject({ event: 'monitor.score_changed', data: { url: `${site.origin}/ok` } });
     expect(payload.data.score).not.toBe(payload.data.previousScore);

@@ -1,3 +1,4 @@
+import { traceFrom } from '@aduana/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Assessment } from '../assessment/assessment.js';
 import type { Profile } from '../checks/check.js';
@@ -53,7 +54,7 @@ export async function executeRun(
       score: assessment.globalScore,
       previousScore: previous.score,
       grade: assessment.grade,
-    });
+    }, via?.request.trace ?? traceFrom(undefined));
   }
   if (via !== undefined && assessment === undefined) throw failure;
   return assessment;

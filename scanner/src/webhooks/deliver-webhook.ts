@@ -23,6 +23,7 @@ export interface Delivery {
   readonly event: string;
   /** The exact bytes that are signed and sent. */
   readonly body: string;
+  readonly traceparent: string;
 }
 
 type Outcome = { readonly status: number } | { readonly error: string };
@@ -56,6 +57,7 @@ export async function deliverWebhook(delivery: Delivery, settings: DeliverySetti
           'content-type': 'application/json',
           'user-agent': settings.userAgent,
           'x-svc-event': delivery.event,
+          traceparent: delivery.traceparent,
           'x-svc-delivery': delivery.deliveryId,
           'x-svc-timestamp': String(timestamp),
           'x-svc-signature': signDelivery(delivery.secret, timestamp, delivery.body),

@@ -1,4 +1,4 @@
-import { uuid, type NetGuard } from '@aduana/shared';
+import { formatTraceparent, uuid, type NetGuard, type TraceContext } from '@aduana/shared';
 import type { ScannerStore } from '../storage/scanner-store.js';
 import { deliverWebhook } from './deliver-webhook.js';
 import type { SecretBox } from './secret-box.js';
@@ -40,7 +40,9 @@ export class WebhookNotifier {
     this.#settings = settings;
   }
 
-  scoreChanged(orgId: string, change: ScoreChange): void {
+  /** `trace`: the run's trace (the run-now request's, or a new one for a scheduled run), sent as `traceparent`. */
+  scoreChanged(orgId: string, change: ScoreChange, trace: TraceContext): void {
+    const traceparent = formatTraceparent(trace);
     const delta = Math.abs(change.score - change.previousScore);
     const { store, box } = this.#settings;
     for (const hook of orgWebhooks(store, orgId)) {
@@ -54,7 +56,7 @@ export class WebhookNotifier {
           return;
         }
         await deliverWebhook(
-          { webhookId: hook.id, deliveryId, url: hook.url, secret: box.open(hook.sealedSecret, hook.id), event: SCORE_CHANGED, body },
+          { webhookId: hook.id, deliveryId, url: hook.url, secret: box.open(hook.sealedSecret, hook.id), event: SCORE_CHANGED, body, traceparent },
           { ...this.#settings, signal: this.#stopping.signal },
           (attempt) => recordAttempt(store, attempt),
         );
