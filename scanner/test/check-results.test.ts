@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/registry.js';
 import { BARE_HTML } from './fixtures/pages.js';
 import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
+import { selfSignedCert } from './helpers/self-signed-cert.js';
 import { removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
 
 /** Every check's result in the Assessment (`checks`), through the real service, public and recorded. */
@@ -73,6 +74,41 @@ describe('the address guard and localhost names', () => {
     } finally {
       await strict.close();
       removeDataDir(strict.dataDir);
+    }
+  });
+});
+
+describe('forms whose action leaves HTTPS, through the real collector', () => {
+  it('a shop page whose card form posts to http://, or to an https action that redirects to http://, is a High finding naming the action', async () => {
+    let origin = '';
+    const shop = await startFixture(
+      (req, res) => {
+        if (req.url === '/') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+            `<!doctype html><html lang="pt-BR"><head><title>Loja</title></head><body><h1>Pagamento</h1>
+             <form action="http://pay.example/charge" method="post"><input name="card_number" autocomplete="cc-number"><button>Pagar</button></form>
+             <form action="/checkout" method="post"><input type="email" name="email"><button>Continuar</button></form>
+             <form action="/search"><input type="search" name="q"></form></body></html>`,
+          );
+        } else if (req.url === '/checkout') {
+          res.writeHead(302, { location: `${origin.replace('https:', 'http:')}/checkout` }).end();
+        } else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      },
+      { tls: selfSignedCert({ commonName: '127.0.0.1', altNames: ['127.0.0.1'] }) },
+    );
+    origin = shop.origin;
+    try {
+      const res = await sc.call('POST', '/api/super-scan', { key: null, body: { url: `${shop.origin}/` } });
+      expect(res.status).toBe(200);
+      const finding = (res.body.findings as { id: string; severity: string; evidence: string }[]).find((f) => f.id === 'security.form-action');
+      expect(finding?.severity).toBe('High');
+      expect(finding?.evidence).toContain('http://pay.example/charge');
+      expect(finding?.evidence).toContain(`${shop.origin}/checkout → ${shop.origin.replace('https:', 'http:')}/checkout`);
+      // The search form stays on HTTPS; its action was asked where it leads, nothing was submitted.
+      expect(finding?.evidence).not.toContain('/search');
+      expect(shop.requests.filter((r) => r.path === '/checkout').map((r) => r.method)).toEqual(['GET']);
+    } finally {
+      await shop.close();
     }
   });
 });

@@ -67,7 +67,8 @@ describe('aduana scanner-key with the service running', () => {
       await stopProcess(again.child);
       removeDataDir(dataDir);
     }
-  });
+    // Nine node processes start in this test: a generous bound for a loaded machine.
+  }, 120_000);
 
   it('two service processes on one data directory run a due monitor once', async () => {
     const dataDir = tempDataDir();
@@ -94,5 +95,5 @@ describe('aduana scanner-key with the service running', () => {
       await Promise.all([stopProcess(a.child), stopProcess(b.child)]);
       removeDataDir(dataDir);
     }
-  });
+  }, 120_000);
 });
