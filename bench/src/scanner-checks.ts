@@ -5,7 +5,8 @@
  *  2. Full assessments per second: POST /api/super-scan against `startScanner` with the real collector, the target a
  *     local fixture site on 127.0.0.1 serving the same page and its resources (allowed via SCANNER_ALLOW_PRIVATE).
  *  3. Recorded vs unrecorded assessment, and history listing with 100,000 stored scans (scanner-history.ts).
- * Run: npm run build && node bench/dist/scanner-checks.js   (env BENCH_DURATION_S, BENCH_CONCURRENCY)
+ * Run: npm run build && node bench/dist/scanner-checks.js [--engine-only | --orgs-only]
+ *      (env BENCH_DURATION_S, BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PER_ROUND)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -112,7 +113,9 @@ async function organisations() {
   }
 }
 
-const engine = await checksEngine();
-const http = process.argv.includes('--engine-only') ? undefined : await fullAssessments();
+// --orgs-only: just the organisation figures (recorded vs unrecorded, history listing).
+const orgsOnly = process.argv.includes('--orgs-only');
+const engine = orgsOnly ? undefined : await checksEngine();
+const http = process.argv.includes('--engine-only') || orgsOnly ? undefined : await fullAssessments();
 const orgs = process.argv.includes('--engine-only') ? undefined : await organisations();
-console.log(`\nresults: ${writeResults('scanner-checks', { engine, http, orgs })}`);
+console.log(`\nresults: ${writeResults(orgsOnly ? 'scanner-orgs' : 'scanner-checks', { engine, http, orgs })}`);
