@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ScannerConfig } from '../../config.js';
-import { listHistory, scanCount } from '../../history/scan-history.js';
+import { listHistory, readAfterWrites, scanCount } from '../../history/scan-history.js';
 import { keyOf, requireKey } from '../../keys/key-auth.js';
 import { orgMonitors, recentRuns } from '../../monitors/monitor-store.js';
 import { orgWebhooks } from '../../webhooks/webhook-store.js';
@@ -11,6 +11,7 @@ export const overviewRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = asy
 
   app.get('/api/v1/overview', async (request) => {
     const { orgId } = keyOf(request);
+    await readAfterWrites(app.store);
     const monitors = orgMonitors(app.store, orgId);
     const webhooks = orgWebhooks(app.store, orgId);
     const activeMonitors = monitors.filter((m) => m.active).length;

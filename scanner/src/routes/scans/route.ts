@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ScannerConfig } from '../../config.js';
 import { ScannerError } from '../../errors.js';
-import { getScan, listHistory } from '../../history/scan-history.js';
+import { getScan, listHistory, readAfterWrites } from '../../history/scan-history.js';
 import { runRecordedAssessment } from '../../history/run-recorded-assessment.js';
 import { keyOf, requireKey } from '../../keys/key-auth.js';
 import { ID_PARAMS_SCHEMA, LIMIT_QUERY_SCHEMA, listLimit, normaliseId, type IdParams, type LimitQuery } from '../key-params.js';
@@ -27,11 +27,14 @@ export const scanRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = async (
     }),
   );
 
-  app.get<{ Querystring: LimitQuery }>('/api/v1/scans', { schema: { querystring: LIMIT_QUERY_SCHEMA } }, async (request) => ({
-    items: listHistory(app.store, keyOf(request).orgId, listLimit(request.query, HISTORY_DEFAULT, HISTORY_MAX)),
-  }));
+  app.get<{ Querystring: LimitQuery }>('/api/v1/scans', { schema: { querystring: LIMIT_QUERY_SCHEMA } }, async (request) => {
+    const limit = listLimit(request.query, HISTORY_DEFAULT, HISTORY_MAX);
+    await readAfterWrites(app.store);
+    return { items: listHistory(app.store, keyOf(request).orgId, limit) };
+  });
 
   app.get<{ Params: IdParams }>('/api/v1/scans/:id', { schema: { params: ID_PARAMS_SCHEMA } }, async (request) => {
+    await readAfterWrites(app.store);
     const scan = getScan(app.store, keyOf(request).orgId, normaliseId(request.params.id));
     if (scan === undefined) throw new ScannerError('scan_not_found');
     return scan;
