@@ -4,7 +4,9 @@
  *     parsing included (tinybench). Target: p50 ≤ 10 ms.
  *  2. Full assessments per second: POST /api/super-scan against `startScanner` with the real collector, the target a
  *     local fixture site on 127.0.0.1 serving the same page and its resources (allowed via SCANNER_ALLOW_PRIVATE).
- * Run: npm run build && node bench/dist/scanner-checks.js   (env BENCH_DURATION_S, BENCH_CONCURRENCY)
+ *  3. Recorded vs unrecorded assessment, and history listing with 100,000 stored scans (scanner-history.ts).
+ * Run: npm run build && node bench/dist/scanner-checks.js [--engine-only | --orgs-only]
+ *      (env BENCH_DURATION_S, BENCH_CONCURRENCY, BENCH_ROUNDS, BENCH_PER_ROUND)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { assess, CHECKS, Derived, loadScannerConfig, runChecks, startScanner } from '@aduana/scanner';
 import { fmt, microBench, table } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
+import { historyListing, recordedVsUnrecorded } from './scanner-history.js';
 import { benchPage, benchSnapshot } from './scanner-snapshot.js';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -99,6 +102,20 @@ async function fullAssessments() {
   }
 }
 
-const engine = await checksEngine();
-const http = process.argv.includes('--engine-only') ? undefined : await fullAssessments();
-console.log(`\nresults: ${writeResults('scanner-checks', { engine, http })}`);
+async function organisations() {
+  const site = await fixtureSite();
+  try {
+    const recorded = await recordedVsUnrecorded(site.origin, { rounds: Number(process.env.BENCH_ROUNDS ?? 6), perRound: Number(process.env.BENCH_PER_ROUND ?? 100), concurrency });
+    const history = await historyListing({ stored: 100_000, requests: 1_000 });
+    return { recorded, history };
+  } finally {
+    await new Promise<void>((resolve) => site.server.close(() => resolve()));
+  }
+}
+
+// --orgs-only: just the organisation figures (recorded vs unrecorded, history listing).
+const orgsOnly = process.argv.includes('--orgs-only');
+const engine = orgsOnly ? undefined : await checksEngine();
+const http = process.argv.includes('--engine-only') || orgsOnly ? undefined : await fullAssessments();
+const orgs = process.argv.includes('--engine-only') ? undefined : await organisations();
+console.log(`\nresults: ${writeResults(orgsOnly ? 'scanner-orgs' : 'scanner-checks', { engine, http, orgs })}`);

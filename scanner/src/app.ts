@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@aduana/shared';
+import { createLogger, traceFrom, type TraceContext } from '@aduana/shared';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { CollectOptions } from './collect/index.js';
 import { judgingLimitsOf, type ScannerConfig } from './config.js';
@@ -7,10 +7,17 @@ import { trustProxySetting } from './clients/trust-proxy.js';
 import { browserHostPlugin } from './plugins/browser-host.js';
 import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
 import { inFlightPlugin } from './plugins/in-flight.js';
+import { monitoringPlugin } from './plugins/monitoring.js';
+import { scannerStorePlugin } from './plugins/scanner-store.js';
 import { rateLimitsPlugin } from './plugins/rate-limits.js';
 import { selfIdentityPlugin } from './plugins/self-identity.js';
 import { createSnapshotSource, snapshotSourcePlugin, type SnapshotSource } from './plugins/snapshot-source.js';
+import { COLLECT_DEFAULTS } from './collect/index.js';
 import { healthRoutes } from './routes/health.js';
+import { monitorRoutes } from './routes/monitors/route.js';
+import { overviewRoutes } from './routes/overview/route.js';
+import { scanRoutes } from './routes/scans/route.js';
+import { webhookRoutes } from './routes/webhooks/route.js';
 import { seoScanRoutes } from './routes/seo-scan/route.js';
 import { superScanRoutes } from './routes/super-scan/route.js';
 
@@ -19,8 +26,17 @@ export interface ScannerAppOptions {
   readonly collect?: Partial<CollectOptions>;
   /** Replaces the collector entirely (offline tests). */
   readonly snapshots?: SnapshotSource;
-  /** Clock for the rate limiter (tests). */
+  /** Clock for the rate limiter and the key quota (tests). */
   readonly now?: () => number;
+  /** Extra CAs trusted for webhook receivers (tests: a throwaway CA). */
+  readonly webhookCa?: readonly string[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's W3C trace: the caller's `traceparent` continued with a new span, or a new trace. */
+    trace: TraceContext;
+  }
 }
 
 /** A correlation id from the edge (X-Request-Id) when it is sane, else a new UUID. */
@@ -64,16 +80,27 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
   app.register(selfIdentityPlugin, { config });
   app.register(browserHostPlugin, { config });
+  app.register(scannerStorePlugin, { config, ...(options.now ? { now: options.now } : {}) });
+  app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}) });
+  app.decorateRequest('trace', null as unknown as TraceContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // W3C Trace Context, as the gateway honours it: continued into webhook deliveries (docs/scanner.md, "Tracing").
+    const header = request.headers.traceparent;
+    request.trace = traceFrom(typeof header === 'string' ? header : undefined);
+    reply.header('x-svc-trace-id', request.trace.traceId);
   });
   app.addHook('onResponse', async (request, reply) => {
     // Path only, never the query or the body.
-    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log.info({ method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime), traceId: request.trace.traceId }, 'request');
   });
   app.register(healthRoutes);
   const limits = judgingLimitsOf(config);
   app.register(superScanRoutes, { limits });
   app.register(seoScanRoutes, { limits });
+  app.register(scanRoutes, { config });
+  app.register(monitorRoutes, { config });
+  app.register(webhookRoutes, { config });
+  app.register(overviewRoutes, { config });
   return app;
 }

@@ -30,6 +30,18 @@ export const SCANNER_CONFIG = {
   observeBudgetMs: { env: 'SCANNER_OBSERVE_BUDGET_MS', type: 'integer', default: 30_000, minimum: 5_000, maximum: 120_000, description: 'Time for one rendered-page observation, navigation to screenshot' },
   observeSettleMs: { env: 'SCANNER_OBSERVE_SETTLE_MS', type: 'integer', default: 5_000, minimum: 0, maximum: 60_000, description: 'After the load event, longest wait for the network to go quiet before the metrics are read' },
   observeMaxConsoleErrors: { env: 'SCANNER_OBSERVE_MAX_CONSOLE_ERRORS', type: 'integer', default: 50, minimum: 0, maximum: 1_000, description: 'Console errors kept from one observation' },
+  secretKey: { env: 'SCANNER_SECRET_KEY', type: 'string', default: '', description: 'Key that encrypts webhook signing secrets at rest (AES-256-GCM): 64 hex characters. Empty: webhook creation answers 503' },
+  keyDailyQuota: { env: 'SCANNER_KEY_DAILY_QUOTA', type: 'integer', default: 1_000, minimum: 1, description: 'Assessments (reports included) one API key may run per UTC day; past it: 429 with Retry-After' },
+  keyCrawlsPerHour: { env: 'SCANNER_KEY_CRAWLS_PER_HOUR', type: 'integer', default: 5, minimum: 1, description: 'SEO crawls one API key may run per clock hour' },
+  keyRenderingsPerHour: { env: 'SCANNER_KEY_RENDERINGS_PER_HOUR', type: 'integer', default: 10, minimum: 1, description: 'Browser renderings one API key may run per clock hour' },
+  maxMonitorsPerOrg: { env: 'SCANNER_MAX_MONITORS_PER_ORG', type: 'integer', default: 100, minimum: 1, description: 'Active monitors one organisation may have; past it monitor creation answers 400' },
+  maxWebhooksPerOrg: { env: 'SCANNER_MAX_WEBHOOKS_PER_ORG', type: 'integer', default: 20, minimum: 1, description: 'Active webhooks one organisation may have; past it webhook creation answers 400' },
+  schedulerTickMs: { env: 'SCANNER_SCHEDULER_TICK_MS', type: 'integer', default: 30_000, minimum: 20, maximum: 3_600_000, description: 'How often the monitor scheduler looks for due monitors' },
+  monitorLeaseMs: { env: 'SCANNER_MONITOR_LEASE_MS', type: 'integer', default: 600_000, minimum: 1_000, description: 'How long a claimed monitor run is held by its process before another may take the monitor again' },
+  webhookTimeoutMs: { env: 'SCANNER_WEBHOOK_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 50, maximum: 60_000, description: 'Time-out of one webhook delivery attempt, connection and answer included' },
+  webhookRetryFirstMs: { env: 'SCANNER_WEBHOOK_RETRY_FIRST_MS', type: 'integer', default: 1_000, minimum: 0, maximum: 600_000, description: 'Wait before the second delivery attempt (after a network error or a 5xx)' },
+  webhookRetrySecondMs: { env: 'SCANNER_WEBHOOK_RETRY_SECOND_MS', type: 'integer', default: 4_000, minimum: 0, maximum: 600_000, description: 'Wait before the third and last delivery attempt' },
+  overviewRecent: { env: 'SCANNER_OVERVIEW_RECENT', type: 'integer', default: 10, minimum: 1, maximum: 100, description: 'Recent executions listed by GET /api/v1/overview' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
 } as const satisfies ConfigSpec;
 

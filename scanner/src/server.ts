@@ -4,6 +4,8 @@ import { loadScannerConfig, type ScannerConfig } from './config.js';
 export interface RunningScanner {
   /** e.g. http://127.0.0.1:8082 */
   readonly url: string;
+  /** The API key made by this start on an empty data directory (print it once); undefined otherwise. */
+  readonly bootstrapKey: string | undefined;
   close(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function startScanner(config: ScannerConfig = loadScannerConfig(), 
   let closing: Promise<void> | undefined;
   return {
     url: `http://${host}:${port}`,
+    bootstrapKey: app.bootstrapKey,
     // Idempotent: a second close (signal handler plus shutdown hook) waits for the first.
     close: () => (closing ??= app.close().then(() => undefined)),
   };

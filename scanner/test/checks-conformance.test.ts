@@ -10,7 +10,7 @@ import { bareSnapshot, emptySnapshot, goodSnapshot, minimalSnapshot } from './fi
 
 const PARTS: readonly SnapshotPart[] = [
   'page', 'robotsTxt', 'sitemapXml', 'securityTxt', 'llmsTxt', 'manifest', 'apiCatalog', 'oauthAuthorizationServer',
-  'oauthProtectedResource', 'mcpServerCard', 'agentCard', 'openapi', 'markdownNegotiation', 'tls', 'httpsRedirect',
+  'oauthProtectedResource', 'mcpServerCard', 'agentCard', 'openapi', 'markdownNegotiation', 'tls', 'httpsRedirect', 'formActions',
 ];
 const DIMENSION_FOLDER = /^(security|seo|accessibility|performance|aiDiscovery|agentReadiness|privacy)\.[a-z0-9-]+$/;
 

@@ -20,6 +20,11 @@ describe('error registry', () => {
     for (const s of [400, 429, 502]) expect(statuses.has(s)).toBe(true);
   });
 
+  it('covers every documented status of the KEY endpoints', () => {
+    const statuses = new Set(Object.values(ERRORS).map((e) => e.status));
+    for (const s of [400, 401, 404, 409, 413, 429, 503]) expect(statuses.has(s)).toBe(true);
+  });
+
   it('maps collector and guard errors: blocked and invalid_url to 400, unreachable and timeout to 502', () => {
     const cases: [unknown, ErrorCode][] = [
       [new NetGuardError('blocked', 'no', 'http://10.0.0.1/'), 'blocked_destination'],

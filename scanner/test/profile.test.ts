@@ -48,4 +48,15 @@ describe('commerceRisk', () => {
     expect(risk?.level).toBe('high');
     expect(risk?.signals).toContain('checkout pages not served over HTTPS');
   });
+
+  it('says what is true of HSTS: absent, or present but short', () => {
+    const { 'strict-transport-security': _hsts, ...noHsts } = GOOD_HEADERS;
+    const absent = assess(goodSnapshot({ page: page(COMMERCE_HTML, noHsts) }), { requestId: 'r', profile: 'commerce' }).assessment.commerceRisk;
+    expect(absent?.signals).toContain('no HSTS: first visits can be downgraded to HTTP');
+    const short = assess(goodSnapshot({ page: page(COMMERCE_HTML, { ...GOOD_HEADERS, 'strict-transport-security': 'max-age=300' }) }), { requestId: 'r', profile: 'commerce' }).assessment.commerceRisk;
+    const signal = short?.signals.find((x) => x.includes('HSTS')) ?? '';
+    expect(signal).not.toMatch(/no HSTS/);
+    expect(signal).toMatch(/^HSTS present but short/);
+    expect(signal).toContain('max-age=300');
+  });
 });

@@ -146,4 +146,41 @@ describe('security checks (Mozilla HTTP Observatory semantics)', () => {
     expect(r.finding?.evidence).toContain('x-powered-by: "Express"');
     expect(runOne('security.version-disclosure', withHeaders({ ...GOOD_HEADERS, server: 'nginx' })).status).toBe('pass');
   });
+
+  describe('security.form-action: forms whose action leaves HTTPS', () => {
+    const form = (action: string, fields: string) => GOOD_HTML.replace('</body>', `<form action="${action}" method="post">${fields}<button>Send</button></form></body>`);
+    const CARD = '<input name="card_number" autocomplete="cc-number"><input name="cvc">';
+
+    it('a card form posting to http:// is High and names the action', () => {
+      const r = runOne('security.form-action', withHeaders(GOOD_HEADERS, form('http://pay.example/charge', CARD)));
+      expect(r.status).toBe('fail');
+      expect(r.finding?.severity).toBe('High');
+      expect(r.finding?.evidence).toContain('http://pay.example/charge');
+    });
+
+    it('a password or personal-data form is High; a form without such fields is Medium', () => {
+      expect(runOne('security.form-action', withHeaders(GOOD_HEADERS, form('http://cafe.example/login', '<input type="password" name="p">'))).finding?.severity).toBe('High');
+      expect(runOne('security.form-action', withHeaders(GOOD_HEADERS, form('http://cafe.example/news', '<input type="email" name="e">'))).finding?.severity).toBe('High');
+      const search = runOne('security.form-action', withHeaders(GOOD_HEADERS, form('http://cafe.example/search', '<input type="search" name="q">')));
+      expect(search.finding?.severity).toBe('Medium');
+      expect(search.finding?.evidence).toContain('http://cafe.example/search');
+    });
+
+    it('an https action that redirects to http:// is a finding naming both', () => {
+      const snap = goodSnapshot({
+        page: page(form('https://cafe.example/checkout', CARD)),
+        formActions: [{ url: 'https://cafe.example/checkout', status: 302, location: 'http://cafe.example/checkout' }],
+      });
+      const r = runOne('security.form-action', snap);
+      expect(r.finding?.severity).toBe('High');
+      expect(r.finding?.evidence).toContain('https://cafe.example/checkout → http://cafe.example/checkout');
+    });
+
+    it('passes when every action stays on HTTPS (relative actions included), and does not apply to an http page', () => {
+      expect(runOne('security.form-action', withHeaders(GOOD_HEADERS, form('/checkout', CARD))).status).toBe('pass');
+      expect(runOne('security.form-action', goodSnapshot({ page: page(form('https://cafe.example/checkout', CARD)), formActions: [{ url: 'https://cafe.example/checkout', status: 200, location: null }] })).status).toBe('pass');
+      const plain = goodSnapshot({ page: page(form('http://cafe.example/x', CARD), GOOD_HEADERS, { finalUrl: 'http://cafe.example/' }) });
+      expect(runOne('security.form-action', plain).status).toBe('not_applicable');
+    });
+  });
 });

@@ -12,7 +12,7 @@ export { canonicalJson, sha256Hex } from './hashing/canonical-json.js';
 export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, type TokenKind } from './tokens/token-format.js';
 export { growingLru } from './cache/growing-lru.js';
 export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
-export { openStore, type RootDatabase } from './storage/open-store.js';
+export { openStore, type Database, type RootDatabase } from './storage/open-store.js';
 export { ulid, newId, uuid } from './ids/new-id.js';
 export { NetGuard, defaultHostLookup, type NetGuardOptions, type CheckedTarget, type ResolvedAddress, type HostLookup } from './net/net-guard.js';
 export { NetGuardError, isNetGuardError, type NetGuardErrorCode } from './net/net-guard-error.js';

@@ -9,7 +9,7 @@ import { commerceSignals } from '../profile/detect-profile.js';
 import { SCORING_VERSION } from '../scoring/scoring.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { evidenceList, type EvidenceBounds } from '../evidence/evidence-text.js';
-import type { Assessment, CommerceRisk } from './assessment.js';
+import type { Assessment, CheckReport, CheckReportStatus, CommerceRisk } from './assessment.js';
 
 export interface AssessOptions {
   /** Requested profile; 'auto' (the default) resolves it from the snapshot. */
@@ -32,6 +32,27 @@ function boundedRisk(risk: CommerceRisk, bounds: EvidenceBounds): CommerceRisk {
   return { level: risk.level, signals: evidenceList(risk.signals, bounds) };
 }
 
+const REPORT_STATUS: Record<CheckResult['status'], CheckReportStatus> = {
+  pass: 'pass',
+  fail: 'fail',
+  info: 'informational',
+  not_applicable: 'not_applicable',
+  not_measured: 'not_measured',
+  error: 'error',
+};
+
+/** One check's line in `checks`: the runner already cleaned and cut its evidence and error text. */
+function checkReport(r: CheckResult): CheckReport {
+  return {
+    id: r.check.id,
+    dimension: r.check.dimension,
+    pillar: r.check.pillar,
+    status: REPORT_STATUS[r.status],
+    evidence: r.status === 'error' ? `the check failed to run: ${r.error ?? 'unknown error'}` : r.evidence,
+    version: r.check.version,
+  };
+}
+
 /** Judges one snapshot: profile, checks, scores, findings. Pure apart from the id and the clock. */
 export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcome {
   const { profile, detected, results, scores, findings, derived } = judge(snapshot, { checks: CHECKS, profile: options.profile, limits: options.limits });
@@ -51,6 +72,7 @@ export function assess(snapshot: Snapshot, options: AssessOptions): AssessOutcom
     dimensions: scores.dimensions,
     pillars: scores.pillars,
     criticalIssues: findings.filter((f) => f.severity === 'High').map((f) => ({ id: f.id, title: f.title, pillar: f.pillar, severity: f.severity })),
+    checks: results.map(checkReport),
   };
   return { assessment, results };
 }

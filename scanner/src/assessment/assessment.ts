@@ -41,6 +41,19 @@ export interface CommerceRisk {
   readonly signals: readonly string[];
 }
 
+/** How one check came out (docs/scanner.md, "Every check's result"): passed ones included. */
+export type CheckReportStatus = 'pass' | 'fail' | 'informational' | 'not_applicable' | 'not_measured' | 'error';
+
+export interface CheckReport {
+  readonly id: string;
+  readonly dimension: Dimension;
+  readonly pillar: Pillar;
+  readonly status: CheckReportStatus;
+  /** What was observed, for every status (a pass says what passed; an error says what broke). */
+  readonly evidence: string;
+  readonly version: number;
+}
+
 export interface Assessment {
   readonly scanId: string;
   readonly requestId: string;
@@ -58,4 +71,6 @@ export interface Assessment {
   readonly dimensions: Readonly<Record<Dimension, DimensionScore>>;
   readonly pillars: Readonly<Record<Pillar, PillarScore>>;
   readonly criticalIssues: readonly CriticalIssue[];
+  /** Every check that ran and its result, as Lighthouse lists its audits; `findings` stay the failures. */
+  readonly checks: readonly CheckReport[];
 }

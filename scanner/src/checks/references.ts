@@ -25,6 +25,7 @@ export const REF = Object.freeze({
   owaspSession: ref('OWASP Session Management Cheat Sheet', 'https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html'),
   owaspTls: ref('OWASP Transport Layer Security Cheat Sheet', 'https://cheatsheetseries.owasp.org/cheatsheets/Transport_Layer_Security_Cheat_Sheet.html'),
   whyHttps: ref('web.dev: Why HTTPS matters', 'https://web.dev/articles/why-https-matters'),
+  chromeMixedForms: ref('Chromium blog: protecting users from insecure downloads and mixed forms', 'https://blog.chromium.org/2020/08/protecting-google-chrome-users-from.html'),
   mixedContent: ref('MDN: Mixed content', 'https://developer.mozilla.org/en-US/docs/Web/Security/Mixed_content'),
   sri: ref('MDN: Subresource Integrity', 'https://developer.mozilla.org/en-US/docs/Web/Security/Subresource_Integrity'),
   rfc9116: ref('RFC 9116: security.txt', 'https://www.rfc-editor.org/rfc/rfc9116'),

@@ -8,6 +8,7 @@ import { hsts } from './security/hsts.js';
 import { httpsRedirect } from './security/https-redirect.js';
 import { https } from './security/https.js';
 import { mixedContent } from './security/mixed-content.js';
+import { formAction } from './security/form-action.js';
 import { permissionsPolicy } from './security/permissions-policy.js';
 import { referrerPolicy } from './security/referrer-policy.js';
 import { securityTxt } from './security/security-txt.js';
@@ -68,6 +69,7 @@ export const CHECKS: readonly Check[] = Object.freeze([
   httpsRedirect,
   https,
   mixedContent,
+  formAction,
   permissionsPolicy,
   referrerPolicy,
   securityTxt,

@@ -1,7 +1,8 @@
 import type { Probe } from '../snapshot/snapshot.js';
 import type { AnyCollector, CollectContext } from './collector.js';
 import { probeHttpsRedirect } from './https-redirect-probe.js';
-import { manifestUrl, robotsSitemapUrl } from './page-links.js';
+import { fetchStatic } from './fetch-static.js';
+import { httpsFormActions, manifestUrl, robotsSitemapUrl } from './page-links.js';
 import { probeTls } from './tls-probe.js';
 
 const ACCEPT = {
@@ -13,6 +14,9 @@ const ACCEPT = {
   xml: 'application/xml,text/xml;q=0.9,*/*;q=0.8',
   markdown: 'text/markdown',
 } as const;
+
+/** Form actions asked where they lead, per page: a shop's page has a handful of forms (search, newsletter, cart). */
+const MAX_FORM_ACTIONS = 5;
 
 const OPENAPI_PATHS = ['/openapi.json', '/swagger.json', '/.well-known/openapi.json'] as const;
 
@@ -27,6 +31,28 @@ function wellKnown(path: string, accept: string): (c: CollectContext) => Promise
  * Adding a part is adding a field to the Snapshot and a line here.
  */
 export const COLLECTORS: readonly AnyCollector[] = Object.freeze([
+  {
+    // Only an HTTPS page's https actions: an http:// action is judged from the markup alone.
+    part: 'formActions',
+    collect: async (c) => {
+      if (!c.page.finalUrl.startsWith('https://') || !c.page.contentType.includes('html')) return [];
+      const actions = httpsFormActions(c.page.body, c.page.finalUrl, MAX_FORM_ACTIONS);
+      return Promise.all(
+        actions.map(async (url) => {
+          const { probe } = await fetchStatic(url, { ...c.resource, maxRedirects: 0 });
+          let location: string | null = null;
+          if (probe.status !== null && probe.status >= 300 && probe.status < 400 && probe.headers.location !== undefined) {
+            try {
+              location = new URL(probe.headers.location, url).href;
+            } catch {
+              location = null;
+            }
+          }
+          return { url, status: probe.status, location, ...(probe.error === undefined ? {} : { error: probe.error }) };
+        }),
+      );
+    },
+  },
   { part: 'robotsTxt', collect: wellKnown('/robots.txt', ACCEPT.text) },
   {
     // robots.txt first, because its first `Sitemap:` line names the sitemap; /sitemap.xml otherwise.

@@ -25,6 +25,29 @@ export function manifestUrl(html: string, pageUrl: string): string | undefined {
   return undefined;
 }
 
+const FORM_TAG = /<form\b[^>]*>/gi;
+
+/**
+ * The https:// actions of the page's forms (absolute, de-duplicated, at most `max`): the collector asks each where it
+ * leads, since an https action that redirects to http:// sends the form's data in clear all the same.
+ */
+export function httpsFormActions(html: string, pageUrl: string, max: number): string[] {
+  const out = new Set<string>();
+  for (const tag of html.matchAll(FORM_TAG)) {
+    if (out.size >= max) break;
+    const action = parseAttributes(tag[0].slice(5, -1)).get('action')?.trim() ?? '';
+    if (action === '') continue; // the page itself, already fetched
+    try {
+      const url = new URL(action, pageUrl);
+      url.hash = '';
+      if (url.protocol === 'https:') out.add(url.href);
+    } catch {
+      // an unparsable action goes nowhere
+    }
+  }
+  return [...out];
+}
+
 /** The first `Sitemap:` URL of a robots.txt (absolute by the robots standard; resolved against robots.txt anyway). */
 export function robotsSitemapUrl(robotsTxt: string, robotsUrl: string): string | undefined {
   const match = /^[ \t]*sitemap[ \t]*:[ \t]*(\S+)/im.exec(robotsTxt);

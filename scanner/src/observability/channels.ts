@@ -5,7 +5,7 @@ import { channel } from 'node:diagnostics_channel';
  * message per finished assessment. Publishing costs nothing when nobody listens.
  */
 export interface AssessmentEvent {
-  readonly kind: 'super-scan' | 'seo-scan';
+  readonly kind: 'super-scan' | 'seo-scan' | 'recorded-scan' | 'monitor-run';
   readonly requestId: string;
   /** Origin only: a query string may carry someone's token. */
   readonly target: string;

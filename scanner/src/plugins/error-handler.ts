@@ -14,6 +14,8 @@ export function toScannerError(err: unknown): ScannerError {
   }
   if (err instanceof CollectError) return new ScannerError(err.code === 'timeout' ? 'target_timeout' : 'target_unreachable', undefined, { cause: err });
   const fe = err as Partial<FastifyError>;
+  if (fe.validation && fe.validationContext === 'querystring') return new ScannerError('invalid_query', undefined, { cause: err });
+  if (fe.validation && fe.validationContext === 'params') return new ScannerError('invalid_id', undefined, { cause: err });
   if (fe.validation) {
     const aboutUrl = fe.validation.some((v) => v.instancePath === '/url' || v.params?.['missingProperty'] === 'url');
     return new ScannerError(aboutUrl ? 'invalid_url' : 'invalid_request', undefined, { cause: err });

@@ -8,7 +8,8 @@ const RISKS: Readonly<Record<string, { signal: string; grave: boolean }>> = {
   'security.mixed-content': { signal: 'insecure (http://) resources on HTTPS pages', grave: true },
   'security.csp': { signal: 'no effective Content-Security-Policy against script injection (card skimming)', grave: false },
   'security.sri': { signal: 'third-party scripts without Subresource Integrity', grave: false },
-  'security.hsts': { signal: 'no HSTS: first visits can be downgraded to HTTP', grave: false },
+  // Said from the finding below (hstsSignal): a header that is present but short or invalid is not "no HSTS".
+  'security.hsts': { signal: 'HSTS missing or too weak: first visits can be downgraded to HTTP', grave: false },
   'security.cookies': { signal: 'session cookies without Secure/HttpOnly/SameSite', grave: false },
   'security.frame-ancestors': { signal: 'pages can be framed (clickjacking on purchase buttons)', grave: false },
   'privacy.privacy-policy-link': { signal: 'no privacy policy link (LGPD/GDPR)', grave: false },
@@ -21,7 +22,20 @@ const RISKS: Readonly<Record<string, { signal: string; grave: boolean }>> = {
  */
 export function commerceRisk(results: readonly CheckResult[], profileSignals: readonly string[]): CommerceRisk {
   const failed = results.filter((r) => r.status === 'fail' && RISKS[r.check.id]);
-  const risks = failed.map((r) => RISKS[r.check.id]).filter((x): x is { signal: string; grave: boolean } => x !== undefined);
+  const risks = failed
+    .map((r) => {
+      const risk = RISKS[r.check.id];
+      return risk === undefined || r.check.id !== 'security.hsts' ? risk : { ...risk, signal: hstsSignal(r) };
+    })
+    .filter((x): x is { signal: string; grave: boolean } => x !== undefined);
   const level = risks.some((r) => r.grave) || risks.length >= 4 ? 'high' : risks.length >= 2 ? 'medium' : 'low';
   return { level, signals: [...risks.map((r) => r.signal), ...profileSignals.map((s) => `commerce detected: ${s}`)] };
+}
+
+/** What is true of the site's HSTS: absent, present but invalid, or present with a short max-age (the finding's evidence). */
+function hstsSignal(r: CheckResult): string {
+  const title = r.finding?.title ?? '';
+  if (title.includes('missing')) return 'no HSTS: first visits can be downgraded to HTTP';
+  if (title.includes('invalid')) return `HSTS header present but invalid (${r.evidence}): browsers ignore it, so first visits can be downgraded to HTTP`;
+  return `HSTS present but short (${r.evidence}): protection lapses between visits further apart than its max-age`;
 }

@@ -43,3 +43,28 @@ export async function assessForRequest<T>(
     release();
   }
 }
+
+/**
+ * The same steps without a client (a scheduled monitor run): no per-address limit, and `signal` is the only
+ * cancellation. The target, in-flight and per-target limits still apply.
+ */
+export async function assessUnattended<T>(app: FastifyInstance, url: string, judge: (target: URL, snapshot: Snapshot) => T, signal?: AbortSignal): Promise<T> {
+  const target = checkTarget(url, app.selfIdentity);
+  const release = app.inFlight.acquire();
+  try {
+    let targetTaken = false;
+    const snapshot = await app.snapshots.collect(target.href, {
+      ...(signal === undefined ? {} : { signal }),
+      onHop: (hop) => {
+        refuseSelfHop(hop, app.selfIdentity);
+        if (!targetTaken) {
+          targetTaken = true;
+          app.rateLimits.takeTarget(hop.url.hostname);
+        }
+      },
+    });
+    return judge(target, snapshot);
+  } finally {
+    release();
+  }
+}

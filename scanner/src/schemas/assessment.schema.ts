@@ -1,7 +1,7 @@
 /**
  * JSON Schema (draft-07, for ajv) of the Assessment record, written from the API's resources (docs/scanner.md):
  * every listed field required, with their documented types and ranges. Tests validate every assessment against it. The
- * spec does not forbid extra properties on Assessment; the one this service adds (scoringVersion) is declared here.
+ * spec does not forbid extra properties on Assessment; the ones this service adds (scoringVersion, checks) are declared here.
  * Every enum is the list the code itself is typed from, so the schema cannot drift from it.
  */
 import { ALL_PROFILES, AUDIENCES, DIMENSIONS, EFFORTS, PILLARS, SEVERITIES } from '../checks/check.js';
@@ -54,7 +54,7 @@ export const FINDING_SCHEMA = {
 export const ASSESSMENT_SCHEMA = {
   $id: 'https://aduana.dev/schemas/assessment.json',
   type: 'object',
-  required: ['scanId', 'requestId', 'url', 'timestamp', 'globalScore', 'grade', 'profile', 'mode', 'checksSummary', 'commerceRisk', 'findings', 'dimensions', 'pillars', 'criticalIssues'],
+  required: ['scanId', 'requestId', 'url', 'timestamp', 'globalScore', 'grade', 'profile', 'mode', 'checksSummary', 'commerceRisk', 'findings', 'dimensions', 'pillars', 'criticalIssues', 'checks'],
   additionalProperties: false,
   properties: {
     scanId: { type: 'string', format: 'uuid' },
@@ -66,6 +66,22 @@ export const ASSESSMENT_SCHEMA = {
     profile: { type: 'string', enum: ALL_PROFILES },
     mode: { const: 'static' },
     scoringVersion: { type: 'string', minLength: 1 },
+    checks: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'dimension', 'pillar', 'status', 'evidence', 'version'],
+        additionalProperties: false,
+        properties: {
+          id: { type: 'string', minLength: 1 },
+          dimension: { type: 'string', enum: DIMENSIONS },
+          pillar: PILLAR,
+          status: { type: 'string', enum: ['pass', 'fail', 'informational', 'not_applicable', 'not_measured', 'error'] },
+          evidence: { type: 'string' },
+          version: { type: 'integer', minimum: 1 },
+        },
+      },
+    },
     checksSummary: {
       type: 'object',
       required: ['passed', 'total'],

@@ -101,6 +101,17 @@ export interface Snapshot {
   readonly tls?: TlsInfo;
   /** Only for https:// targets: does http://host/ redirect to https? */
   readonly httpsRedirect?: HttpsRedirectInfo;
+  /** Where the https:// form actions of an HTTPS page lead (first hop, nothing followed, nothing submitted); empty otherwise. */
+  readonly formActions?: readonly FormActionProbe[];
+}
+
+export interface FormActionProbe {
+  /** The action URL asked (GET, no body: the form is never submitted). */
+  readonly url: string;
+  readonly status: number | null;
+  /** The Location of a 3xx answer, resolved against the action URL; null otherwise. */
+  readonly location: string | null;
+  readonly error?: string;
 }
 
 /** Names of the snapshot's optional parts, for a check's `needs` declaration. */

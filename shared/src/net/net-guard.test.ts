@@ -90,6 +90,21 @@ describe('NetGuard.check with private targets refused (the default)', () => {
     expect((await refusal(new NetGuard({ lookup: async () => [] }), 'http://empty.example/')).code).toBe('dns');
   });
 
+  it('refuses localhost names in any case, trailing dot or not, as loopback and without a lookup', async () => {
+    let lookups = 0;
+    const lookup: HostLookup = async () => {
+      lookups++;
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    };
+    const guard = new NetGuard({ lookup });
+    for (const url of ['http://localhost./', 'http://LOCALHOST./', 'https://LocalHost.:8443/x', 'http://localhost/', 'http://app.localhost./', 'http://A.B.LOCALHOST/']) {
+      expect((await refusal(guard, url)).code, url).toBe('blocked');
+    }
+    expect(lookups).toBe(0);
+    // A name that merely contains the word is an ordinary name.
+    expect((await refusal(guard, 'http://localhost.example/')).code).toBe('dns');
+  });
+
   it.each([
     'ftp://example.org/',
     'javascript:alert(1)',

@@ -87,6 +87,10 @@ export class NetGuard {
     let addresses: readonly ResolvedAddress[];
     if (family !== 0) {
       addresses = [{ address: hostname, family: family === 6 ? 6 : 4 }];
+    } else if (isLocalhostName(hostname)) {
+      // RFC 6761: localhost names are loopback, whatever DNS says (`localhost.` in any case, `x.localhost`). Answered
+      // here without a lookup, so they are refused as loopback (400), never reported as a name that did not resolve.
+      addresses = [{ address: '127.0.0.1', family: 4 }];
     } else {
       try {
         addresses = await this.#lookup(hostname);
@@ -129,6 +133,12 @@ export class NetGuard {
     this.#agents.clear();
     await Promise.all(agents.map((a) => a.close()));
   }
+}
+
+const LOCALHOST = /^(?:.+\.)?localhost\.*$/i;
+
+function isLocalhostName(hostname: string): boolean {
+  return LOCALHOST.test(hostname);
 }
 
 /** A `net` lookup that only knows the checked answer for the checked host name, and refuses anything else. */

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { open, type RootDatabase } from 'lmdb';
+import { open, type Database, type RootDatabase } from 'lmdb';
 
-export type { RootDatabase };
+export type { Database, RootDatabase };
 
 /**
  * Opens (creating if needed) a service's LMDB environment under DATA_DIR: one environment per service

@@ -1,0 +1,52 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Assessment } from '../assessment/assessment.js';
+import { assess } from '../assessment/assess.js';
+import type { Profile } from '../checks/check.js';
+import { judgingLimitsOf, type ScannerConfig } from '../config.js';
+import type { KeyIdentity } from '../keys/key-store.js';
+import { publishAssessment } from '../observability/channels.js';
+import { assessForRequest, assessUnattended } from '../routes/assess-for-request.js';
+import { checkTarget } from '../routes/target.js';
+import { recordAssessment } from './scan-history.js';
+
+export interface RecordedRun {
+  readonly identity: KeyIdentity;
+  readonly url: string;
+  readonly profile: Profile | 'auto';
+  readonly requestId: string;
+  /** True when the run spends the key's daily assessment quota (every KEY request; not scheduled monitor runs). */
+  readonly countsAgainstQuota: boolean;
+  /** The HTTP exchange that asked for it, when there is one: then the per-address limit and its cancellation apply. */
+  readonly via?: { readonly request: FastifyRequest; readonly reply: FastifyReply };
+  readonly signal?: AbortSignal;
+  /** Who ran it, for the assessment channel. */
+  readonly kind: 'recorded-scan' | 'monitor-run';
+}
+
+/**
+ * Runs one assessment and records it in the key's organisation's history; returns it with its scanId. The URL is
+ * checked before the quota is spent (a malformed URL costs nothing); the quota is spent before the collection, so
+ * concurrent requests cannot overrun it. Reports and other KEY features reuse this: whatever they render is then a
+ * recorded assessment with a scanId.
+ */
+export async function runRecordedAssessment(app: FastifyInstance, config: ScannerConfig, run: RecordedRun): Promise<Assessment> {
+  checkTarget(run.url, app.selfIdentity);
+  if (run.countsAgainstQuota) await app.quota.take(run.identity.keyId, 'assessments');
+  const limits = judgingLimitsOf(config);
+  const judge = (target: URL, snapshot: Parameters<typeof assess>[0]): Assessment => {
+    const { assessment, results } = assess(snapshot, { profile: run.profile, requestId: run.requestId, limits });
+    publishAssessment({
+      kind: run.kind,
+      requestId: run.requestId,
+      target: target.origin,
+      score: assessment.globalScore,
+      grade: assessment.grade,
+      profile: assessment.profile,
+      erroredChecks: results.filter((r) => r.status === 'error').map((r) => r.check.id),
+    });
+    return assessment;
+  };
+  const assessment = run.via === undefined ? await assessUnattended(app, run.url, judge, run.signal) : await assessForRequest(app, run.via.request, run.via.reply, run.url, judge);
+  await recordAssessment(app.store, run.identity.orgId, assessment);
+  return assessment;
+}

@@ -1,0 +1,61 @@
+import { traceFrom } from '@aduana/shared';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Assessment } from '../assessment/assessment.js';
+import type { Profile } from '../checks/check.js';
+import type { ScannerConfig } from '../config.js';
+import { runRecordedAssessment } from '../history/run-recorded-assessment.js';
+import { toScannerError } from '../plugins/error-handler.js';
+import type { WebhookNotifier } from '../webhooks/webhook-notifier.js';
+import { finishRun, type ClaimedRun } from './monitor-store.js';
+
+/**
+ * One claimed monitor run, scheduled or asked for: a recorded assessment in the monitor's organisation (attributed
+ * to the key that created it), the run's outcome recorded and the lease released, then `monitor.score_changed`
+ * sent to the organisation's webhooks when the score moved from the previous run's. A run asked for over HTTP
+ * spends the caller's quota and rethrows a failure; a scheduled one records it and returns undefined.
+ */
+export async function executeRun(
+  app: FastifyInstance,
+  config: ScannerConfig,
+  notifier: WebhookNotifier,
+  claimed: ClaimedRun,
+  via?: { readonly request: FastifyRequest; readonly reply: FastifyReply; readonly keyId: string },
+): Promise<Assessment | undefined> {
+  const { monitor, run } = claimed;
+  let assessment: Assessment | undefined;
+  let failure: unknown;
+  try {
+    assessment = await runRecordedAssessment(app, config, {
+      identity: { keyId: via?.keyId ?? monitor.keyId, orgId: monitor.orgId },
+      url: monitor.url,
+      profile: monitor.profile as Profile | 'auto',
+      requestId: via?.request.id ?? run.id,
+      countsAgainstQuota: via !== undefined,
+      ...(via === undefined ? {} : { via: { request: via.request, reply: via.reply } }),
+      kind: 'monitor-run',
+    });
+  } catch (err) {
+    failure = err;
+  }
+  const previous = await finishRun(
+    app.store,
+    claimed,
+    assessment === undefined
+      ? { scanId: null, score: null, error: toScannerError(failure).code }
+      : { scanId: assessment.scanId, score: assessment.globalScore, error: null },
+    Date.now(),
+  );
+  if (assessment !== undefined && previous !== null) {
+    notifier.scoreChanged(monitor.orgId, {
+      monitorId: monitor.id,
+      url: monitor.url,
+      scanId: assessment.scanId,
+      previousScanId: previous.scanId,
+      score: assessment.globalScore,
+      previousScore: previous.score,
+      grade: assessment.grade,
+    }, via?.request.trace ?? traceFrom(undefined));
+  }
+  if (via !== undefined && assessment === undefined) throw failure;
+  return assessment;
+}

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadScannerConfig } from '../src/config.js';
+import { ScannerError } from '../src/errors.js';
+import { createKeyQuota } from '../src/quota/key-quota.js';
+import { openScannerStore, type ScannerStore } from '../src/storage/scanner-store.js';
+import { removeDataDir, tempDataDir } from './helpers/keyed-scanner.js';
+
+/**
+ * The key quota service the KEY routes share (reports, crawls and renderings build on it), over a real LMDB store
+ * and a controlled clock: the daily assessment quota and the named hourly buckets.
+ */
+let dir: string;
+let store: ScannerStore;
+
+beforeAll(() => {
+  dir = tempDataDir();
+  store = openScannerStore(dir);
+});
+
+afterAll(async () => {
+  await store?.close();
+  removeDataDir(dir);
+});
+
+async function refusal(p: Promise<void>): Promise<ScannerError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof ScannerError) return err;
+    throw err;
+  }
+  throw new Error('not refused');
+}
+
+describe('key quota', () => {
+  it('crawls: 5 per clock hour by default, then 429 with the whole seconds until the hour turns', async () => {
+    let now = Date.UTC(2026, 10, 23, 10, 59, 30, 500);
+    const quota = createKeyQuota(store, loadScannerConfig({}), () => now);
+    for (let i = 0; i < 5; i++) await quota.take('key-crawl', 'crawls');
+    const err = await refusal(quota.take('key-crawl', 'crawls'));
+    expect(err.code).toBe('quota_crawls');
+    expect(err.status).toBe(429);
+    expect(err.retryAfterS).toBe(30);
+    // Another key, and another bucket of the same key, are counted apart.
+    await quota.take('key-other', 'crawls');
+    await quota.take('key-crawl', 'renderings');
+    now = Date.UTC(2026, 10, 23, 11, 0, 0, 0);
+    await quota.take('key-crawl', 'crawls');
+  });
+
+  it('renderings: 10 per hour by default', async () => {
+    const now = Date.UTC(2026, 10, 23, 12, 0, 0, 0);
+    const quota = createKeyQuota(store, loadScannerConfig({}), () => now);
+    for (let i = 0; i < 10; i++) await quota.take('key-render', 'renderings');
+    const err = await refusal(quota.take('key-render', 'renderings'));
+    expect([err.code, err.retryAfterS]).toEqual(['quota_renderings', 3600]);
+  });
+
+  it('assessments: the configured daily quota, until UTC midnight, shared by every quota over the same store', async () => {
+    const now = Date.UTC(2026, 10, 23, 23, 0, 0, 0);
+    const config = loadScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '3' });
+    const a = createKeyQuota(store, config, () => now);
+    const b = createKeyQuota(store, config, () => now); // a second process on the same data directory
+    await a.take('key-day', 'assessments');
+    await b.take('key-day', 'assessments');
+    await a.take('key-day', 'assessments');
+    const err = await refusal(b.take('key-day', 'assessments'));
+    expect([err.code, err.retryAfterS]).toEqual(['quota_exceeded', 3600]);
+  });
+});
