@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 
@@ -160,8 +160,16 @@ describe('suspension and registration enforced on decide and the proxy', () => {
     expect(p.headers['x-svc-rule']).toBe('agent_suspended');
     expect(g.mock.received.length).toBe(before);
     // The blocked call is in the ledger like any other block.
-    const events = await call(g.t.url, 'GET', '/v1/events?agentId=rogue&order=desc&limit=1', { token: tok.viewer });
-    expect(events.body.events[0].decision).toMatchObject({ execution_status: 'DENY', rule: 'agent_suspended' });
+    // Proxy entries are group-committed after the answer (docs/ledger.md): wait for the entry to become readable.
+    const blocked = await vi.waitFor(
+      async () => {
+        const events = await call(g.t.url, 'GET', '/v1/events?agentId=rogue&order=desc&limit=1', { token: tok.viewer });
+        expect(events.body.events[0]?.event_type).toBe('proxy.chat.completions');
+        return events.body.events[0];
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    expect(blocked.decision).toMatchObject({ execution_status: 'DENY', rule: 'agent_suspended' });
 
     await call(g.t.url, 'POST', '/v1/agents/rogue/resume', { token: tok.admin });
     expect((await call(g.t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'rogue', action: { type: 'tool_call' } } })).body.envelope.execution_status).toBe('ALLOW');
