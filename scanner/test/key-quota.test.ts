@@ -48,6 +48,15 @@ describe('key quota', () => {
     await quota.take('key-crawl', 'crawls');
   });
 
+  it('concurrent takes of one process never overrun the quota, committed or not', async () => {
+    const now = Date.UTC(2026, 10, 24, 9, 0, 0, 0);
+    const quota = createKeyQuota(store, loadScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '5' }), () => now);
+    const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => quota.take('key-burst', 'assessments')));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+    await store.root.committed;
+    expect(store.quota.get(['key-burst', 'assessments', Math.floor(now / 86_400_000)])).toBe(5);
+  });
+
   it('renderings: 10 per hour by default', async () => {
     const now = Date.UTC(2026, 10, 23, 12, 0, 0, 0);
     const quota = createKeyQuota(store, loadScannerConfig({}), () => now);
@@ -61,9 +70,13 @@ describe('key quota', () => {
     const config = loadScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '3' });
     const a = createKeyQuota(store, config, () => now);
     const b = createKeyQuota(store, config, () => now); // a second process on the same data directory
+    // Each instance sees the other's units once they are committed (milliseconds later).
     await a.take('key-day', 'assessments');
+    await store.root.committed;
     await b.take('key-day', 'assessments');
+    await store.root.committed;
     await a.take('key-day', 'assessments');
+    await store.root.committed;
     const err = await refusal(b.take('key-day', 'assessments'));
     expect([err.code, err.retryAfterS]).toEqual(['quota_exceeded', 3600]);
   });

@@ -47,6 +47,7 @@ export async function runRecordedAssessment(app: FastifyInstance, config: Scanne
     return assessment;
   };
   const assessment = run.via === undefined ? await assessUnattended(app, run.url, judge, run.signal) : await assessForRequest(app, run.via.request, run.via.reply, run.url, judge);
-  await recordAssessment(app.store, run.identity.orgId, assessment);
+  // Queued, not awaited: history reads wait for pending commits (scan-history.ts). A failed write is logged.
+  recordAssessment(app.store, run.identity.orgId, assessment).catch((err: unknown) => app.log.error({ err, scanId: assessment.scanId }, 'recording an assessment failed'));
   return assessment;
 }

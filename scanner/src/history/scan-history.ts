@@ -11,22 +11,20 @@ export function historyItem(a: Assessment): HistoryItem {
  * line under [orgId, time, scanId] (so a page of history is one short range read, whatever the total), and the
  * organisation's scan count (the overview reads it instead of counting).
  *
- * Resolves once the writes are in the transaction, not once it has committed (a few milliseconds later, in the same
- * write batch): the commit's thread hand-offs cost 10-20 ms per request on a busy machine (docs/benchmarks.md). The
- * readers of history wait for pending commits (`readAfterWrites`), so a client that got its answer reads its scan.
+ * The write is queued (lmdb-js batches it into the next transaction) and the caller answers without waiting for it:
+ * waiting for the batch's thread hand-offs and commit cost 10-20 ms per request on a busy machine (docs/benchmarks.md).
+ * Readers of history first wait for pending commits (`readAfterWrites`), which include this one, so a client that got
+ * its answer always reads its scan. Returns the commit, for callers that need it on disk (tests, benchmarks).
  */
 export function recordAssessment(store: ScannerStore, orgId: string, a: Assessment): Promise<void> {
   const at = Date.parse(a.timestamp);
-  return new Promise<void>((resolve, reject) => {
-    store.root
-      .transaction(() => {
-        void store.scans.put(a.scanId, { orgId, assessment: a });
-        void store.history.put([orgId, at, a.scanId], historyItem(a));
-        void store.counters.put([orgId, 'scans'], (store.counters.get([orgId, 'scans']) ?? 0) + 1);
-        resolve();
-      })
-      .catch(reject);
-  });
+  return store.root
+    .transaction(() => {
+      void store.scans.put(a.scanId, { orgId, assessment: a });
+      void store.history.put([orgId, at, a.scanId], historyItem(a));
+      void store.counters.put([orgId, 'scans'], (store.counters.get([orgId, 'scans']) ?? 0) + 1);
+    })
+    .then(() => undefined);
 }
 
 /** Waits for this process's pending commits, so a read sees every assessment already answered. */

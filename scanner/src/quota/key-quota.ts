@@ -29,30 +29,39 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
     crawls: { limit: config.keyCrawlsPerHour, windowMs: HOUR_MS, code: 'quota_crawls' },
     renderings: { limit: config.keyRenderingsPerHour, windowMs: HOUR_MS, code: 'quota_renderings' },
   };
+  // Units this process has taken whose increment is not committed yet: added to the committed count, so concurrent
+  // requests of one process can never overrun the quota.
+  const pending = new Map<string, number>();
   return {
     take(keyId, bucket) {
       const rule = rules[bucket];
       const t = now();
       const window = Math.floor(t / rule.windowMs);
       const key: [string, string, number] = [keyId, bucket, window];
-      // One write transaction: two processes (or two requests) cannot both take the last unit. The answer is given
-      // as soon as the transaction has decided, not when it has committed: the commit's thread hand-offs cost 10-20 ms
-      // per request on a busy machine (docs/benchmarks.md), and a count lost to a crash in between costs one unit.
-      return new Promise<void>((resolve, reject) => {
-        store.root
-          .transaction(() => {
-            const used = store.quota.get(key) ?? 0;
-            if (used >= rule.limit) {
-              reject(new ScannerError(rule.code, Math.max(1, Math.ceil(((window + 1) * rule.windowMs - t) / 1000))));
-              return;
-            }
-            void store.quota.put(key, used + 1);
-            // The previous window's count is no longer read: dropped so the table stays one row per key and bucket.
-            if (used === 0) void store.quota.remove([keyId, bucket, window - 1]);
-            resolve();
-          })
-          .catch(reject);
-      });
+      const id = `${keyId} ${bucket} ${String(window)}`;
+      const mine = pending.get(id) ?? 0;
+      // Decided from a memory-mapped read, without waiting for a write: a write's commit, and the disk flush of the
+      // previous one it may queue behind, cost 10-20 ms per request on a busy machine (docs/benchmarks.md). Processes
+      // sharing the data directory see each other's units once committed (milliseconds later), so two of them taking
+      // the very last units at the same instant may overrun the quota by those few units.
+      if ((store.quota.get(key) ?? 0) + mine >= rule.limit) {
+        return Promise.reject(new ScannerError(rule.code, Math.max(1, Math.ceil(((window + 1) * rule.windowMs - t) / 1000))));
+      }
+      pending.set(id, mine + 1);
+      const settle = (): void => {
+        const left = (pending.get(id) ?? 1) - 1;
+        if (left <= 0) pending.delete(id);
+        else pending.set(id, left);
+      };
+      store.root
+        .transaction(() => {
+          const used = store.quota.get(key) ?? 0;
+          void store.quota.put(key, used + 1);
+          // The previous window's count is no longer read: dropped so the table stays one row per key and bucket.
+          if (used === 0) void store.quota.remove([keyId, bucket, window - 1]);
+        })
+        .then(settle, settle);
+      return Promise.resolve();
     },
   };
 }
