@@ -3,9 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScannerApp } from '../src/app.js';
 import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
-import { loadScannerConfig } from '../src/config.js';
+
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
 import { startApiSite, startBareSite, startCommerceSite, startGoodSite, type GoodSite } from './fixtures/sites.js';
+import { testScannerConfig } from './helpers/test-config.js';
 
 /**
  * Whole assessments through the real collector against fixture sites on 127.0.0.1, which only the explicit
@@ -21,7 +22,7 @@ const PER_TEST = { ratePerIpPerMinute: 1000, ratePerTargetPerHour: 1000, logLeve
 
 beforeAll(async () => {
   [good, bare, api, shop] = await Promise.all([startGoodSite(), startBareSite(), startApiSite(), startCommerceSite()]);
-  app = createScannerApp(loadScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8' }, PER_TEST), {
+  app = createScannerApp(testScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8' }, PER_TEST), {
     collect: { ca: [good.cert.cert], httpPort: good.http.port, resourceTimeoutMs: 3000 },
   });
 });
@@ -110,7 +111,7 @@ describe('a target slower than the time-out', () => {
   it('answers 502', async () => {
     // Accepts the connection and never answers.
     const slow = await startFixture(() => undefined);
-    const quick = createScannerApp(loadScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8', SCANNER_FETCH_TIMEOUT_MS: '300' }, PER_TEST));
+    const quick = createScannerApp(testScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8', SCANNER_FETCH_TIMEOUT_MS: '300' }, PER_TEST));
     try {
       const { status, body } = await assess(`${slow.origin}/`, quick);
       expect(status).toBe(502);
@@ -125,7 +126,7 @@ describe('a target slower than the time-out', () => {
 describe('with the default configuration (private destinations refused)', () => {
   let strict: FastifyInstance;
   beforeAll(() => {
-    strict = createScannerApp(loadScannerConfig({}, PER_TEST));
+    strict = createScannerApp(testScannerConfig({}, PER_TEST));
   });
   afterAll(async () => {
     await strict?.close();

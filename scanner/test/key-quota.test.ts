@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadScannerConfig } from '../src/config.js';
+
 import { ScannerError } from '../src/errors.js';
 import { createKeyQuota } from '../src/quota/key-quota.js';
 import { openScannerStore, type ScannerStore } from '../src/storage/scanner-store.js';
 import { removeDataDir, tempDataDir } from './helpers/keyed-scanner.js';
+import { testScannerConfig } from './helpers/test-config.js';
 
 /**
  * The key quota service the KEY routes share (reports, crawls and renderings build on it), over a real LMDB store
@@ -35,7 +36,7 @@ async function refusal(p: Promise<void>): Promise<ScannerError> {
 describe('key quota', () => {
   it('crawls: 5 per clock hour by default, then 429 with the whole seconds until the hour turns', async () => {
     let now = Date.UTC(2026, 10, 23, 10, 59, 30, 500);
-    const quota = createKeyQuota(store, loadScannerConfig({}), () => now);
+    const quota = createKeyQuota(store, testScannerConfig({}), () => now);
     for (let i = 0; i < 5; i++) await quota.take('key-crawl', 'crawls');
     const err = await refusal(quota.take('key-crawl', 'crawls'));
     expect(err.code).toBe('quota_crawls');
@@ -50,7 +51,7 @@ describe('key quota', () => {
 
   it('concurrent takes of one process never overrun the quota, committed or not', async () => {
     const now = Date.UTC(2026, 10, 24, 9, 0, 0, 0);
-    const quota = createKeyQuota(store, loadScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '5' }), () => now);
+    const quota = createKeyQuota(store, testScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '5' }), () => now);
     const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => quota.take('key-burst', 'assessments')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
     await store.root.committed;
@@ -59,7 +60,7 @@ describe('key quota', () => {
 
   it('renderings: 10 per hour by default', async () => {
     const now = Date.UTC(2026, 10, 23, 12, 0, 0, 0);
-    const quota = createKeyQuota(store, loadScannerConfig({}), () => now);
+    const quota = createKeyQuota(store, testScannerConfig({}), () => now);
     for (let i = 0; i < 10; i++) await quota.take('key-render', 'renderings');
     const err = await refusal(quota.take('key-render', 'renderings'));
     expect([err.code, err.retryAfterS]).toEqual(['quota_renderings', 3600]);
@@ -67,7 +68,7 @@ describe('key quota', () => {
 
   it('assessments: the configured daily quota, until UTC midnight, shared by every quota over the same store', async () => {
     const now = Date.UTC(2026, 10, 23, 23, 0, 0, 0);
-    const config = loadScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '3' });
+    const config = testScannerConfig({ SCANNER_KEY_DAILY_QUOTA: '3' });
     const a = createKeyQuota(store, config, () => now);
     const b = createKeyQuota(store, config, () => now); // a second process on the same data directory
     // Each instance sees the other's units once they are committed (milliseconds later).

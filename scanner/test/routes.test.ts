@@ -4,12 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createScannerApp } from '../src/app.js';
 import { CollectError } from '../src/collect/index.js';
-import { loadScannerConfig, type SCANNER_CONFIG } from '../src/config.js';
+import { type SCANNER_CONFIG } from '../src/config.js';
 import type { CollectRequest, SnapshotSource } from '../src/plugins/snapshot-source.js';
 import { SCORING_VERSION } from '../src/scoring/scoring.js';
 import type { Snapshot } from '../src/snapshot/snapshot.js';
 import { schemaErrors, validateAssessment } from './assessment-validator.js';
 import { goodSnapshot, page } from './fixtures/snapshots.js';
+import { testScannerConfig } from './helpers/test-config.js';
 
 type Overrides = Partial<Record<keyof typeof SCANNER_CONFIG, string | number | boolean>>;
 
@@ -30,7 +31,7 @@ const fixed: SnapshotSource = {
 };
 
 function make(overrides: Overrides = {}, snapshots: SnapshotSource = fixed): FastifyInstance {
-  app = createScannerApp(loadScannerConfig({}, { logLevel: 'silent', ...overrides }), { snapshots });
+  app = createScannerApp(testScannerConfig({}, { logLevel: 'silent', ...overrides }), { snapshots });
   return app;
 }
 

@@ -1,11 +1,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadScannerConfig, type ScannerConfig } from '../../src/config.js';
+import { type ScannerConfig } from '../../src/config.js';
 import { startScanner, type RunningScanner } from '../../src/server.js';
 import type { ScannerAppOptions } from '../../src/app.js';
 import { issueKey } from '../../src/keys/key-store.js';
 import { openScannerStore } from '../../src/storage/scanner-store.js';
+import { testScannerConfig } from './test-config.js';
 
 /**
  * Test support: the real scanner on an ephemeral loopback port with its own LMDB data directory, fixture sites on
@@ -40,7 +41,7 @@ export async function startKeyedScanner(
   options: ScannerAppOptions & { dataDir?: string } = {},
 ): Promise<KeyedScanner> {
   const dataDir = options.dataDir ?? tempDataDir();
-  const config = loadScannerConfig(
+  const config = testScannerConfig(
     {},
     {
       port: 0,

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { HostLookup } from '@aduana/shared';
-import { loadScannerConfig, type SCANNER_CONFIG } from '../../src/config.js';
+import { type SCANNER_CONFIG } from '../../src/config.js';
 import { startScanner, type RunningScanner } from '../../src/server.js';
+import { testScannerConfig } from '../helpers/test-config.js';
 
 /**
  * The real scanner, listening on an ephemeral loopback port, for the hostile-target tests: `inject` would share the
@@ -19,7 +20,7 @@ export const testNames: HostLookup = async (hostname) => {
 };
 
 export async function startHostileScanner(overrides: Overrides = {}): Promise<RunningScanner> {
-  const config = loadScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8' }, { port: 0, ...GENEROUS, ...overrides });
+  const config = testScannerConfig({ SCANNER_ALLOW_PRIVATE: '127.0.0.0/8' }, { port: 0, ...GENEROUS, ...overrides });
   return startScanner(config, { collect: { resourceTimeoutMs: 3000, lookup: testNames } });
 }
 
