@@ -7,6 +7,7 @@ import type { KeyIdentity } from '../keys/key-store.js';
 import { publishAssessment } from '../observability/channels.js';
 import { assessForRequest, assessUnattended } from '../routes/assess-for-request.js';
 import { checkTarget } from '../routes/target.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { recordAssessment } from './scan-history.js';
 
 export interface RecordedRun {
@@ -21,6 +22,8 @@ export interface RecordedRun {
   readonly signal?: AbortSignal;
   /** Who ran it, for the assessment channel. */
   readonly kind: 'recorded-scan' | 'monitor-run';
+  /** Reads the snapshot the assessment judged, while it is still held (a report's landing-page signals). */
+  readonly onSnapshot?: (snapshot: Snapshot) => void;
 }
 
 /**
@@ -35,6 +38,7 @@ export async function runRecordedAssessment(app: FastifyInstance, config: Scanne
   const limits = judgingLimitsOf(config);
   const judge = (target: URL, snapshot: Parameters<typeof assess>[0]): Assessment => {
     const { assessment, results } = assess(snapshot, { profile: run.profile, requestId: run.requestId, limits });
+    run.onSnapshot?.(snapshot);
     publishAssessment({
       kind: run.kind,
       requestId: run.requestId,
