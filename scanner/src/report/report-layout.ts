@@ -19,7 +19,7 @@ export const STYLE = {
 
 /**
  * A cursor over the pages of one report: content flows down the page, and a block that would cross the footer
- * starts a new page instead. Every piece of text goes through text-box.ts, so no text is wider than its box and
+ * starts a new page instead. Every piece of text goes through text-fit.ts, so no text is wider than its box and
  * none runs past its line budget.
  */
 export class ReportLayout {
