@@ -16,6 +16,7 @@ export interface DocumentInfo {
 /** A4 in points, as pdfkit sizes it. */
 export const PAGE = Object.freeze({ width: 595.28, height: 841.89 });
 
+const CACHED_CHARS = 48;
 // pdfkit's standard fonts: no font file is embedded, and WinAnsi covers Portuguese.
 const FONT: Readonly<Record<FontName, string>> = { regular: 'Helvetica', bold: 'Helvetica-Bold' };
 
@@ -27,6 +28,8 @@ const FONT: Readonly<Record<FontName, string>> = { regular: 'Helvetica', bold: '
 export class ReportCanvas {
   readonly #doc: PDFKit.PDFDocument;
   #pages = 0;
+  // Widths of the short strings (words) measured so far: a report measures the same words many times over.
+  readonly #widths = new Map<string, Map<string, number>>();
 
   constructor(info: DocumentInfo) {
     this.#doc = new PDFDocument({
@@ -57,7 +60,26 @@ export class ReportCanvas {
 
   /** Width in points of `text` set in `font` at `size`. */
   widthOf(text: string, font: FontName, size: number): number {
-    return this.#doc.font(FONT[font]).fontSize(size).widthOfString(winAnsiText(text));
+    return this.measurer(font, size)(text);
+  }
+
+  /** A width function for one font and size; short strings (words, characters) are measured once per document. */
+  measurer(font: FontName, size: number): (text: string) => number {
+    const styleKey = `${font} ${String(size)}`;
+    let widths = this.#widths.get(styleKey);
+    if (widths === undefined) {
+      widths = new Map();
+      this.#widths.set(styleKey, widths);
+    }
+    const cache = widths;
+    return (text) => {
+      let width = cache.get(text);
+      if (width === undefined) {
+        width = this.#doc.font(FONT[font]).fontSize(size).widthOfString(winAnsiText(text));
+        if (text.length <= CACHED_CHARS) cache.set(text, width);
+      }
+      return width;
+    };
   }
 
   /** One line of text; `y` is the top of the line (pdfkit puts the baseline one ascender below it). */

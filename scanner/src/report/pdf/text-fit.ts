@@ -9,6 +9,8 @@ export interface TextStyle {
 }
 
 const ELLIPSIS = '…';
+// Strings up to this length are measured whole.
+const SHORT = 64;
 const DEFAULT_LEADING = 1.25;
 
 export function lineHeight(style: TextStyle): number {
@@ -21,7 +23,15 @@ export function lineHeight(style: TextStyle): number {
  * lines are made: a box never needs more than its budget plus one (to know the text was cut), however long the text.
  */
 export function wrapLines(canvas: ReportCanvas, text: string, width: number, style: TextStyle, limit = Infinity): string[] {
-  const measure = (s: string): number => canvas.widthOf(s, style.font, style.size);
+  const exact = canvas.measurer(style.font, style.size);
+  const advance = exact;
+  // A long word is measured only as far as needed: once a prefix is wider than the line, so is the word (widths grow
+  // with each character), so a 3,000-character URL costs a line or two of measuring, not all of it for every line.
+  const measure = (s: string): number => {
+    if (s.length <= SHORT) return exact(s);
+    const prefix = exact(s.slice(0, prefixOver(s, 2 * width, advance)));
+    return prefix > width ? prefix : exact(s);
+  };
   const lines: string[] = [];
   const space = measure(' ');
   for (const paragraph of text.split(/\r?\n/)) {
@@ -41,7 +51,7 @@ export function wrapLines(canvas: ReportCanvas, text: string, width: number, sty
       let rest = word;
       let restWidth = wordWidth;
       while (restWidth > width && lines.length < limit) {
-        const cut = prefixThatFits(rest, width, measure);
+        const cut = prefixThatFits(rest, width, advance, exact);
         lines.push(rest.slice(0, cut));
         rest = rest.slice(cut);
         restWidth = measure(rest);
@@ -81,20 +91,33 @@ export function drawText(canvas: ReportCanvas, text: string, x: number, y: numbe
   return lines.length * step;
 }
 
+/** UTF-16 length of the shortest prefix of `text` whose summed character advances exceed `width` (or all of it). */
+function prefixOver(text: string, width: number, advance: (ch: string) => number): number {
+  let sum = 0;
+  let length = 0;
+  for (const ch of text) {
+    length += ch.length;
+    sum += advance(ch);
+    if (sum > width) break;
+  }
+  return length;
+}
+
 /**
- * How many UTF-16 units of `text` (whole characters) fit `width`, found by bisection over the measured prefix; at
+ * How many UTF-16 units of `text` (whole characters) fit `width`: the characters' advances summed until the line is
+ * full, then checked with the exact, kerned width and shortened while it is wider (a few kerning pairs widen). At
  * least one character, so a line breaker always progresses.
  */
-function prefixThatFits(text: string, width: number, measure: (s: string) => number): number {
-  const chars = Array.from(text);
-  let lo = 1;
-  let hi = chars.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (measure(chars.slice(0, mid).join('')) <= width) lo = mid;
-    else hi = mid - 1;
+function prefixThatFits(text: string, width: number, advance: (ch: string) => number, exact: (s: string) => number): number {
+  const chars: string[] = [];
+  let sum = 0;
+  for (const ch of text) {
+    sum += advance(ch);
+    if (sum > width && chars.length > 0) break;
+    chars.push(ch);
   }
-  return chars.slice(0, lo).join('').length;
+  while (chars.length > 1 && exact(chars.join('')) > width) chars.pop();
+  return chars.join('').length;
 }
 
 function withEllipsis(canvas: ReportCanvas, line: string, width: number, style: TextStyle): string {
