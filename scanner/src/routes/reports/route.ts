@@ -3,8 +3,6 @@ import { judgingLimitsOf, type ScannerConfig } from '../../config.js';
 import { runRecordedAssessment } from '../../history/run-recorded-assessment.js';
 import { keyOf, requireKey } from '../../keys/key-auth.js';
 import { GROWTH_REQUEST_SCHEMA, landingSignals, renderGrowthReport, renderPaidMediaReport, reportTerms, type GrowthRequest, type LandingSignals, type ReportInput } from '../../report/index.js';
-import { checkTarget } from '../target.js';
-import { refuseBlockedDestination } from '../vet-destination.js';
 
 const REPORTS: readonly (readonly [path: string, name: string, render: (input: ReportInput) => Buffer])[] = [
   ['/api/v1/paid-media-scans', 'paid-media', renderPaidMediaReport],
@@ -23,7 +21,6 @@ export const reportRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = async
   for (const [path, name, render] of REPORTS) {
     app.post<{ Body: GrowthRequest }>(path, { schema: { body: GROWTH_REQUEST_SCHEMA } }, async (request, reply) => {
       const body = request.body;
-      await refuseBlockedDestination(app.destinationGuard, checkTarget(body.url, app.selfIdentity));
       let signals: LandingSignals | undefined;
       const assessment = await runRecordedAssessment(app, config, {
         identity: keyOf(request),
