@@ -5,6 +5,7 @@ import type { CollectOptions } from './collect/index.js';
 import { judgingLimitsOf, type ScannerConfig } from './config.js';
 import { trustProxySetting } from './clients/trust-proxy.js';
 import { browserHostPlugin } from './plugins/browser-host.js';
+import { destinationGuardPlugin } from './plugins/destination-guard.js';
 import { errorHandlerPlugin, sendError } from './plugins/error-handler.js';
 import { inFlightPlugin } from './plugins/in-flight.js';
 import { monitoringPlugin } from './plugins/monitoring.js';
@@ -18,6 +19,9 @@ import { monitorRoutes } from './routes/monitors/route.js';
 import { overviewRoutes } from './routes/overview/route.js';
 import { scanRoutes } from './routes/scans/route.js';
 import { webhookRoutes } from './routes/webhooks/route.js';
+import { reportRoutes } from './routes/reports/route.js';
+import { seoCrawlRoutes } from './routes/seo-crawl/route.js';
+import { browserObservationRoutes } from './routes/browser-observations/route.js';
 import { seoScanRoutes } from './routes/seo-scan/route.js';
 import { superScanRoutes } from './routes/super-scan/route.js';
 
@@ -79,6 +83,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   // Made here rather than inside the plugin, so a bad SCANNER_ALLOW_PRIVATE throws from createScannerApp itself.
   app.register(snapshotSourcePlugin, { config, source: options.snapshots ?? createSnapshotSource(config, options.collect) });
   app.register(selfIdentityPlugin, { config });
+  app.register(destinationGuardPlugin, { config });
   app.register(browserHostPlugin, { config });
   app.register(scannerStorePlugin, { config, ...(options.now ? { now: options.now } : {}) });
   app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}) });
@@ -102,5 +107,8 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   app.register(monitorRoutes, { config });
   app.register(webhookRoutes, { config });
   app.register(overviewRoutes, { config });
+  app.register(reportRoutes, { config });
+  app.register(seoCrawlRoutes, { config });
+  app.register(browserObservationRoutes, { config });
   return app;
 }

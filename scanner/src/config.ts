@@ -16,7 +16,7 @@ export const SCANNER_CONFIG = {
   ratePerIpPerMinute: { env: 'SCANNER_RATE_PER_IP_PER_MINUTE', type: 'integer', default: 10, minimum: 1, description: 'Assessments per client address per minute' },
   ratePerTargetPerHour: { env: 'SCANNER_RATE_PER_TARGET_PER_HOUR', type: 'integer', default: 30, minimum: 1, description: 'Assessments per target host per hour' },
   ratePlatformPerMinute: { env: 'SCANNER_RATE_PLATFORM_PER_MINUTE', type: 'integer', default: 600, minimum: 1, description: 'Assessments per minute, whole service' },
-  maxInFlight: { env: 'SCANNER_MAX_IN_FLIGHT', type: 'integer', default: 8, minimum: 1, maximum: 1_000, description: 'Assessments collected or judged at once; past it: 429 with Retry-After' },
+  maxInFlight: { env: 'SCANNER_MAX_IN_FLIGHT', type: 'integer', default: 8, minimum: 1, maximum: 1_000, description: 'Assessments collected or judged, crawls and observations running at once; past it: 429 with Retry-After' },
   maxHtmlElements: { env: 'SCANNER_MAX_HTML_ELEMENTS', type: 'integer', default: 100_000, minimum: 100, description: 'Elements parsed from one page; past it the checks that read the markup are not measured' },
   maxHtmlDepth: { env: 'SCANNER_MAX_HTML_DEPTH', type: 'integer', default: 512, minimum: 16, maximum: 10_000, description: 'Element nesting depth of one page; past it the checks that read the markup are not measured' },
   judgingBudgetMs: { env: 'SCANNER_JUDGING_BUDGET_MS', type: 'integer', default: 5_000, minimum: 100, maximum: 60_000, description: 'Time for judging one snapshot; checks not started by then are not measured' },

@@ -7,6 +7,8 @@ import type { KeyIdentity } from '../keys/key-store.js';
 import { publishAssessment } from '../observability/channels.js';
 import { assessForRequest, assessUnattended } from '../routes/assess-for-request.js';
 import { checkTarget } from '../routes/target.js';
+import { refuseBlockedDestination } from '../routes/vet-destination.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
 import { recordAssessment } from './scan-history.js';
 
 export interface RecordedRun {
@@ -21,20 +23,23 @@ export interface RecordedRun {
   readonly signal?: AbortSignal;
   /** Who ran it, for the assessment channel. */
   readonly kind: 'recorded-scan' | 'monitor-run';
+  /** Reads the snapshot the assessment judged, while it is still held (a report's landing-page signals). */
+  readonly onSnapshot?: (snapshot: Snapshot) => void;
 }
 
 /**
  * Runs one assessment and records it in the key's organisation's history; returns it with its scanId. The URL is
- * checked before the quota is spent (a malformed URL costs nothing); the quota is spent before the collection, so
- * concurrent requests cannot overrun it. Reports and other KEY features reuse this: whatever they render is then a
- * recorded assessment with a scanId.
+ * checked before the quota is spent (a malformed URL, or one the address guard refuses, costs nothing); the quota is
+ * spent before the collection, so concurrent requests cannot overrun it. Reports and other KEY features reuse this:
+ * whatever they render is then a recorded assessment with a scanId.
  */
 export async function runRecordedAssessment(app: FastifyInstance, config: ScannerConfig, run: RecordedRun): Promise<Assessment> {
-  checkTarget(run.url, app.selfIdentity);
+  await refuseBlockedDestination(app.destinationGuard, checkTarget(run.url, app.selfIdentity));
   if (run.countsAgainstQuota) await app.quota.take(run.identity.keyId, 'assessments');
   const limits = judgingLimitsOf(config);
   const judge = (target: URL, snapshot: Parameters<typeof assess>[0]): Assessment => {
     const { assessment, results } = assess(snapshot, { profile: run.profile, requestId: run.requestId, limits });
+    run.onSnapshot?.(snapshot);
     publishAssessment({
       kind: run.kind,
       requestId: run.requestId,

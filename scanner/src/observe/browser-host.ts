@@ -98,7 +98,7 @@ export class BrowserHost {
       browser = await chromium.launch({
         executablePath: this.#options.executablePath,
         args: ARGS,
-        proxy: { server: this.#proxy.url, bypass: LOOPBACK_THROUGH_PROXY },
+        proxy: { server: this.#proxy.url, bypass: LOOPBACK_THROUGH_PROXY, ...this.#proxy.credential },
         timeout: this.#options.launchTimeoutMs,
         handleSIGINT: false,
         handleSIGTERM: false,

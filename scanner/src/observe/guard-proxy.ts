@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { NetGuardError, type CheckedTarget, type NetGuard } from '@aduana/shared';
@@ -17,18 +18,27 @@ export interface GuardProxyOptions {
   readonly maxRefusalsKept: number;
 }
 
+/** The proxy's own random Basic credential: the browser sends it, anything else on loopback gets 407. */
+export interface ProxyCredential {
+  readonly username: string;
+  readonly password: string;
+}
+
 /** Marks the proxy's own refusal of a plain-HTTP request, so a refused page is told from a page that answered 403. */
 export const REFUSED_HEADER = 'x-aduana-refused';
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) end at the proxy.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
+const PROXY_CHALLENGE = 'Basic realm="aduana-observation"';
+const DENIED = `HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: ${PROXY_CHALLENGE}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
+
 /**
  * The browser's only way out (docs/scanner.md, "Rendered-page observation"): an in-process forward proxy on an
  * ephemeral loopback port. Plain HTTP requests (absolute URI), CONNECT tunnels (HTTPS, secure WebSockets) and
  * upgraded plain WebSockets are each checked with the address guard and connected only to the address it checked,
  * so private, loopback and metadata destinations are refused whether they come from the page, a redirect, a
- * sub-resource, an iframe or a socket. Redirects are passed back to the browser, whose next request comes here again.
+ * sub-resource, an iframe or a socket. Only a client with the proxy's random credential is served (407 otherwise). Redirects are passed back to the browser, whose next request comes here again.
  */
 export class GuardProxy {
   readonly refused: RefusedRequest[] = [];
@@ -37,10 +47,15 @@ export class GuardProxy {
   readonly #server: Server;
   readonly #options: GuardProxyOptions;
   readonly #sockets = new Set<Duplex>();
+  readonly #expected: Buffer;
   #port = 0;
+  /** Given to the browser (playwright's `proxy.username` / `proxy.password`); fresh for every proxy started. */
+  readonly credential: ProxyCredential;
 
   private constructor(options: GuardProxyOptions) {
     this.#options = options;
+    this.credential = { username: 'aduana', password: randomBytes(24).toString('base64url') };
+    this.#expected = Buffer.from(`Basic ${Buffer.from(`${this.credential.username}:${this.credential.password}`).toString('base64')}`);
     this.#server = createServer((req, res) => void this.#forward(req, res));
     this.#server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#tunnel(req, socket, head));
     this.#server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.#upgrade(req, socket, head));
@@ -67,7 +82,20 @@ export class GuardProxy {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /**
+   * Whether the request carries this proxy's credential. The proxy listens on loopback while an observation runs:
+   * without the check, any local process could use it to reach what the guard allows (docs/scanner.md).
+   */
+  #authorised(req: IncomingMessage): boolean {
+    const given = Buffer.from(req.headers['proxy-authorization'] ?? '');
+    return given.length === this.#expected.length && timingSafeEqual(given, this.#expected);
+  }
+
   async #forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.#authorised(req)) {
+      res.writeHead(407, { 'proxy-authenticate': PROXY_CHALLENGE, connection: 'close', 'content-length': 0 }).end();
+      return;
+    }
     const destination = req.url ?? '';
     const target = await this.#check(destination);
     if (target === undefined) {
@@ -101,6 +129,7 @@ export class GuardProxy {
 
   async #tunnel(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     this.#track(client);
+    if (!this.#authorised(req)) return void client.end(DENIED);
     const authority = req.url ?? '';
     const target = await this.#check(`http://${authority}/`, authority);
     if (target === undefined) {
@@ -115,6 +144,7 @@ export class GuardProxy {
 
   async #upgrade(req: IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
     this.#track(client);
+    if (!this.#authorised(req)) return void client.end(DENIED);
     // A plain WebSocket sent to a proxy names its destination as an absolute ws: or http: URI.
     const target = await this.#check((req.url ?? '').replace(/^ws:/i, 'http:'));
     if (target === undefined) {

@@ -80,19 +80,22 @@ export async function observePage(url: string, deps: ObserveDeps): Promise<Obser
   const onAbort = stop;
   deps.signal?.addEventListener('abort', onAbort, { once: true });
   try {
+    let page: Page;
     try {
       context = await browser.newContext({
-        proxy: { server: proxy.url, bypass: LOOPBACK_THROUGH_PROXY },
+        proxy: { server: proxy.url, bypass: LOOPBACK_THROUGH_PROXY, ...proxy.credential },
         serviceWorkers: 'block',
         viewport: VIEWPORT,
         acceptDownloads: false,
         permissions: [],
       });
+      await context.addInitScript({ content: PAGE_PROBE_SCRIPT });
+      page = await context.newPage();
     } catch (error) {
-      throw new ScannerError('browser_crashed', undefined, { cause: error });
+      // The browser went away while the context or its page was being made (a crash, or our budget stop).
+      if (deps.signal?.aborted === true) throw deps.signal.reason;
+      throw new ScannerError(stoppedByUs && !crashed ? 'target_timeout' : 'browser_crashed', undefined, { cause: error });
     }
-    await context.addInitScript({ content: PAGE_PROBE_SCRIPT });
-    const page = await context.newPage();
     const transfers: Promise<Transfer>[] = [];
     context.on('requestfinished', (request) => transfers.push(transferOf(request, false)));
     context.on('requestfailed', (request) => transfers.push(transferOf(request, true)));

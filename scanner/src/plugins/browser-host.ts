@@ -1,5 +1,4 @@
-import { ConfigError, NetGuard, parseAllowList, type AllowList } from '@aduana/shared';
-import { listSetting, type ScannerConfig } from '../config.js';
+import type { ScannerConfig } from '../config.js';
 import { BrowserHost } from '../observe/browser-host.js';
 import { sharedPlugin } from './shared-plugin.js';
 
@@ -12,19 +11,14 @@ declare module 'fastify' {
 
 const LAUNCH_TIMEOUT_MS = 30_000;
 
-/** Decorates the app with `browsers`. Nothing is launched here, so the service starts (and serves) without Chromium. */
+/**
+ * Decorates the app with `browsers` (after destinationGuardPlugin, whose guard its proxies apply). Nothing is launched
+ * here, so the service starts (and serves) without Chromium.
+ */
 export const browserHostPlugin = sharedPlugin<{ config: ScannerConfig }>('browser-host', async (app, { config }) => {
-  let allowPrivate: AllowList;
-  try {
-    allowPrivate = parseAllowList(listSetting(config.allowPrivate));
-  } catch (err) {
-    throw new ConfigError('allowPrivate', 'SCANNER_ALLOW_PRIVATE', err instanceof Error ? err.message : String(err));
-  }
-  const guard = new NetGuard({ allowPrivate, connect: { timeout: config.fetchTimeoutMs } });
-  const browsers = new BrowserHost({ executablePath: config.chromiumPath, launchTimeoutMs: LAUNCH_TIMEOUT_MS, guard, connectTimeoutMs: config.fetchTimeoutMs });
+  const browsers = new BrowserHost({ executablePath: config.chromiumPath, launchTimeoutMs: LAUNCH_TIMEOUT_MS, guard: app.destinationGuard, connectTimeoutMs: config.fetchTimeoutMs });
   app.decorate('browsers', browsers);
   app.addHook('onClose', async () => {
     await browsers.close();
-    await guard.close();
   });
 });

@@ -1,6 +1,6 @@
 import { DIMENSIONS } from '../checks/check.js';
 import type { Assessment } from '../assessment/assessment.js';
-import { drawText } from './pdf/text-box.js';
+import { drawText } from './pdf/text-fit.js';
 import { DIMENSION_LABEL, INK, MUTED, scoreColour, TRACK } from './report-labels.js';
 import { CONTENT_WIDTH, MARGIN, STYLE, type ReportLayout } from './report-layout.js';
 

@@ -1,5 +1,5 @@
-import { PAGE } from './pdf/pdf-writer.js';
-import { drawText } from './pdf/text-box.js';
+import { PAGE } from './pdf/report-canvas.js';
+import { drawText } from './pdf/text-fit.js';
 import { BRAND, longDate, MUTED } from './report-labels.js';
 import { CONTENT_WIDTH, MARGIN, type ReportLayout } from './report-layout.js';
 

@@ -1,6 +1,6 @@
 import { AUDIENCES, type Audience } from '../checks/check.js';
 import type { Finding } from '../assessment/assessment.js';
-import { drawText, heightOfString } from './pdf/text-box.js';
+import { drawText, heightOfString } from './pdf/text-fit.js';
 import { AUDIENCE_LABEL, PILLAR_LABEL, RULE, SEVERITY_COLOUR, SEVERITY_LABEL } from './report-labels.js';
 import { CONTENT_WIDTH, MARGIN, STYLE, type ReportLayout } from './report-layout.js';
 
@@ -44,9 +44,9 @@ function drawCard(layout: ReportLayout, f: Finding): void {
   ];
   const height =
     PAD +
-    heightOfString(f.title, TEXT_WIDTH, LINES.title, STYLE.h3) +
-    heightOfString(meta, TEXT_WIDTH, LINES.meta, STYLE.small) +
-    parts.reduce((sum, [label, text, lines]) => sum + heightOfString(label, TEXT_WIDTH, 1, STYLE.label) + heightOfString(text, TEXT_WIDTH, lines, STYLE.body) + 2, 0) +
+    heightOfString(layout.doc, f.title, TEXT_WIDTH, LINES.title, STYLE.h3) +
+    heightOfString(layout.doc, meta, TEXT_WIDTH, LINES.meta, STYLE.small) +
+    parts.reduce((sum, [label, text, lines]) => sum + heightOfString(layout.doc, label, TEXT_WIDTH, 1, STYLE.label) + heightOfString(layout.doc, text, TEXT_WIDTH, lines, STYLE.body) + 2, 0) +
     PAD;
   layout.ensure(height + 8);
   const top = layout.y;

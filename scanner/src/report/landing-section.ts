@@ -1,6 +1,6 @@
 import type { KeywordReport } from '../seo/keyword.js';
 import type { LandingSignals } from './landing-signals.js';
-import { drawText } from './pdf/text-box.js';
+import { drawText } from './pdf/text-fit.js';
 import { INK, MUTED, RULE, yesNo } from './report-labels.js';
 import { CONTENT_BOTTOM, CONTENT_WIDTH, MARGIN, STYLE, type ReportLayout } from './report-layout.js';
 

@@ -1,6 +1,7 @@
 import type { Assessment } from '../assessment/assessment.js';
 import type { DIMENSIONS } from '../checks/check.js';
 import { drawCover } from './cover-page.js';
+import type { DocumentInfo } from './pdf/report-canvas.js';
 import { drawFindings } from './findings-section.js';
 import { drawKeywordTable, drawLandingReadiness } from './landing-section.js';
 import type { LandingSignals } from './landing-signals.js';
@@ -24,8 +25,8 @@ const GROWTH = 'Diagnóstico de crescimento';
 /** The paid-media audit (docs/scanner.md, "Reports"): is this landing page ready for ad traffic? A4 PDF. */
 export function renderPaidMediaReport(input: ReportInput): Buffer {
   const { assessment, request, signals } = input;
-  const layout = new ReportLayout();
   const brand = brandOf(request);
+  const layout = new ReportLayout(documentInfo(PAID_MEDIA, brand, assessment));
   drawCover(layout, {
     brand,
     title: PAID_MEDIA,
@@ -40,14 +41,14 @@ export function renderPaidMediaReport(input: ReportInput): Buffer {
   drawKeywordTable(layout, 'Termos dos anúncios na página', signals?.keywords ?? []);
   drawFindings(layout, assessment.findings);
   layout.footers(brand, PAID_MEDIA, assessment.scanId);
-  return layout.doc.toBuffer({ title: `${PAID_MEDIA} · ${assessment.url}`, author: brand, subject: `scanId ${assessment.scanId}` });
+  return layout.doc.toBuffer();
 }
 
 /** The growth diagnostic: SEO, AI discovery and media in one, and what was not measured. A4 PDF. */
 export function renderGrowthReport(input: ReportInput): Buffer {
   const { assessment, request, signals } = input;
-  const layout = new ReportLayout();
   const brand = brandOf(request);
+  const layout = new ReportLayout(documentInfo(GROWTH, brand, assessment));
   drawCover(layout, {
     brand,
     title: GROWTH,
@@ -73,7 +74,13 @@ export function renderGrowthReport(input: ReportInput): Buffer {
   drawNotMeasured(layout, keyword);
   drawFindings(layout, assessment.findings);
   layout.footers(brand, GROWTH, assessment.scanId);
-  return layout.doc.toBuffer({ title: `${GROWTH} · ${assessment.url}`, author: brand, subject: `scanId ${assessment.scanId}` });
+  return layout.doc.toBuffer();
+}
+
+/** The PDF's document information; its dates are the assessment's, so one assessment renders to the same bytes. */
+function documentInfo(reportName: string, brand: string, assessment: Assessment): DocumentInfo {
+  const at = new Date(assessment.timestamp);
+  return { title: `${reportName} · ${assessment.url}`, author: brand, subject: `scanId ${assessment.scanId}`, created: Number.isNaN(at.getTime()) ? new Date(0) : at };
 }
 
 /** The agency's name (white label), or ours. */

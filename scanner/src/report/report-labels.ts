@@ -1,5 +1,5 @@
 import type { Audience, Dimension, Pillar, Severity } from '../checks/check.js';
-import type { Colour } from './pdf/pdf-writer.js';
+import type { Colour } from './pdf/report-canvas.js';
 
 /** The reports' Portuguese vocabulary (docs/scanner.md, "Reports"): one place, so both reports say the same. */
 

@@ -1,5 +1,5 @@
-import { PAGE, PdfWriter } from './pdf/pdf-writer.js';
-import { drawText, heightOfString, lineHeight, type TextStyle } from './pdf/text-box.js';
+import { PAGE, ReportCanvas, type DocumentInfo } from './pdf/report-canvas.js';
+import { drawText, heightOfString, lineHeight, type TextStyle } from './pdf/text-fit.js';
 import { BRAND, INK, MUTED, RULE } from './report-labels.js';
 
 export const MARGIN = 48;
@@ -19,12 +19,16 @@ export const STYLE = {
 
 /**
  * A cursor over the pages of one report: content flows down the page, and a block that would cross the footer
- * starts a new page instead. Every piece of text goes through text-box.ts, so no text is wider than its box and
+ * starts a new page instead. Every piece of text goes through text-fit.ts, so no text is wider than its box and
  * none runs past its line budget.
  */
 export class ReportLayout {
-  readonly doc = new PdfWriter();
+  readonly doc: ReportCanvas;
   y = MARGIN;
+
+  constructor(info: DocumentInfo) {
+    this.doc = new ReportCanvas(info);
+  }
 
   newPage(): void {
     this.doc.addPage();
@@ -38,7 +42,7 @@ export class ReportLayout {
 
   /** A block of fitted text at the cursor, then the cursor moves below it. */
   paragraph(text: string, style: TextStyle, maxLines = 6, x = MARGIN, width = CONTENT_WIDTH, after = 4): void {
-    const height = heightOfString(text, width, maxLines, style);
+    const height = heightOfString(this.doc, text, width, maxLines, style);
     this.ensure(height);
     drawText(this.doc, text, x, this.y, width, maxLines, style);
     this.y += height + after;
@@ -55,7 +59,7 @@ export class ReportLayout {
   /** Label and value on one row: the label column and the value column each fit their own width. */
   row(label: string, value: string, labelWidth = 190, maxLines = 2): void {
     const valueWidth = CONTENT_WIDTH - labelWidth - 10;
-    const height = Math.max(heightOfString(label, labelWidth, maxLines, STYLE.label), heightOfString(value, valueWidth, maxLines, STYLE.body));
+    const height = Math.max(heightOfString(this.doc, label, labelWidth, maxLines, STYLE.label), heightOfString(this.doc, value, valueWidth, maxLines, STYLE.body));
     this.ensure(height + 4);
     drawText(this.doc, label, MARGIN, this.y, labelWidth, maxLines, STYLE.label);
     drawText(this.doc, value, MARGIN + labelWidth + 10, this.y, valueWidth, maxLines, STYLE.body);

@@ -1,5 +1,5 @@
 import type { Assessment, Finding } from '../assessment/assessment.js';
-import { drawText, heightOfString } from './pdf/text-box.js';
+import { drawText, heightOfString } from './pdf/text-fit.js';
 import { drawDimensionBars, drawGauge, GAUGE_HEIGHT } from './charts.js';
 import { PROFILE_LABEL, SEVERITY_COLOUR, SEVERITY_LABEL } from './report-labels.js';
 import { CONTENT_WIDTH, MARGIN, STYLE, type ReportLayout } from './report-layout.js';
@@ -37,7 +37,7 @@ export function drawSummary(layout: ReportLayout, assessment: Assessment): void 
   urgent.forEach((finding, i) => {
     const textX = MARGIN + 22;
     const textWidth = CONTENT_WIDTH - 22;
-    const height = heightOfString(finding.title, textWidth, 2, STYLE.h3) + heightOfString(finding.recommendation, textWidth, 3, STYLE.body) + 12;
+    const height = heightOfString(layout.doc, finding.title, textWidth, 2, STYLE.h3) + heightOfString(layout.doc, finding.recommendation, textWidth, 3, STYLE.body) + 12;
     layout.ensure(height);
     layout.doc.fillRect(MARGIN, layout.y, 16, 16, SEVERITY_COLOUR[finding.severity]);
     drawText(layout.doc, String(i + 1), MARGIN + 5, layout.y + 3, 10, 1, { font: 'bold', size: 10, colour: '#ffffff' });
