@@ -52,5 +52,28 @@ describe('MetricStore', () => {
     expect(store.metrics.get(['acme', 'decision.count', 'bot', s])).toEqual([3]);
     expect(m.query('acme', 'decision.latency_ms', s, s)).toMatchObject({ series: [{ timestamp: s, value: 2 }], avg: 2 });
   });
+
+  it('never counts a batch twice in the moment its commit is readable but not yet reported back', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    const m = new MetricStore(store.metrics);
+    const t = 1_800_000_000_000;
+    const s = t / 1000;
+    let expected = 0;
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 50; i++) m.record('acme', 'decision.count', `bot-${String(i)}`, 1, t);
+      expected += 50;
+      let done = false;
+      const writing = m.flush().then(() => (done = true));
+      // Query on every turn of the event loop until the flush is reported: the write thread's commit becomes readable
+      // before its promise settles, and every answer in between must still count each sample once.
+      while (!done) {
+        expect(m.query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
+        await new Promise((r) => setImmediate(r));
+      }
+      await writing;
+    }
+    expect(new MetricStore(store.metrics).query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
+  });
 });
 

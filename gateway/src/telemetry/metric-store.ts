@@ -21,6 +21,14 @@ export interface MetricSeries {
 type Key = [string, string, string, number];
 
 /**
+ * The number of this store's last committed flush, written in the flush's own transaction. A query reads it in the
+ * same snapshot as the samples, so it knows which batches that snapshot already holds: the write thread commits before
+ * the main thread hears of it, and in between a batch is both on disk and in `#writing`. (Ids hold no control
+ * characters, so no tenant's key sorts here.)
+ */
+const FLUSHED: [string, string] = ['\u0000metric-store', 'flushed'];
+
+/**
  * Metric samples in LMDB under [tenant, metric, agent, unix second] -> the samples of that second: one range read
  * answers a tenant's series for a window, per agent or for all. Samples are buffered per second in memory and written
  * once a second (one write per key, not per call); queries see the buffer too.
@@ -28,11 +36,14 @@ type Key = [string, string, string, number];
 export class MetricStore {
   /** `tenant \0 metric \0 agent \0 second` (ids hold no control characters) -> samples not yet written. */
   readonly #buffer = new Map<string, number[]>();
-  /** Batches being written: queries still read them until their transaction commits (no gap in what a query sees). */
-  readonly #writing = new Set<Map<string, number[]>>();
+  /** Batches being written, by flush number: a query reads those its snapshot does not hold yet (no gap, no double). */
+  readonly #writing = new Map<Map<string, number[]>, number>();
+  #flushes: number;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.#flushes = (db.get(FLUSHED) as number | undefined) ?? 0;
+  }
 
   record(tenantId: string, metric: MetricName, agentId: string, value: number, atMs: number): void {
     const key = `${tenantId}\0${metric}\0${agentId}\0${Math.floor(atMs / 1000)}`;
@@ -51,8 +62,10 @@ export class MetricStore {
     if (this.#buffer.size === 0) return Promise.resolve();
     const pending = new Map(this.#buffer);
     this.#buffer.clear();
-    this.#writing.add(pending);
+    const seq = ++this.#flushes;
+    this.#writing.set(pending, seq);
     const written = this.db.transaction(() => {
+      void this.db.put(FLUSHED, seq);
       for (const [flat, samples] of pending) {
         const key = parseKey(flat);
         const stored = this.db.get(key) as number[] | undefined;
@@ -76,14 +89,15 @@ export class MetricStore {
         values.push(v);
       }
     };
-    const agents = agentId !== undefined ? [agentId] : this.#agents(tenantId, metric);
+    const unwritten = this.#unwritten();
+    const agents = agentId !== undefined ? [agentId] : this.#agents(tenantId, metric, unwritten);
     for (const agent of agents) {
       for (const { key, value } of this.db.getRange({ start: [tenantId, metric, agent, from], end: [tenantId, metric, agent, to + 1] })) {
         take((key as Key)[3], value as number[]);
       }
     }
-    // Samples of the last second, not written yet (or being written).
-    for (const buffer of [this.#buffer, ...this.#writing]) {
+    // Samples of the last second, not written yet (or being written and not in this snapshot).
+    for (const buffer of unwritten) {
       for (const [flat, samples] of buffer) {
         const [t, m, a, ts] = parseKey(flat);
         if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
@@ -117,7 +131,15 @@ export class MetricStore {
     }
   }
 
-  #agents(tenantId: string, metric: string): string[] {
+  /** The buffer and the batches being written that the current read snapshot does not hold yet. */
+  #unwritten(): Map<string, number[]>[] {
+    const committed = (this.db.get(FLUSHED) as number | undefined) ?? 0;
+    const out = [this.#buffer];
+    for (const [batch, seq] of this.#writing) if (seq > committed) out.push(batch);
+    return out;
+  }
+
+  #agents(tenantId: string, metric: string, unwritten: readonly Map<string, number[]>[]): string[] {
     const agents = new Set<string>();
     let last: string | null = null;
     // Skip from one agent's range to the next: a few reads, however many seconds each agent has.
@@ -130,7 +152,7 @@ export class MetricStore {
       agents.add(next);
       last = next;
     }
-    for (const buffer of [this.#buffer, ...this.#writing]) {
+    for (const buffer of unwritten) {
       for (const flat of buffer.keys()) {
         const [t, m, a] = parseKey(flat);
         if (t === tenantId && m === metric) agents.add(a);
