@@ -26,18 +26,7 @@ export async function assessForRequest<T>(
   reply.raw.once('close', onClose);
   try {
     app.rateLimits.takeClient(request.ip);
-    let targetTaken = false;
-    const snapshot = await app.snapshots.collect(target.href, {
-      signal: gone.signal,
-      onHop: (hop) => {
-        refuseSelfHop(hop, app.selfIdentity);
-        if (!targetTaken) {
-          targetTaken = true;
-          app.rateLimits.takeTarget(hop.url.hostname);
-        }
-      },
-    });
-    return judge(target, snapshot);
+    return judge(target, await collectGuarded(app, target, gone.signal));
   } finally {
     reply.raw.off('close', onClose);
     release();
@@ -52,19 +41,23 @@ export async function assessUnattended<T>(app: FastifyInstance, url: string, jud
   const target = checkTarget(url, app.selfIdentity);
   const release = app.inFlight.acquire();
   try {
-    let targetTaken = false;
-    const snapshot = await app.snapshots.collect(target.href, {
-      ...(signal === undefined ? {} : { signal }),
-      onHop: (hop) => {
-        refuseSelfHop(hop, app.selfIdentity);
-        if (!targetTaken) {
-          targetTaken = true;
-          app.rateLimits.takeTarget(hop.url.hostname);
-        }
-      },
-    });
-    return judge(target, snapshot);
+    return judge(target, await collectGuarded(app, target, signal));
   } finally {
     release();
   }
+}
+
+/** Collects the target's snapshot: every hop re-checked against the service itself, the per-target limit on the first. */
+async function collectGuarded(app: FastifyInstance, target: URL, signal: AbortSignal | undefined): Promise<Snapshot> {
+  let targetTaken = false;
+  return app.snapshots.collect(target.href, {
+    ...(signal === undefined ? {} : { signal }),
+    onHop: (hop) => {
+      refuseSelfHop(hop, app.selfIdentity);
+      if (!targetTaken) {
+        targetTaken = true;
+        app.rateLimits.takeTarget(hop.url.hostname);
+      }
+    },
+  });
 }
