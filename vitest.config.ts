@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // Tests import the workspace packages' TypeScript sources through the `source` export condition: no build needed
 // to run them, and a stale dist/ can never be what a test exercises.
-const conditions = ['source', 'node', 'import', 'module', 'default'];
+const conditions = ['source', 'node', 'default'];
 
 export default defineConfig({
   resolve: { conditions },

@@ -72,6 +72,11 @@ export const GATEWAY_CONFIG = {
   telemetryRetryBaseMs: { env: 'TELEMETRY_RETRY_BASE_MS', type: 'integer', default: 1000, minimum: 10, description: 'first retry delay of a failed forward, ms; doubles per failure' },
   telemetryRetryMaxMs: { env: 'TELEMETRY_RETRY_MAX_MS', type: 'integer', default: 30_000, minimum: 10, description: 'longest retry delay of a failed forward, ms' },
   telemetryExportTimeoutMs: { env: 'TELEMETRY_EXPORT_TIMEOUT_MS', type: 'integer', default: 5000, minimum: 100, description: 'time allowed for one forward request, ms' },
+  databaseUrl: { env: 'DATABASE_URL', type: 'string', default: '', description: 'fleet mode: PostgreSQL URL of the control plane (`aduana control`) and of the admin commands run against it; empty = the embedded LMDB store' },
+  databasePoolMax: { env: 'DATABASE_POOL_MAX', type: 'integer', default: 10, minimum: 1, maximum: 1000, description: 'PostgreSQL connections one control-plane process holds' },
+  controlPlaneUrl: { env: 'CONTROL_PLANE_URL', type: 'string', default: '', description: 'fleet mode: base URL of the control plane this gateway is a sidecar of (empty = embedded, not a sidecar)' },
+  sidecarToken: { env: 'SIDECAR_TOKEN', type: 'string', default: '', description: 'fleet mode: the sidecar token (`adu_sct_…`, from `aduana sidecar-token create`) a sidecar presents to the control plane' },
+  redisUrl: { env: 'REDIS_URL', type: 'string', default: '', description: 'fleet mode: Redis URL; when set, rate limits and budgets are counted tenant-wide across sidecars (empty = per process)' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 

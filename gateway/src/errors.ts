@@ -17,6 +17,7 @@ export const ERRORS = {
   agent_mismatch: { status: 403, type: 'permission_denied', message: 'token is bound to another agent' },
   csrf_failed: { status: 403, type: 'permission_denied', message: 'missing or invalid CSRF token' },
   user_not_allowed: { status: 403, type: 'permission_denied', message: 'this identity may not be provisioned here' },
+  sidecar_scope: { status: 403, type: 'permission_denied', message: "the sidecar token does not cover this tenant" },
   tenant_mismatch: { status: 403, type: 'permission_denied', message: 'tenant does not match the token' },
   agent_suspended: { status: 403, type: 'svc_policy_violation', message: 'agent is suspended' },
   agent_unregistered: { status: 403, type: 'permission_denied', message: 'agent is not registered' },
@@ -27,9 +28,12 @@ export const ERRORS = {
   route_not_found: { status: 404, type: 'not_found', message: 'no such route' },
   method_not_allowed: { status: 405, type: 'invalid_request', message: 'method not allowed on this route' },
   conflict: { status: 409, type: 'invalid_request', message: 'resource is not in a state that allows this' },
+  sidecar_read_only: { status: 409, type: 'invalid_request', message: 'this gateway is a sidecar: make changes at its control plane' },
+  chain_forked: { status: 409, type: 'invalid_request', message: 'the shipped entries fork a chain the control plane already holds' },
   payload_too_large: { status: 413, type: 'payload_too_large', message: 'request body is too large' },
   evaluation_timeout: { status: 413, type: 'payload_too_large', message: 'request text could not be judged in time' },
   text_too_large: { status: 413, type: 'payload_too_large', message: "request text is longer than the tenant's policies may judge" },
+  chain_invalid: { status: 422, type: 'invalid_request', message: 'the shipped entries or checkpoints do not verify' },
   unsupported_media_type: { status: 415, type: 'invalid_request', message: 'request body must be application/json' },
   rate_limited: { status: 429, type: 'rate_limit_exceeded', message: 'rate limit exceeded' },
   tenant_bytes_in_flight: { status: 429, type: 'rate_limit_exceeded', message: "too many request body bytes in flight for this tenant; retry shortly" },
@@ -41,6 +45,7 @@ export const ERRORS = {
   upstream_unavailable: { status: 503, type: 'upstream_unavailable', message: 'upstream LLM provider unavailable' },
   identity_provider_unavailable: { status: 503, type: 'upstream_unavailable', message: 'the identity provider cannot be reached' },
   shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
+  no_bundle: { status: 503, type: 'upstream_unavailable', message: 'this sidecar has not received a bundle from its control plane yet' },
   server_busy: { status: 503, type: 'upstream_unavailable', message: 'gateway is busy reading other request bodies; retry shortly' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 

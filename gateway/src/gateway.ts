@@ -91,7 +91,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   const decisions = new DecisionStore(store);
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
-  const authenticator = new Authenticator(store);
   const prices = new PriceTable(config.priceTable);
   const ledger = Ledger.open(store.root, {
     keyDir: config.dataDir,
@@ -106,6 +105,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const metrics = new MetricStore(store.metrics);
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
+  const authenticator = new Authenticator({ tokens, sessions, users });
   const loginFailures = new LoginFailures(store.counters, {
     perAddress: config.loginFailuresPerAddress,
     perAccount: config.loginFailuresPerAccount,

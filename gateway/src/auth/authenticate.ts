@@ -1,6 +1,6 @@
 import { isWellFormedToken, hashToken } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
-import type { GatewayStore } from '../storage/gateway-store.js';
+import type { Repositories } from '../storage/repositories.js';
 import type { RequestContext } from '../http/request-context.js';
 import { ROLE_SCOPES, hasScope, type Principal, type Scope } from './principal.js';
 import type { TokenRecord } from './token-store.js';
@@ -44,7 +44,7 @@ export function bearerToken(header: string): string {
  */
 export class Authenticator {
   constructor(
-    private readonly store: GatewayStore,
+    private readonly repos: Pick<Repositories, 'tokens' | 'sessions' | 'users'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -57,7 +57,7 @@ export class Authenticator {
   fromToken(token: string): Principal {
     if (token.startsWith('adu_ses_')) return this.#fromSession(token);
     if (!isWellFormedToken(token, 'pat')) throw new GatewayError('unauthenticated', 'invalid token');
-    const rec = this.store.tokens.get(hashToken(token)) as TokenRecord | undefined;
+    const rec: TokenRecord | undefined = this.repos.tokens.findByHash(hashToken(token));
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked');
     if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired');
@@ -68,8 +68,7 @@ export class Authenticator {
   }
 
   #fromSession(token: string): Principal {
-    if (!isWellFormedToken(token, 'ses')) throw new GatewayError('unauthenticated', 'invalid token');
-    const rec = this.store.sessions.get(hashToken(token)) as SessionRecord | undefined;
+    const rec: SessionRecord | undefined = this.repos.sessions.find(token);
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked', 'session has ended');
     if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired', 'session has expired');
@@ -79,7 +78,7 @@ export class Authenticator {
   }
 
   #user(id: string): UserRecord | undefined {
-    return this.store.users.get(['id', id]) as UserRecord | undefined;
+    return this.repos.users.get(id);
   }
 
   /** For the HTTP layer. */

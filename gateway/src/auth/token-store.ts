@@ -1,6 +1,7 @@
 import { generateToken, hashToken, newId } from '@aduana/shared';
 import type { GatewayStore } from '../storage/gateway-store.js';
 import type { Role } from './principal.js';
+import type { TokenRepository } from '../storage/repositories.js';
 
 /** A stored PAT: the secret itself is never stored, only its SHA-256 (the key). */
 export interface TokenRecord {
@@ -19,16 +20,29 @@ export interface TokenRecord {
   rotated_to?: string;
 }
 
+export interface NewToken {
+  tenantId: string;
+  role: Role;
+  name: string;
+  expiresInDays: number;
+  userId?: string;
+  /** Epoch ms: caps the expiry, so a token minted by another never outlives it. */
+  notAfter?: number;
+  agentId?: string | null;
+}
+
+export type RotateOutcome = { kind: 'rotated'; token: string; record: TokenRecord; oldExpiresAt: string } | { kind: 'not_found' | 'not_active' };
+
 export interface CreatedToken {
   token: string;
   record: TokenRecord;
 }
 
-export class TokenStore {
+/** Tokens in LMDB: sha256(token) -> TokenRecord, token id -> sha256(token). */
+export class TokenStore implements TokenRepository {
   constructor(private readonly store: GatewayStore) {}
 
-  /** `notAfter` (epoch ms) caps the expiry: a token minted by another never outlives it. */
-  async create(opts: { tenantId: string; role: Role; name: string; expiresInDays: number; userId?: string; notAfter?: number; agentId?: string | null }): Promise<CreatedToken> {
+  async create(opts: NewToken): Promise<CreatedToken> {
     const token = generateToken('pat');
     const now = Date.now();
     const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
@@ -54,7 +68,11 @@ export class TokenStore {
 
   /** The record of a presented token (by hash); undefined when unknown. */
   findByToken(token: string): TokenRecord | undefined {
-    return this.store.tokens.get(hashToken(token)) as TokenRecord | undefined;
+    return this.findByHash(hashToken(token));
+  }
+
+  findByHash(hash: string): TokenRecord | undefined {
+    return this.store.tokens.get(hash) as TokenRecord | undefined;
   }
 
   get(id: string): TokenRecord | undefined {
@@ -75,7 +93,7 @@ export class TokenStore {
    * A successor with the same tenant, role, name, user and agent binding; the old token's expiry is brought forward
    * to now + `graceMs` (never pushed back), so clients can switch over meanwhile.
    */
-  async rotate(id: string, expiresInDays: number, graceMs: number): Promise<{ kind: 'rotated'; token: string; record: TokenRecord; oldExpiresAt: string } | { kind: 'not_found' | 'not_active' }> {
+  async rotate(id: string, expiresInDays: number, graceMs: number): Promise<RotateOutcome> {
     const hash = this.store.tokenIds.get(id) as string | undefined;
     const old = hash ? (this.store.tokens.get(hash) as TokenRecord | undefined) : undefined;
     if (!hash || !old) return { kind: 'not_found' };

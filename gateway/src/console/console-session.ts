@@ -1,17 +1,17 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../errors.js';
 import type { Authenticator } from '../auth/authenticate.js';
-import type { SessionStore } from '../sessions/session-store.js';
 import { SESSION_COOKIE, cookieValue } from '../http/cookies.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { Viewer } from './pages/layout.js';
+import type { SessionRepository } from '../storage/repositories.js';
 
 /**
  * The console's signed-in person, from the session cookie: a login session only (a PAT never rides in a cookie).
  * Null when there is no usable session (missing, forged, expired, revoked, disabled user): the page sends them to sign
  * in.
  */
-export function consoleViewer(ctx: RequestContext, authenticator: Authenticator, sessions: SessionStore): (Viewer & { token: string }) | null {
+export function consoleViewer(ctx: RequestContext, authenticator: Authenticator, sessions: SessionRepository): (Viewer & { token: string }) | null {
   const token = cookieValue(ctx.header('cookie'), SESSION_COOKIE);
   if (!token.startsWith('adu_ses_')) return null;
   let principal;

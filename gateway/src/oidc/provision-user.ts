@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
-import type { UserStore } from '../users/user-store.js';
 import { normalizeEmail, type UserRecord } from '../users/user-record.js';
 import type { VerifiedIdentity } from './relying-party.js';
+import type { UserRepository } from '../storage/repositories.js';
 
 export interface ProvisionOptions {
   tenantId: string;
@@ -14,7 +14,7 @@ export interface ProvisionOptions {
  * first login provisions a viewer in the configured tenant when its e-mail is verified and (when a list is set) of an
  * allowed domain. An e-mail that already belongs to another account is refused rather than taken over.
  */
-export async function provisionUser(users: UserStore, id: VerifiedIdentity, opts: ProvisionOptions): Promise<UserRecord> {
+export async function provisionUser(users: UserRepository, id: VerifiedIdentity, opts: ProvisionOptions): Promise<UserRecord> {
   const existing = users.bySubject(id.iss, id.sub);
   if (existing) {
     if (existing.disabled_at) throw new GatewayError('user_not_allowed', 'this account is disabled');

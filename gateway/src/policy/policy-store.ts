@@ -3,6 +3,7 @@ import type { GatewayStore } from '../storage/gateway-store.js';
 import type { TenantRecord } from '../tenants/tenant-store.js';
 import type { PolicyRecord, PolicyType, Rules } from './types.js';
 import type { PolicyCreate, PolicyPatch } from './validate-policy.js';
+import type { PolicyRepository } from '../storage/repositories.js';
 
 /**
  * Builds (and so checks) the tenant's policy set as it would be after a change: called inside the change's
@@ -21,7 +22,7 @@ export interface PolicyPage {
  * bumps the tenant's policy_version in the same transaction, so the version a compiled evaluator carries always
  * names exactly one policy set.
  */
-export class PolicyStore {
+export class PolicyStore implements PolicyRepository {
   constructor(private readonly store: GatewayStore) {}
 
   get(tenantId: string, id: string): PolicyRecord | undefined {

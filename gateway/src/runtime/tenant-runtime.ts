@@ -7,13 +7,12 @@ import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { compilePolicySet, TENANT_SPEND, type InputFindings, type PolicySet } from '../policy/compile-policy-set.js';
 import { checkPolicyLimits, type PolicyLimits } from '../policy/policy-limits.js';
-import type { PolicyStore } from '../policy/policy-store.js';
 import type { PolicyRecord } from '../policy/types.js';
 import type { Database } from 'lmdb';
 import { TenantState, periodKey } from '../policy/tenant-state.js';
 import { bucketFor, PLAN_NAMES, type Plan } from '../tenants/plans.js';
-import type { TenantStore } from '../tenants/tenant-store.js';
 import type { PackName } from '../policy/packs.js';
+import type { PolicyRepository, TenantRepository } from '../storage/repositories.js';
 
 /** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
 export interface EvaluationLimits extends PolicyLimits {
@@ -47,8 +46,8 @@ export class TenantRuntimes {
   readonly #plans: LRUCache<string, Plan>;
 
   constructor(
-    private readonly tenants: TenantStore,
-    private readonly policies: PolicyStore,
+    private readonly tenants: TenantRepository,
+    private readonly policies: PolicyRepository,
     private readonly counters: Database,
     private readonly limits: EvaluationLimits,
     now: () => number = Date.now,

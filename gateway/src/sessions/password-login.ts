@@ -1,9 +1,9 @@
 import { GatewayError } from '../errors.js';
-import type { UserStore } from '../users/user-store.js';
 import { normalizeEmail, type UserRecord } from '../users/user-record.js';
 import { dummyHash, verifyPassword, type PasswordHash } from '../users/password-hash.js';
 import type { LoginFailures } from './login-failures.js';
-import type { SessionRecord, SessionStore } from './session-store.js';
+import type { SessionRecord } from './session-store.js';
+import type { SessionRepository, UserRepository } from '../storage/repositories.js';
 
 export interface PasswordLoginOptions {
   passwordMaxBytes: number;
@@ -18,8 +18,8 @@ export class PasswordLogin {
   readonly #dummy: PasswordHash;
 
   constructor(
-    private readonly users: UserStore,
-    private readonly sessions: SessionStore,
+    private readonly users: UserRepository,
+    private readonly sessions: SessionRepository,
     private readonly failures: LoginFailures,
     private readonly opts: PasswordLoginOptions,
   ) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateToken, hashToken, isWellFormedToken, newId } from '@aduana/shared';
 import type { GatewayStore } from '../storage/gateway-store.js';
+import type { SessionRepository } from '../storage/repositories.js';
 
 /** A login session (`adu_ses_…`): like a PAT, only its SHA-256 is stored. Role and e-mail are read from the user. */
 export interface SessionRecord {
@@ -16,7 +17,7 @@ export interface SessionRecord {
   csrf: string;
 }
 
-export class SessionStore {
+export class SessionStore implements SessionRepository {
   constructor(
     private readonly store: GatewayStore,
     private readonly ttlMs: number,

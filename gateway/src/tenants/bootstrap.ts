@@ -1,8 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '@aduana/shared';
-import type { TenantStore } from './tenant-store.js';
-import type { TokenStore } from '../auth/token-store.js';
+import type { TenantRepository, TokenRepository } from '../storage/repositories.js';
 
 export const DEFAULT_TENANT = 'default';
 
@@ -12,8 +11,8 @@ export const DEFAULT_TENANT = 'default';
  */
 export async function bootstrap(
   dataDir: string,
-  tenants: TenantStore,
-  tokens: TokenStore,
+  tenants: TenantRepository,
+  tokens: TokenRepository,
   logger: Logger,
   opts: { quiet: boolean; patTtlDays: number },
 ): Promise<{ adminToken: string } | null> {

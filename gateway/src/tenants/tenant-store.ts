@@ -1,5 +1,6 @@
 import type { GatewayStore } from '../storage/gateway-store.js';
 import type { Plan } from './plans.js';
+import type { TenantRepository } from '../storage/repositories.js';
 
 export interface TenantRecord {
   id: string;
@@ -16,7 +17,7 @@ export function isValidTenantId(id: string): boolean {
   return TENANT_ID.test(id);
 }
 
-export class TenantStore {
+export class TenantStore implements TenantRepository {
   constructor(private readonly store: GatewayStore) {}
 
   get(id: string): TenantRecord | undefined {

@@ -1,9 +1,8 @@
 import { GatewayError } from '../errors.js';
 import type { Role } from '../auth/principal.js';
-import type { TenantStore } from '../tenants/tenant-store.js';
 import { hashPassword } from './password-hash.js';
 import { normalizeEmail, type UserRecord } from './user-record.js';
-import type { UserStore } from './user-store.js';
+import type { TenantRepository, UserRepository } from '../storage/repositories.js';
 
 export interface PasswordRules {
   minLength: number;
@@ -22,8 +21,8 @@ export function checkNewPassword(password: string, rules: PasswordRules): void {
  * and nothing is written unless all of it is good. 409 when the e-mail is taken (in any tenant).
  */
 export async function createPasswordUser(
-  users: UserStore,
-  tenants: TenantStore,
+  users: UserRepository,
+  tenants: TenantRepository,
   rules: PasswordRules,
   input: { tenantId: string; email: string; name: string; role: Role; password: string },
 ): Promise<UserRecord> {

@@ -3,6 +3,7 @@ import type { GatewayStore } from '../storage/gateway-store.js';
 import type { Role } from '../auth/principal.js';
 import type { PasswordHash } from './password-hash.js';
 import type { Provider, UserRecord } from './user-record.js';
+import type { UserRepository } from '../storage/repositories.js';
 
 export interface NewUser {
   tenantId: string;
@@ -19,7 +20,7 @@ export interface NewUser {
  * Users in LMDB: ['id', id] -> record, ['email', e-mail] -> id, ['oidc', issuer, sub] -> id. Creation checks and writes
  * the unique keys in one transaction, so two concurrent creations of one address cannot both win.
  */
-export class UserStore {
+export class UserStore implements UserRepository {
   constructor(private readonly store: GatewayStore) {}
 
   get(id: string): UserRecord | undefined {

@@ -6,7 +6,7 @@ import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
  * Tokens carry 178 bits of entropy, so one SHA-256 is the right storage hash (a slow KDF only helps low-entropy
  * secrets such as passwords, and would cost every request).
  */
-export type TokenKind = 'pat' | 'sk' | 'ses';
+export type TokenKind = 'pat' | 'sk' | 'ses' | 'sct';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LEN = 30;

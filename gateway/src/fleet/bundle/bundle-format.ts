@@ -1,0 +1,34 @@
+import type { TenantRecord } from '../../tenants/tenant-store.js';
+import type { TokenRecord } from '../../auth/token-store.js';
+import type { PolicyRecord } from '../../policy/types.js';
+import type { UserRecord } from '../../users/user-record.js';
+import type { StoredAgent } from '../../agents/agent-state.js';
+
+/**
+ * What a sidecar takes from the control plane (docs/fleet.md, "The bundle"): for each tenant it serves, the tenant,
+ * its tokens (by SHA-256: a sidecar never holds a token itself), its users (without password hashes: a sidecar serves
+ * no logins), its policies and its agents' registrations. Versioned by `revision`, which the control plane bumps on
+ * every change to any of them; the HTTP ETag is `"<revision>"`.
+ */
+export interface Bundle {
+  format: typeof BUNDLE_FORMAT;
+  revision: number;
+  generated_at: string;
+  tenants: TenantBundle[];
+}
+
+export const BUNDLE_FORMAT = 'aduana-bundle/1';
+
+export interface TenantBundle {
+  tenant: TenantRecord;
+  tokens: { hash: string; record: TokenRecord }[];
+  users: BundledUser[];
+  policies: PolicyRecord[];
+  agents: BundledAgent[];
+}
+
+/** A user as a sidecar needs it: who a token or session belongs to, and whether it is disabled. */
+export type BundledUser = Omit<UserRecord, 'password'>;
+
+/** An agent's registration as the control plane holds it (runtime state: heartbeats, risk, stays per sidecar). */
+export type BundledAgent = Pick<StoredAgent, 'agent_id' | 'name' | 'policy_pack' | 'risk_budget' | 'suspended'>;

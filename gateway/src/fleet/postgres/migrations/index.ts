@@ -1,0 +1,11 @@
+/**
+ * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
+ * SQL lives in TypeScript modules so the build carries it. Never edit an applied migration: add the next one.
+ */
+export interface Migration {
+  /** `NNN_name`, sorted by its number. */
+  readonly id: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [];
