@@ -30,7 +30,10 @@ const validateTokenRequest = createAjv('own').compile({
  * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md). Logins and
  * sessions (/login, /me, /logout) are in session-routes.ts.
  */
-export function registerAuthRoutes(server: HttpServer, deps: GatewayDeps): void {
+/** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
+export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
+
+export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): void {
   const { authenticator, tokens, config, runtimes } = deps;
   const failures = new VerifyFailures(config.verifyFailuresPerMinute);
   registerSessionRoutes(server, deps);

@@ -12,7 +12,7 @@ const COOKIE_HEADERS = ['cookie'] as const;
  * GET /auth/idp starts an OpenID Connect sign-in, GET /auth/idp/callback finishes it and opens a session
  * (docs/authentication.md). Both answer 404 when OIDC_ISSUER is not set.
  */
-export function registerIdpRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'config' | 'users' | 'sessions' | 'logger'>): void {
   const { config, users, sessions, logger } = deps;
   const enabled = config.oidcIssuer !== '';
   const rp = enabled

@@ -17,7 +17,7 @@ const validateLogin = createAjv('own').compile({
 });
 
 /** POST /login, GET /me, POST /logout (docs/authentication.md). */
-export function registerSessionRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerSessionRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'users' | 'tenants'>): void {
   const { passwordLogin, sessions, users, tenants } = deps;
 
   server.route('post', '/login', { scope: null, body: 'json' }, async (ctx) => {

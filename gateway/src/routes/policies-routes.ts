@@ -24,7 +24,7 @@ function enabledFilter(value: string | null): boolean | null {
   throw new GatewayError('invalid_request', 'enabled: true (the default), false or all');
 }
 
-export function registerPolicyRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'config'>): void {
   const { policies, policyValidator, runtimes, config } = deps;
 
   server.route('get', '/v1/policies', { scope: 'runtime:read', body: 'none' }, (ctx) => {

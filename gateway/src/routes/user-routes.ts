@@ -21,7 +21,7 @@ const validateCreate = createAjv('own').compile({
 });
 
 /** Users of the caller's tenant (docs/authentication.md): admins list, create and disable them. */
-export function registerUserRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'users' | 'tenants' | 'config'>): void {
   const { users, tenants, config } = deps;
   const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
 
