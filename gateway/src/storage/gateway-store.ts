@@ -35,7 +35,7 @@ export interface GatewayStore {
   readonly errorEvents: Database;
   /** [tenant, issue id] -> ErrorIssue */
   readonly errorIssues: Database;
-  /** ['hash', sha256(sidecar token)] -> SidecarTokenRecord; ['id', id] -> sha256 (fleet mode: docs/fleet.md) */
+  /** ['hash', sha256(sidecar token)] -> SidecarTokenRecord; ['id', id] -> sha256 (fleet mode: docs/fleet-storage.md) */
   readonly sidecarTokens: Database;
   close(): Promise<void>;
 }

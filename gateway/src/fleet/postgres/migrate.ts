@@ -4,7 +4,7 @@ import { MIGRATIONS, type Migration } from './migrations/index.js';
 /** An arbitrary fixed key for pg_advisory_lock: every aduana process migrating one database takes the same lock. */
 const MIGRATION_LOCK_KEY = 7_315_020_412;
 
-/** The schema in the database is newer than this build: it must not run against it (docs/fleet.md, "Migrations"). */
+/** The schema in the database is newer than this build: it must not run against it (docs/fleet-storage.md, "Migrations"). */
 export class NewerSchemaError extends Error {}
 
 /**

@@ -32,7 +32,7 @@ export interface PostgresRepositories extends Repositories {
 const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS] as unknown as readonly TableSpec<never>[];
 
 /**
- * The control plane's storage (docs/fleet.md, "Control plane storage"): migrates the database to this build's schema
+ * The control plane's storage (docs/fleet-storage.md): migrates the database to this build's schema
  * (refusing a newer one), loads the mirror every synchronous read is served from, and starts listening for changes.
  */
 export async function openPostgresRepositories(url: string, options: PostgresRepositoryOptions): Promise<PostgresRepositories> {

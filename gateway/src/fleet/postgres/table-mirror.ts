@@ -13,7 +13,7 @@ export interface MirrorEvents {
 }
 
 /**
- * The process's copy of the small tables the repositories read synchronously (docs/fleet.md, "Control plane storage").
+ * The process's copy of the small tables the repositories read synchronously (docs/fleet-storage.md).
  * Loaded at open; kept current by LISTEN aduana_rows on one dedicated connection, each notification re-reading its
  * row; after that connection is lost it reconnects and reloads everything (notifications sent meanwhile are gone).
  * Every read and every change is applied through one queue, in order, so an older read never overwrites a newer one;
