@@ -60,6 +60,27 @@ describe('PostgreSQL: two replicas on one database', () => {
     await vi.waitFor(() => expect(a.policies.all(t)).toEqual([]), { timeout: 5000 });
   });
 
+  it("agents' registrations: put, replace, list and remove reach the other replica and bump the fleet revision", async () => {
+    const t = uniqueId('agents');
+    const rev = a.changes.revision();
+    const reg = await a.agents.put(t, { agent_id: 'team/bot-1', name: 'Bot', policy_pack: null, risk_budget: 50, suspended: false });
+    expect(reg).toEqual({ tenant_id: t, agent_id: 'team/bot-1', name: 'Bot', policy_pack: null, risk_budget: 50, suspended: false });
+    expect(a.agents.get(t, 'team/bot-1')).toEqual(reg);
+    await vi.waitFor(() => expect(b.agents.get(t, 'team/bot-1')).toEqual(reg), { timeout: 5000 });
+    await a.agents.put(t, { ...reg, suspended: true });
+    await a.agents.put(t, { agent_id: 'a-0', name: 'First', policy_pack: null, risk_budget: null, suspended: false });
+    await vi.waitFor(() => {
+      expect(b.agents.list(t).map((x) => [x.agent_id, x.suspended])).toEqual([
+        ['a-0', false],
+        ['team/bot-1', true],
+      ]);
+    }, { timeout: 5000 });
+    expect(await a.agents.remove(t, 'team/bot-1')).toBe(true);
+    expect(await a.agents.remove(t, 'team/bot-1')).toBe(false);
+    await vi.waitFor(() => expect(b.agents.get(t, 'team/bot-1')).toBeUndefined(), { timeout: 5000 });
+    await vi.waitFor(() => expect(b.changes.revision()).toBeGreaterThanOrEqual(rev + 4), { timeout: 5000 });
+  });
+
   it('policy changes to one tenant on two replicas serialise on the tenant row', async () => {
     const t = uniqueId('serial');
     await a.tenants.create(t, 'community');

@@ -7,7 +7,7 @@ export interface TableSpec<R> {
   readonly table: string;
   /** Every row: `SELECT <key> AS key, <record> AS rec FROM …`. */
   readonly selectAll: string;
-  /** One row, by the key's parts (the notification's key split on '/') as $1, $2, …. */
+  /** One row, by the key's parts (the notification's key split on its first '/') as $1, $2. */
   readonly selectOne: string;
   /** Unique secondary keys (e-mail, token id): index name -> the record's value, null when it has none. */
   readonly unique?: Readonly<Record<string, (r: R) => string | null>>;

@@ -3,6 +3,7 @@ import type { Repositories, SidecarTokenRepository } from '../../storage/reposit
 import { DEFAULT_DATABASE_OPTIONS, openPool, type DatabaseOptions } from './database.js';
 import { migrate } from './migrate.js';
 import type { TableSpec } from './mirrored-table.js';
+import { AGENTS, PgAgentRegistry } from './pg-agent-registry.js';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { PgPolicyRepository, POLICIES } from './pg-policy-repository.js';
 import { PgSessionRepository, SESSIONS } from './pg-session-repository.js';
@@ -22,6 +23,8 @@ export interface PostgresRepositoryOptions extends Partial<DatabaseOptions> {
 
 export interface PostgresRepositories extends Repositories {
   readonly sidecarTokens: SidecarTokenRepository;
+  /** Agents' registrations (what a bundle carries of them). */
+  readonly agents: PgAgentRegistry;
   /** The fleet revision (what a sidecar's bundle carries) and its long-poll. */
   readonly changes: ChangeFeed;
   /** The pool, for what other parts of the control plane store in the same database (the shipped ledger). */
@@ -29,7 +32,7 @@ export interface PostgresRepositories extends Repositories {
   close(): Promise<void>;
 }
 
-const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS] as unknown as readonly TableSpec<never>[];
+const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS] as unknown as readonly TableSpec<never>[];
 
 /**
  * The control plane's storage (docs/fleet-storage.md): migrates the database to this build's schema
@@ -58,6 +61,7 @@ export async function openPostgresRepositories(url: string, options: PostgresRep
       users: new PgUserRepository(pool, mirror),
       sessions: new PgSessionRepository(pool, mirror, options.sessionTtlMs),
       sidecarTokens: new PgSidecarTokenRepository(pool, mirror),
+      agents: new PgAgentRegistry(pool, mirror),
       changes: feed,
       pool,
       async close() {

@@ -59,7 +59,7 @@ export class TableMirror {
     const t = this.#tables.get(table);
     if (!t) return Promise.resolve();
     return this.#enqueue(async () => {
-      const { rows } = await this.pool.query<MirrorRow<unknown>>(t.spec.selectOne, key.split('/'));
+      const { rows } = await this.pool.query<MirrorRow<unknown>>(t.spec.selectOne, keyParts(key));
       t.set(key, rows[0]?.rec);
     });
   }
@@ -143,4 +143,10 @@ export class TableMirror {
       this.#scheduleReconnect();
     }
   }
+}
+
+/** A notification's key as the query's parameters: split on the first '/' only (a tenant id never holds one, an agent id may). */
+function keyParts(key: string): string[] {
+  const slash = key.indexOf('/');
+  return slash < 0 ? [key] : [key.slice(0, slash), key.slice(slash + 1)];
 }
