@@ -147,6 +147,22 @@ describe('PostgreSQL: migrations and statement timeouts', () => {
     }
   });
 
+  it('a migration that fails is rolled back whole and not recorded; the next start tries it again', async () => {
+    const fresh = await server.createDatabase('migrate_fail');
+    const c = new pg.Client({ connectionString: fresh });
+    await c.connect();
+    try {
+      const bad = { id: '900_bad', sql: 'CREATE TABLE half_done (x int); SELECT no_such_column FROM half_done;' };
+      await expect(migrate(c, [...MIGRATIONS, bad])).rejects.toThrow(/migration 900_bad failed/);
+      const { rows } = await c.query<{ id: string }>('SELECT id FROM schema_migrations ORDER BY id');
+      expect(rows.map((r) => r.id)).toEqual(MIGRATIONS.map((m) => m.id));
+      expect((await c.query("SELECT to_regclass('half_done') AS t")).rows[0]).toEqual({ t: null });
+      expect(await migrate(c, [...MIGRATIONS, { id: '900_fixed', sql: 'CREATE TABLE half_done (x int)' }])).toEqual(['900_fixed']);
+    } finally {
+      await c.end();
+    }
+  });
+
   it('refuses a database whose schema is newer than this build', async () => {
     const newer = await server.createDatabase('newer_schema');
     await (await openPg(newer)).close();

@@ -38,8 +38,13 @@ export class TableMirror {
     const m = new TableMirror(pool, url, options, retryMs, events);
     for (const spec of specs) m.#tables.set(spec.table, new MirroredTable<unknown>(spec as TableSpec<unknown>));
     // Listening before loading: a change committed between the two is heard, never lost.
-    await m.#connectListener();
-    await m.reloadAll();
+    try {
+      await m.#connectListener();
+      await m.reloadAll();
+    } catch (err) {
+      await m.close();
+      throw err;
+    }
     return m;
   }
 
