@@ -23,7 +23,7 @@ describe('aduana (the repository command)', () => {
   it('help lists every service package’s commands', () => {
     const r = aduana(['--help']);
     expect(r.status).toBe(0);
-    for (const cmd of ['start', 'config', 'gateway', 'token create', 'ledger verify', 'scanner']) expect(r.stdout).toContain(cmd);
+    for (const cmd of ['start', 'config', 'gateway', 'token create', 'sidecar-token create', 'ledger verify', 'scanner']) expect(r.stdout).toContain(cmd);
   });
 
   it('an unknown command exits 2 with the usage; a service command’s exit code comes through', () => {

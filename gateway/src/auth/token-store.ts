@@ -38,27 +38,32 @@ export interface CreatedToken {
   record: TokenRecord;
 }
 
+/** A new PAT and its record (both backends mint them here): the secret, its SHA-256 and what is stored under it. */
+export function mintToken(opts: NewToken): { token: string; hash: string; record: TokenRecord } {
+  const token = generateToken('pat');
+  const now = Date.now();
+  const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
+  const record: TokenRecord = {
+    id: newId('tok'),
+    tenant_id: opts.tenantId,
+    name: opts.name,
+    role: opts.role,
+    user_id: opts.userId ?? '',
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(expires).toISOString(),
+    revoked_at: null,
+    last4: token.slice(-4),
+    agent_id: opts.agentId ?? null,
+  };
+  return { token, hash: hashToken(token), record };
+}
+
 /** Tokens in LMDB: sha256(token) -> TokenRecord, token id -> sha256(token). */
 export class TokenStore implements TokenRepository {
   constructor(private readonly store: GatewayStore) {}
 
   async create(opts: NewToken): Promise<CreatedToken> {
-    const token = generateToken('pat');
-    const now = Date.now();
-    const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
-    const record: TokenRecord = {
-      id: newId('tok'),
-      tenant_id: opts.tenantId,
-      name: opts.name,
-      role: opts.role,
-      user_id: opts.userId ?? '',
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(expires).toISOString(),
-      revoked_at: null,
-      last4: token.slice(-4),
-      agent_id: opts.agentId ?? null,
-    };
-    const hash = hashToken(token);
+    const { token, hash, record } = mintToken(opts);
     await this.store.root.transaction(() => {
       this.store.tokens.put(hash, record);
       this.store.tokenIds.put(record.id, hash);

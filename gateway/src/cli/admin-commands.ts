@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
-import { openGatewayStore } from '../storage/gateway-store.js';
-import { TenantStore } from '../tenants/tenant-store.js';
-import { TokenStore } from '../auth/token-store.js';
+import type { TenantRepository, TokenRepository } from '../storage/repositories.js';
+import { openAdminStorage } from './admin-storage.js';
 import { isRole, ROLES } from '../auth/principal.js';
 import { isPlan, PLAN_NAMES } from '../tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
@@ -12,20 +11,23 @@ function fail(message: string): number {
   return 2;
 }
 
-/** `aduana tenant …` and `aduana token …`: straight on the LMDB store (safe beside a running gateway). */
+/**
+ * `aduana tenant …` and `aduana token …`: straight on the LMDB store (safe beside a running gateway), or with
+ * DATABASE_URL on the control plane's PostgreSQL.
+ */
 export async function runAdminCommand(group: 'tenant' | 'token', argv: string[]): Promise<number> {
   const config = loadGatewayConfig();
-  const store = openGatewayStore(config.dataDir);
+  const store = await openAdminStorage(config);
   try {
     return group === 'tenant'
-      ? await tenantCommand(new TenantStore(store), argv)
-      : await tokenCommand(new TenantStore(store), new TokenStore(store), argv, config.patTtlDays, config.tokenRotateGraceHours);
+      ? await tenantCommand(store.tenants, argv)
+      : await tokenCommand(store.tenants, store.tokens, argv, config.patTtlDays, config.tokenRotateGraceHours);
   } finally {
     await store.close();
   }
 }
 
-async function tenantCommand(tenants: TenantStore, argv: string[]): Promise<number> {
+async function tenantCommand(tenants: TenantRepository, argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'list') {
     for (const t of tenants.list()) process.stdout.write(`${t.id}\t${t.plan}\t${t.created_at}\n`);
@@ -47,7 +49,7 @@ async function tenantCommand(tenants: TenantStore, argv: string[]): Promise<numb
   return 0;
 }
 
-async function tokenCommand(tenants: TenantStore, tokens: TokenStore, argv: string[], defaultDays: number, graceHours: number): Promise<number> {
+async function tokenCommand(tenants: TenantRepository, tokens: TokenRepository, argv: string[], defaultDays: number, graceHours: number): Promise<number> {
   const [sub, ...rest] = argv;
   const { values, positionals } = parseArgs({
     args: rest,

@@ -5,7 +5,7 @@ import { runGatewayService } from './service-commands.js';
 export const USAGE = `gateway
   gateway                        governance API + proxy on GATEWAY_PORT, auth service on AUTH_PORT
 
-administration (works on DATA_DIR, also while the services run)
+administration (works on DATA_DIR, also while the services run; with DATABASE_URL on the control plane's PostgreSQL)
   tenant create NAME [--plan community|professional|enterprise]
   tenant list
   token create --tenant T --role admin|operator|viewer [--name N] [--expires-in-days D]
@@ -15,6 +15,9 @@ administration (works on DATA_DIR, also while the services run)
   user create --tenant T --email E --name N --role R   the password is read from standard input
   user list --tenant T
   user disable ID --tenant T
+  sidecar-token create --name N [--tenant T]...   a sidecar's credential at the control plane (all tenants without --tenant)
+  sidecar-token list
+  sidecar-token revoke ID
   ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
   ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
   config                         the gateway's settings (Markdown)
@@ -34,6 +37,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
       return 0;
     case 'user':
       return (await import('./user-commands.js')).runUserCommand(rest);
+    case 'sidecar-token':
+      return (await import('./sidecar-token-commands.js')).runSidecarTokenCommand(rest);
     case 'tenant':
     case 'token':
       return (await import('./admin-commands.js')).runAdminCommand(cmd, rest);

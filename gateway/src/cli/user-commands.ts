@@ -1,9 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
-import { openGatewayStore } from '../storage/gateway-store.js';
-import { TenantStore } from '../tenants/tenant-store.js';
-import { UserStore } from '../users/user-store.js';
+import { openAdminStorage } from './admin-storage.js';
 import { createPasswordUser } from '../users/create-user.js';
 import { isRole, ROLES } from '../auth/principal.js';
 
@@ -20,7 +18,7 @@ async function readPassword(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** `aduana user create|list|disable`: straight on the LMDB store (safe beside a running gateway). */
+/** `aduana user create|list|disable`: straight on the LMDB store (safe beside a running gateway), or on PostgreSQL with DATABASE_URL. */
 export async function runUserCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   let parsed;
@@ -40,10 +38,9 @@ export async function runUserCommand(argv: string[]): Promise<number> {
     password = await readPassword();
   }
   const config = loadGatewayConfig();
-  const store = openGatewayStore(config.dataDir);
+  const store = await openAdminStorage(config);
   try {
-    const users = new UserStore(store);
-    const tenants = new TenantStore(store);
+    const { users, tenants } = store;
     if (!tenants.get(values.tenant)) return fail(`user ${sub}: no tenant ${values.tenant}`);
     if (sub === 'list') {
       for (const u of users.list(values.tenant)) process.stdout.write(`${u.id}\t${u.email}\t${u.role}\t${u.provider}\t${u.disabled_at ? 'disabled' : 'active'}\t${u.name}\n`);

@@ -17,6 +17,34 @@ export interface PolicyPage {
   total: number;
 }
 
+/** A new policy's record (both backends make them here); `packKey` names the pack item it came from. */
+export function newPolicyRecord(tenantId: string, input: PolicyCreate, packKey: string | null, now: string): PolicyRecord {
+  return {
+    id: newId('pol'),
+    tenant_id: tenantId,
+    name: input.name,
+    type: input.type as PolicyType,
+    risk: input.risk,
+    enabled: input.enabled,
+    rules: input.rules,
+    created_at: now,
+    updated_at: now,
+    pack_key: packKey,
+  };
+}
+
+/** A policy with a patch applied (type and id never change). */
+export function patchedPolicy(current: PolicyRecord, patch: PolicyPatch): PolicyRecord {
+  return {
+    ...current,
+    name: patch.name ?? current.name,
+    risk: patch.risk ?? current.risk,
+    enabled: patch.enabled ?? current.enabled,
+    rules: (patch.rules ?? current.rules) as Rules,
+    updated_at: new Date().toISOString(),
+  };
+}
+
 /**
  * Policies in LMDB under [tenant id, policy id]; ids are ULID-based, so key order is creation order. Every change
  * bumps the tenant's policy_version in the same transaction, so the version a compiled evaluator carries always
@@ -46,32 +74,13 @@ export class PolicyStore implements PolicyRepository {
   }
 
   async create<T>(tenantId: string, input: PolicyCreate, compile: CompileCandidate<T>): Promise<{ record: PolicyRecord; compiled: T }> {
-    const now = new Date().toISOString();
-    const rec: PolicyRecord = {
-      id: newId('pol'),
-      tenant_id: tenantId,
-      name: input.name,
-      type: input.type,
-      risk: input.risk,
-      enabled: input.enabled,
-      rules: input.rules,
-      created_at: now,
-      updated_at: now,
-      pack_key: null,
-    };
+    const rec = newPolicyRecord(tenantId, input, null, new Date().toISOString());
     const compiled = await this.#write(tenantId, (current) => [...current, rec], compile, () => this.store.policies.put([tenantId, rec.id], rec));
     return { record: rec, compiled };
   }
 
   async update<T>(tenantId: string, current: PolicyRecord, patch: PolicyPatch, compile: CompileCandidate<T>): Promise<{ record: PolicyRecord; compiled: T }> {
-    const next: PolicyRecord = {
-      ...current,
-      name: patch.name ?? current.name,
-      risk: patch.risk ?? current.risk,
-      enabled: patch.enabled ?? current.enabled,
-      rules: (patch.rules ?? current.rules) as Rules,
-      updated_at: new Date().toISOString(),
-    };
+    const next = patchedPolicy(current, patch);
     const compiled = await this.#write(
       tenantId,
       (all) => all.map((p) => (p.id === current.id ? next : p)),
@@ -117,18 +126,7 @@ export class PolicyStore implements PolicyRepository {
           existing.push(have);
           continue;
         }
-        const rec: PolicyRecord = {
-          id: newId('pol'),
-          tenant_id: tenantId,
-          name: input.name,
-          type: input.type as PolicyType,
-          risk: input.risk,
-          enabled: input.enabled,
-          rules: input.rules,
-          created_at: now,
-          updated_at: now,
-          pack_key: key,
-        };
+        const rec = newPolicyRecord(tenantId, input, key, now);
         created.push(rec);
       }
       if (created.length === 0) return;

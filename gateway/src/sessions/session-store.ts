@@ -17,6 +17,23 @@ export interface SessionRecord {
   csrf: string;
 }
 
+/** A new session token and its record (both backends mint them here). */
+export function mintSession(tenantId: string, userId: string, method: SessionRecord['method'], ttlMs: number): { token: string; record: SessionRecord } {
+  const token = generateToken('ses');
+  const now = Date.now();
+  const record: SessionRecord = {
+    id: newId('ses'),
+    tenant_id: tenantId,
+    user_id: userId,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + ttlMs).toISOString(),
+    revoked_at: null,
+    method,
+    csrf: randomBytes(24).toString('base64url'),
+  };
+  return { token, record };
+}
+
 export class SessionStore implements SessionRepository {
   constructor(
     private readonly store: GatewayStore,
@@ -24,18 +41,7 @@ export class SessionStore implements SessionRepository {
   ) {}
 
   async open(tenantId: string, userId: string, method: SessionRecord['method']): Promise<{ token: string; record: SessionRecord }> {
-    const token = generateToken('ses');
-    const now = Date.now();
-    const record: SessionRecord = {
-      id: newId('ses'),
-      tenant_id: tenantId,
-      user_id: userId,
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + this.ttlMs).toISOString(),
-      revoked_at: null,
-      method,
-      csrf: randomBytes(24).toString('base64url'),
-    };
+    const { token, record } = mintSession(tenantId, userId, method, this.ttlMs);
     await this.store.sessions.put(hashToken(token), record);
     return { token, record };
   }

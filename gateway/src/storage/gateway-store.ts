@@ -35,6 +35,8 @@ export interface GatewayStore {
   readonly errorEvents: Database;
   /** [tenant, issue id] -> ErrorIssue */
   readonly errorIssues: Database;
+  /** ['hash', sha256(sidecar token)] -> SidecarTokenRecord; ['id', id] -> sha256 (fleet mode: docs/fleet-storage.md) */
+  readonly sidecarTokens: Database;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     logsByAgent: db('telemetry_logs_by_agent'),
     errorEvents: db('telemetry_error_events'),
     errorIssues: db('telemetry_error_issues'),
+    sidecarTokens: db('sidecar_tokens'),
     async close() {
       await root.flushed;
       await root.close();

@@ -16,6 +16,23 @@ export interface NewUser {
   avatarUrl?: string | null;
 }
 
+/** The record of a new user (both backends make them here). */
+export function newUserRecord(u: NewUser): UserRecord {
+  return {
+    id: newId('usr'),
+    tenant_id: u.tenantId,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    provider: u.provider,
+    avatar_url: u.avatarUrl ?? null,
+    password: u.password,
+    oidc: u.oidc ?? null,
+    created_at: new Date().toISOString(),
+    disabled_at: null,
+  };
+}
+
 /**
  * Users in LMDB: ['id', id] -> record, ['email', e-mail] -> id, ['oidc', issuer, sub] -> id. Creation checks and writes
  * the unique keys in one transaction, so two concurrent creations of one address cannot both win.
@@ -48,19 +65,7 @@ export class UserStore implements UserRepository {
 
   /** Undefined when the e-mail (or the provider subject) is already taken. */
   async create(u: NewUser): Promise<UserRecord | undefined> {
-    const rec: UserRecord = {
-      id: newId('usr'),
-      tenant_id: u.tenantId,
-      email: u.email,
-      name: u.name,
-      role: u.role,
-      provider: u.provider,
-      avatar_url: u.avatarUrl ?? null,
-      password: u.password,
-      oidc: u.oidc ?? null,
-      created_at: new Date().toISOString(),
-      disabled_at: null,
-    };
+    const rec = newUserRecord(u);
     let created = false;
     await this.store.root.transaction(() => {
       if (this.store.users.get(['email', rec.email]) !== undefined) return;

@@ -1,3 +1,5 @@
+import { migration001Core } from './001-core.js';
+
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
  * SQL lives in TypeScript modules so the build carries it. Never edit an applied migration: add the next one.
@@ -8,4 +10,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [];
+export const MIGRATIONS: readonly Migration[] = [migration001Core];
