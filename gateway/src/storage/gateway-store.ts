@@ -35,6 +35,8 @@ export interface GatewayStore {
   readonly errorEvents: Database;
   /** [tenant, issue id] -> ErrorIssue */
   readonly errorIssues: Database;
+  /** fleet mode, a sidecar's own keys: 'instance_id' -> string; 'bundle' -> AppliedBundle (the last bundle taken) */
+  readonly fleet: Database;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     logsByAgent: db('telemetry_logs_by_agent'),
     errorEvents: db('telemetry_error_events'),
     errorIssues: db('telemetry_error_issues'),
+    fleet: db('fleet'),
     async close() {
       await root.flushed;
       await root.close();
