@@ -16,6 +16,11 @@ export class InProcessChangeFeed implements ChangeFeed {
     return this.#revision;
   }
 
+  /** Requests waiting for a change right now (a client that went away is no longer counted). */
+  waiting(): number {
+    return this.#waiters.size;
+  }
+
   /** Moves to the next revision and wakes every waiter. */
   bump(): number {
     this.#revision++;

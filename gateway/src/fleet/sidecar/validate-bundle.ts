@@ -1,3 +1,4 @@
+import type { ValidateFunction } from 'ajv';
 import { createAjv, describeAjvError } from '../../validation/gateway-ajv.js';
 import { PLAN_NAMES } from '../../tenants/plans.js';
 import { ROLES } from '../../auth/principal.js';
@@ -52,7 +53,7 @@ const BUNDLE_SCHEMA = {
           },
           policies: {
             type: 'array',
-            items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID } },
+            items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID, type: { type: 'string' }, rules: { type: 'object' } } },
           },
           agents: { type: 'array', items: { type: 'object', required: ['agent_id'], properties: { agent_id: ID } } },
         },
@@ -61,10 +62,12 @@ const BUNDLE_SCHEMA = {
   },
 } as const;
 
-const validate = createAjv('own').compile<Bundle>(BUNDLE_SCHEMA);
+// Compiled by the first sidecar that needs it: the embedded gateway never pays for it at start-up.
+let compiled: ValidateFunction<Bundle> | undefined;
 
 /** Checks a bundle's shape and that nothing in it belongs to another tenant; throws an Error saying what is wrong. */
 export function checkBundle(value: unknown): Bundle {
+  const validate = (compiled ??= createAjv('own').compile<Bundle>(BUNDLE_SCHEMA));
   if (!validate(value)) throw new Error(`malformed bundle: ${describeAjvError(validate.errors, 'bundle')}`);
   const seen = new Set<string>();
   for (const t of value.tenants) {
