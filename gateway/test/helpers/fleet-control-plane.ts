@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createLogger, generateToken, hashToken, newId } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
 import { HttpServer } from '../../src/http/server.js';
@@ -44,27 +45,22 @@ export class MemorySidecarTokens implements SidecarTokenRepository {
 /**
  * A control plane for tests: an embedded gateway (its governance API and LMDB repositories hold the state) and, on a
  * port of its own, the bundle route over those repositories with an in-process change feed. `stop()` / `start()`
- * take the bundle endpoint away and bring it back on the same port (what a sidecar sees of a control-plane outage).
+ * take the bundle endpoint away and bring it back on the same port (what a sidecar sees of a control-plane outage):
+ * the sidecar talks to a relay on a front port, which is closed and reopened (uWS cannot reopen a closed port).
  */
 export class TestControlPlane {
   readonly changes = new InProcessChangeFeed();
   readonly sidecarTokens = new MemorySidecarTokens();
   #server: HttpServer | null = null;
+  #backendPort = 0;
+  #front: Server | null = null;
+  readonly #sockets = new Set<Socket>();
   #port = 0;
 
   private constructor(readonly gw: TestGateway) {}
 
   static async start(): Promise<TestControlPlane> {
     const cp = new TestControlPlane(await startTestGateway());
-    await cp.start();
-    return cp;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${this.#port}`;
-  }
-
-  async start(): Promise<void> {
     const server = new HttpServer({
       logger: createLogger('control-plane', { level: 'silent' }),
       access: {
@@ -77,16 +73,47 @@ export class TestControlPlane {
       defaultMaxBody: 1 << 20,
       serviceName: 'control-plane',
     });
-    registerBundleRoute(server, { repos: this.gw.gw.deps, sidecarTokens: this.sidecarTokens, changes: this.changes });
+    registerBundleRoute(server, { repos: cp.gw.gw.deps, sidecarTokens: cp.sidecarTokens, changes: cp.changes });
     server.finish();
-    this.#port = await server.listen('127.0.0.1', this.#port);
-    this.#server = server;
+    cp.#server = server;
+    cp.#backendPort = await server.listen('127.0.0.1', 0);
+    await cp.start();
+    return cp;
   }
 
-  /** Closes the bundle endpoint (open long-polls are cut), keeping its port for `start()`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /** Opens the front port (the same one after a stop): connections are relayed to the bundle server. */
+  async start(): Promise<void> {
+    if (this.#front) return;
+    const front = createServer((client) => {
+      const backend = connect(this.#backendPort, '127.0.0.1');
+      this.#sockets.add(client).add(backend);
+      const drop = (): void => {
+        client.destroy();
+        backend.destroy();
+        this.#sockets.delete(client);
+        this.#sockets.delete(backend);
+      };
+      client.on('error', drop).on('close', drop);
+      backend.on('error', drop).on('close', drop);
+      client.pipe(backend).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => front.once('error', reject).listen(this.#port, '127.0.0.1', () => resolve()));
+    this.#port = (front.address() as AddressInfo).port;
+    this.#front = front;
+  }
+
+  /** A control-plane outage as a sidecar sees it: the port refuses connections and open long-polls are cut. */
   async stop(): Promise<void> {
-    await this.#server?.close(0);
-    this.#server = null;
+    const front = this.#front;
+    if (!front) return;
+    this.#front = null;
+    for (const sock of this.#sockets) sock.destroy();
+    this.#sockets.clear();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
   }
 
   /** Announces a change made through the control gateway (PostgreSQL triggers do this in fleet mode). */
@@ -97,6 +124,7 @@ export class TestControlPlane {
   async close(): Promise<void> {
     await this.stop();
     await this.changes.close();
+    await this.#server?.close(0);
     await this.gw.close();
   }
 }
