@@ -13,7 +13,16 @@ import { instanceId } from './instance-id.js';
 export interface SidecarHealth {
   control_plane: string;
   instance_id: string;
-  bundle: { revision: number; applied_at: string | null; age_s: number | null; last_success: string | null; last_error: string | null };
+  bundle: {
+    revision: number;
+    applied_at: string | null;
+    age_s: number | null;
+    last_success: string | null;
+    last_error: string | null;
+    /** Bundles taken, and refused (malformed, or policies that do not compile), since start. */
+    applied: number;
+    refused: number;
+  };
 }
 
 /**
@@ -80,6 +89,8 @@ export class SidecarMode {
         age_s: current ? Math.max(0, Math.round((Date.now() - Date.parse(current.applied_at)) / 1000)) : null,
         last_success: status.lastSuccess,
         last_error: status.lastError,
+        applied: this.applier.applied,
+        refused: this.applier.refused,
       },
     };
   }
