@@ -92,8 +92,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     evalBurstMs: config.evalTimeBurstMs,
     evalPerSecondMs: config.evalTimePerSecondMs,
   });
-  // A sidecar takes its tenants, tokens, users and policies from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, logger) : null;
   const decisions = new DecisionStore(store);
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = new PriceTable(config.priceTable);
@@ -133,6 +131,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       }
     },
   });
+  // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, logger) : null;
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
     ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),

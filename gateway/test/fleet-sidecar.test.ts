@@ -73,6 +73,21 @@ describe('a sidecar takes its state from the control plane', () => {
     expect((await decide(s.url, token, 'hello')).body.error.message).toMatch(/revoked/);
   });
 
+  it('takes agent registrations from the control plane: an agent suspended there is refused at the sidecar', async () => {
+    const agentDecide = () => call(s.url, 'POST', '/v1/decide', { token: tenant.operator, body: { agent_id: 'bot-9', action: { type: 'tool_call', payload: { text: 'hi' } } } });
+    expect((await agentDecide()).body.envelope.execution_status).toBe('ALLOW');
+    const cpAgents = cp.gw.gw.deps.agents;
+    await cpAgents.upsert('fs-a', 'bot-9', { name: 'Bot nine', risk_budget: 40 });
+    await cpAgents.setSuspended('fs-a', 'bot-9', true);
+    cp.bump();
+    expect(await eventually(async () => (await agentDecide()).body.envelope?.execution_status === 'DENY')).toBe(true);
+    const view = await call(s.url, 'GET', '/v1/agents/bot-9', { token: tenant.viewer });
+    expect(view.body).toMatchObject({ name: 'Bot nine', status: 'SUSPENDED' });
+    await cpAgents.setSuspended('fs-a', 'bot-9', false);
+    cp.bump();
+    expect(await eventually(async () => (await agentDecide()).body.envelope?.execution_status === 'ALLOW')).toBe(true);
+  });
+
   it('refuses admin writes with 409 naming the control plane, and changes nothing', async () => {
     const before = await call(s.url, 'GET', '/v1/policies', { token: tenant.viewer });
     for (const [base, method, path, body] of [

@@ -8,6 +8,7 @@ import { HttpServer } from '../../src/http/server.js';
 import { BodyBudget } from '../../src/http/body-budget.js';
 import { GatewayError } from '../../src/errors.js';
 import { registerBundleRoute } from '../../src/fleet/bundle/bundle-route.js';
+import type { BundledAgent } from '../../src/fleet/bundle/bundle-format.js';
 import { InProcessChangeFeed } from '../../src/fleet/bundle/in-process-change-feed.js';
 import type { SidecarTokenRecord, SidecarTokenRepository } from '../../src/storage/repositories.js';
 import { startTestGateway, type TestGateway } from './start-test-gateway.js';
@@ -73,7 +74,10 @@ export class TestControlPlane {
       defaultMaxBody: 1 << 20,
       serviceName: 'control-plane',
     });
-    registerBundleRoute(server, { repos: cp.gw.gw.deps, sidecarTokens: cp.sidecarTokens, changes: cp.changes });
+    const agents = cp.gw.gw.deps.agents;
+    const agentProfiles = (tenantId: string): BundledAgent[] =>
+      agents.list(tenantId, { limit: 10_000 }).data.map((a) => ({ agent_id: a.agentId, name: a.name, policy_pack: a.policyPack, risk_budget: a.riskBudget, suspended: a.suspended }));
+    registerBundleRoute(server, { repos: cp.gw.gw.deps, sidecarTokens: cp.sidecarTokens, changes: cp.changes, agentProfiles });
     server.finish();
     cp.#server = server;
     cp.#backendPort = await server.listen('127.0.0.1', 0);

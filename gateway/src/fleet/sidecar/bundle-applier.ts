@@ -4,7 +4,8 @@ import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { PolicySet } from '../../policy/compile-policy-set.js';
 import type { TenantRecord } from '../../tenants/tenant-store.js';
 import type { UserRecord } from '../../users/user-record.js';
-import type { Bundle } from '../bundle/bundle-format.js';
+import type { Bundle, BundledAgent } from '../bundle/bundle-format.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { checkBundle } from './validate-bundle.js';
 
 /** What a sidecar keeps of the last bundle it took (the `fleet` db, key 'bundle'). */
@@ -30,6 +31,7 @@ export class BundleApplier {
   constructor(
     private readonly store: GatewayStore,
     private readonly runtimes: TenantRuntimes,
+    private readonly agents: AgentRegistry,
     private readonly logger: Logger,
   ) {
     this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
@@ -63,8 +65,22 @@ export class BundleApplier {
     for (const set of compiled) this.runtimes.install(set);
     for (const id of dropped) this.runtimes.forget(id);
     for (const t of bundle.tenants) this.runtimes.refreshPlan(t.tenant.id);
+    for (const t of bundle.tenants) for (const a of t.agents) await this.#applyAgent(t.tenant.id, a);
     this.logger.info({ revision: bundle.revision, tenants: bundle.tenants.length, recompiled: compiled.length }, 'bundle applied');
     return meta;
+  }
+
+  /**
+   * An agent's registration as the control plane holds it: name, pack, risk budget, suspension. Written through the
+   * agent registry (its own store, after the bundle's transaction); agents that registered at this sidecar and are not
+   * in the bundle stay, since registration is runtime traffic.
+   */
+  async #applyAgent(tenantId: string, a: BundledAgent): Promise<void> {
+    const cur = this.agents.get(tenantId, a.agent_id);
+    if (!cur || cur.name !== a.name || cur.policyPack !== a.policy_pack || cur.riskBudget !== a.risk_budget) {
+      await this.agents.upsert(tenantId, a.agent_id, { name: a.name, policy_pack: a.policy_pack, risk_budget: a.risk_budget });
+    }
+    if (this.agents.get(tenantId, a.agent_id)?.suspended !== a.suspended) await this.agents.setSuspended(tenantId, a.agent_id, a.suspended);
   }
 
   /** One transaction: the bundle's records in, everything it no longer holds out. Returns the tenants dropped. */

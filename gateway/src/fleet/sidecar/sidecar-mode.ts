@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors.js';
 import type { GatewayConfig } from '../../config.js';
 import type { GatewayStore } from '../../storage/gateway-store.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { RouteInfo, RouteOptions } from '../../http/server.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { BundleApplier } from './bundle-applier.js';
@@ -38,8 +39,8 @@ export class SidecarMode {
     private readonly controlPlaneUrl: string,
   ) {}
 
-  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, logger: Logger): Promise<SidecarMode> {
-    const applier = new BundleApplier(store, runtimes, logger);
+  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, agents: AgentRegistry, logger: Logger): Promise<SidecarMode> {
+    const applier = new BundleApplier(store, runtimes, agents, logger);
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs },
       applier,

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv, describeAjvError } from '../../validation/gateway-ajv.js';
 import { PLAN_NAMES } from '../../tenants/plans.js';
+import { PACK_NAMES } from '../../policy/packs.js';
 import { ROLES } from '../../auth/principal.js';
 import { isValidTenantId } from '../../tenants/tenant-store.js';
 import { BUNDLE_FORMAT, type Bundle } from '../bundle/bundle-format.js';
@@ -55,7 +56,20 @@ const BUNDLE_SCHEMA = {
             type: 'array',
             items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID, type: { type: 'string' }, rules: { type: 'object' } } },
           },
-          agents: { type: 'array', items: { type: 'object', required: ['agent_id'], properties: { agent_id: ID } } },
+          agents: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['agent_id', 'name', 'policy_pack', 'risk_budget', 'suspended'],
+              properties: {
+                agent_id: ID,
+                name: { type: 'string' },
+                policy_pack: { enum: [...PACK_NAMES, null] },
+                risk_budget: { type: ['number', 'null'] },
+                suspended: { type: 'boolean' },
+              },
+            },
+          },
         },
       },
     },
