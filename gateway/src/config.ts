@@ -80,6 +80,9 @@ export const GATEWAY_CONFIG = {
   controlPlaneUrl: { env: 'CONTROL_PLANE_URL', type: 'string', default: '', description: 'fleet mode: base URL of the control plane this gateway is a sidecar of (empty = embedded, not a sidecar)' },
   sidecarToken: { env: 'SIDECAR_TOKEN', type: 'string', default: '', description: 'fleet mode: the sidecar token (`adu_sct_…`, from `aduana sidecar-token create`) a sidecar presents to the control plane' },
   redisUrl: { env: 'REDIS_URL', type: 'string', default: '', description: 'fleet mode: Redis URL; when set, rate limits and budgets are counted tenant-wide across sidecars (empty = per process)' },
+  fleetBundleWaitS: { env: 'FLEET_BUNDLE_WAIT_S', type: 'integer', default: 30, minimum: 0, maximum: 60, description: 'fleet mode: how long a sidecar asks the control plane to hold a bundle request open when nothing changed (the long-poll), seconds' },
+  fleetRetryBaseMs: { env: 'FLEET_RETRY_BASE_MS', type: 'integer', default: 500, minimum: 10, description: 'fleet mode: first wait before a sidecar retries a failed bundle request, ms (doubled per failure, with jitter)' },
+  fleetRetryMaxMs: { env: 'FLEET_RETRY_MAX_MS', type: 'integer', default: 30000, minimum: 10, description: 'fleet mode: longest wait between a sidecar\'s bundle retries, ms' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 
@@ -90,6 +93,7 @@ export function loadGatewayConfig(
   overrides: Partial<Record<keyof typeof GATEWAY_CONFIG, string | number | boolean>> = {},
 ): GatewayConfig {
   const config = loadConfig(GATEWAY_CONFIG, env, overrides);
+  if (config.controlPlaneUrl && !config.sidecarToken) throw new Error('SIDECAR_TOKEN: required when CONTROL_PLANE_URL is set (a sidecar presents it to its control plane; create one with `aduana sidecar-token create`)');
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   return config;
 }

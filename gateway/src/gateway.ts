@@ -46,6 +46,7 @@ import { TelemetryService } from './telemetry/telemetry-service.js';
 import { LogStore } from './telemetry/log-store.js';
 import { ErrorStore } from './telemetry/error-store.js';
 import { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
+import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -57,6 +58,8 @@ export interface RunningGateway {
   readonly routes: { readonly api: readonly RouteInfo[]; readonly auth: readonly RouteInfo[] };
   /** Request body bytes held in memory right now, both ports together (a gauge). */
   bodyBytesInFlight(): number;
+  /** Fleet mode: the sidecar's bundle state and instance id; null in the embedded default. */
+  readonly sidecar: SidecarMode | null;
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
@@ -128,6 +131,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       }
     },
   });
+  // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, logger) : null;
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
     ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),
@@ -191,17 +196,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     connections: config.upstreamConnections,
   });
 
-  const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
+  const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
   const access = {
-    authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
+    authenticate: sidecar
+      ? (ctx: Parameters<Authenticator['authenticate']>[0]) => {
+          sidecar.requireBundle();
+          return authenticator.authenticate(ctx);
+        }
+      : (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
     admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
   };
+  const routeGuard = sidecar ? { routeGuard: sidecar.routeGuard } : {};
   // One budget for both ports: the memory they share is one process's.
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
   const onAnswered = (server: string, seconds: number) => prometheus.requestDone(server, seconds);
-  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered });
-  registerHealthRoutes(api, deps);
+  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
+  registerHealthRoutes(api, deps, sidecar);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
@@ -227,7 +238,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered });
+  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(auth, deps);
   auth.finish();
@@ -239,6 +250,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
     await Promise.all([api.close(0), auth.close(0)]);
+    await sidecar?.close();
     await telemetry.close();
     await upstream.close();
     await ledger.close();
@@ -249,6 +261,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   logger.info({ port, authPort, dataDir: config.dataDir }, 'gateway listening');
   heartbeats.start();
   telemetry.start();
+  sidecar?.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -257,10 +270,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     deps,
     routes: Object.freeze({ api: api.routes, auth: auth.routes }),
     bodyBytesInFlight: () => budget.bytesInFlight,
+    sidecar,
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
+        await sidecar?.close();
         await upstream.close();
         await heartbeats.stop();
         await telemetry.close();

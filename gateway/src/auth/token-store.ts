@@ -85,6 +85,10 @@ export class TokenStore implements TokenRepository {
     return hash ? (this.store.tokens.get(hash) as TokenRecord | undefined) : undefined;
   }
 
+  hashOf(id: string): string | undefined {
+    return this.store.tokenIds.get(id) as string | undefined;
+  }
+
   list(tenantId?: string): TokenRecord[] {
     const out: TokenRecord[] = [];
     for (const { value } of this.store.tokens.getRange()) {

@@ -4,6 +4,7 @@ const TEXT: Record<number, string> = {
   201: '201 Created',
   204: '204 No Content',
   302: '302 Found',
+  304: '304 Not Modified',
   400: '400 Bad Request',
   401: '401 Unauthorized',
   403: '403 Forbidden',

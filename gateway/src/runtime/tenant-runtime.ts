@@ -137,6 +137,11 @@ export class TenantRuntimes {
     this.#packSets.delete(tenantId);
   }
 
+  /** Drops the cached plan of a tenant: the next request reads the stored one (a sidecar taking a new bundle). */
+  refreshPlan(tenantId: string): void {
+    this.#plans.delete(tenantId);
+  }
+
   /** Where the policies of agents' packs come from (set once at start). */
   usePackPolicies(packPolicies: (pack: PackName) => readonly PolicyRecord[]): void {
     this.#packPolicies = packPolicies;

@@ -37,6 +37,8 @@ export interface GatewayStore {
   readonly errorIssues: Database;
   /** ['hash', sha256(sidecar token)] -> SidecarTokenRecord; ['id', id] -> sha256 (fleet mode: docs/fleet-storage.md) */
   readonly sidecarTokens: Database;
+  /** fleet mode, a sidecar's own keys: 'instance_id' -> string; 'bundle' -> AppliedBundle (the last bundle taken) */
+  readonly fleet: Database;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     errorEvents: db('telemetry_error_events'),
     errorIssues: db('telemetry_error_issues'),
     sidecarTokens: db('sidecar_tokens'),
+    fleet: db('fleet'),
     async close() {
       await root.flushed;
       await root.close();

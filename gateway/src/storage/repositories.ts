@@ -36,6 +36,8 @@ export interface TokenRepository {
   /** The record stored under a token's SHA-256 (hex). */
   findByHash(hash: string): TokenRecord | undefined;
   get(id: string): TokenRecord | undefined;
+  /** The SHA-256 (hex) a token id is stored under (what a fleet bundle carries); undefined when unknown. */
+  hashOf(id: string): string | undefined;
   /** Oldest first; every tenant's when no tenant is given. */
   list(tenantId?: string): TokenRecord[];
   rotate(id: string, expiresInDays: number, graceMs: number): Promise<RotateOutcome>;

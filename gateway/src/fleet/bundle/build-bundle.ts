@@ -1,0 +1,33 @@
+import type { Repositories, SidecarTokenRecord } from '../../storage/repositories.js';
+import { sidecarCovers } from '../sidecar-auth.js';
+import { BUNDLE_FORMAT, type Bundle, type BundledAgent, type BundledUser, type TenantBundle } from './bundle-format.js';
+
+/** Where a bundle's agent registrations come from (the control plane's agents); none when absent. */
+export type AgentProfiles = (tenantId: string) => readonly BundledAgent[];
+
+/** What a bundle is built from: the reads of the repositories it carries. */
+export type BundleSources = Pick<Repositories, 'tenants' | 'tokens' | 'users' | 'policies'>;
+
+/**
+ * The bundle of the tenants a sidecar token covers, at `revision`: every token by its hash (a sidecar never holds a
+ * token), users without their password hashes (a sidecar serves no logins), every policy, the agents' registrations.
+ */
+export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, revision: number, agentProfiles?: AgentProfiles): Bundle {
+  const tenants: TenantBundle[] = [];
+  for (const tenant of repos.tenants.list()) {
+    if (!sidecarCovers(scope, tenant.id)) continue;
+    const tokens: TenantBundle['tokens'] = [];
+    for (const record of repos.tokens.list(tenant.id)) {
+      const hash = repos.tokens.hashOf(record.id);
+      if (hash) tokens.push({ hash, record });
+    }
+    const users = repos.users.list(tenant.id).map(withoutPassword);
+    tenants.push({ tenant, tokens, users, policies: repos.policies.all(tenant.id), agents: agentProfiles ? [...agentProfiles(tenant.id)] : [] });
+  }
+  return { format: BUNDLE_FORMAT, revision, generated_at: new Date().toISOString(), tenants };
+}
+
+function withoutPassword(u: BundledUser & { password?: unknown }): BundledUser {
+  const { password: _password, ...rest } = u;
+  return rest;
+}

@@ -1,0 +1,145 @@
+import type { Logger } from '@aduana/shared';
+import type { GatewayStore } from '../../storage/gateway-store.js';
+import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { PolicySet } from '../../policy/compile-policy-set.js';
+import type { TenantRecord } from '../../tenants/tenant-store.js';
+import type { UserRecord } from '../../users/user-record.js';
+import type { Bundle, BundledAgent } from '../bundle/bundle-format.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
+import { checkBundle } from './validate-bundle.js';
+
+/** What a sidecar keeps of the last bundle it took (the `fleet` db, key 'bundle'). */
+export interface AppliedBundle {
+  revision: number;
+  generated_at: string;
+  applied_at: string;
+}
+
+const BUNDLE_KEY = 'bundle';
+
+/**
+ * Writes a bundle into the sidecar's own LMDB, in the named dbs the embedded gateway reads (so authentication and
+ * policy lookups are the same code), and makes the running gateway use it. All or nothing (docs/fleet.md, "Failures"):
+ * a bundle that is malformed or whose policies do not compile is refused whole and the previous one stays.
+ */
+export class BundleApplier {
+  #current: AppliedBundle | null;
+  /** Bundles refused (malformed, or a policy set that does not compile). */
+  refused = 0;
+  applied = 0;
+
+  constructor(
+    private readonly store: GatewayStore,
+    private readonly runtimes: TenantRuntimes,
+    private readonly agents: AgentRegistry,
+    private readonly logger: Logger,
+  ) {
+    this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
+  }
+
+  /** The last bundle taken (this run or a previous one: the sidecar serves on it while the control plane is away). */
+  get current(): AppliedBundle | null {
+    return this.#current;
+  }
+
+  /** Applies a bundle; throws (and changes nothing) when it is refused. */
+  async apply(value: unknown): Promise<AppliedBundle> {
+    let bundle: Bundle;
+    const compiled: PolicySet[] = [];
+    try {
+      bundle = checkBundle(value);
+      // Compiled before anything is written: a set that cannot run never reaches LMDB.
+      for (const t of bundle.tenants) {
+        const stored = this.store.tenants.get(t.tenant.id) as TenantRecord | undefined;
+        if (stored?.policy_version !== t.tenant.policy_version) compiled.push(this.runtimes.compile(t.tenant.id, t.tenant.policy_version, t.policies));
+      }
+    } catch (err) {
+      this.refused++;
+      this.logger.error({ err }, 'bundle refused; the previous one stays in force');
+      throw err;
+    }
+    const meta: AppliedBundle = { revision: bundle.revision, generated_at: bundle.generated_at, applied_at: new Date().toISOString() };
+    const dropped = await this.#write(bundle, meta);
+    this.#current = meta;
+    this.applied++;
+    for (const set of compiled) this.runtimes.install(set);
+    for (const id of dropped) this.runtimes.forget(id);
+    for (const t of bundle.tenants) this.runtimes.refreshPlan(t.tenant.id);
+    for (const t of bundle.tenants) for (const a of t.agents) await this.#applyAgent(t.tenant.id, a);
+    this.logger.info({ revision: bundle.revision, tenants: bundle.tenants.length, recompiled: compiled.length }, 'bundle applied');
+    return meta;
+  }
+
+  /**
+   * An agent's registration as the control plane holds it: name, pack, risk budget, suspension. Written through the
+   * agent registry (its own store, after the bundle's transaction); agents that registered at this sidecar and are not
+   * in the bundle stay, since registration is runtime traffic.
+   */
+  async #applyAgent(tenantId: string, a: BundledAgent): Promise<void> {
+    const cur = this.agents.get(tenantId, a.agent_id);
+    if (!cur || cur.name !== a.name || cur.policyPack !== a.policy_pack || cur.riskBudget !== a.risk_budget) {
+      await this.agents.upsert(tenantId, a.agent_id, { name: a.name, policy_pack: a.policy_pack, risk_budget: a.risk_budget });
+    }
+    if (this.agents.get(tenantId, a.agent_id)?.suspended !== a.suspended) await this.agents.setSuspended(tenantId, a.agent_id, a.suspended);
+  }
+
+  /** One transaction: the bundle's records in, everything it no longer holds out. Returns the tenants dropped. */
+  async #write(bundle: Bundle, meta: AppliedBundle): Promise<string[]> {
+    const s = this.store;
+    const tenantIds = new Set(bundle.tenants.map((t) => t.tenant.id));
+    const hashes = new Set<string>();
+    const tokenIds = new Set<string>();
+    const userKeys = new Set<string>();
+    const policyKeys = new Set<string>();
+    for (const t of bundle.tenants) {
+      for (const { hash, record } of t.tokens) {
+        hashes.add(hash);
+        tokenIds.add(record.id);
+      }
+      for (const u of t.users) {
+        for (const key of userIndexKeys(u)) userKeys.add(JSON.stringify(key));
+      }
+      for (const p of t.policies) policyKeys.add(JSON.stringify([t.tenant.id, p.id]));
+    }
+    const dropped: string[] = [];
+    await s.root.transaction(() => {
+      // Keys are collected before any removal: an LMDB cursor is not walked while the same transaction deletes under it.
+      for (const id of [...s.tenants.getKeys()]) {
+        if (!tenantIds.has(id as string)) {
+          s.tenants.remove(id);
+          dropped.push(id as string);
+        }
+      }
+      for (const hash of [...s.tokens.getKeys()]) if (!hashes.has(hash as string)) s.tokens.remove(hash);
+      for (const id of [...s.tokenIds.getKeys()]) if (!tokenIds.has(id as string)) s.tokenIds.remove(id);
+      for (const key of [...s.users.getKeys()]) if (!userKeys.has(JSON.stringify(key))) s.users.remove(key);
+      for (const key of [...s.policies.getKeys()]) if (!policyKeys.has(JSON.stringify(key))) s.policies.remove(key);
+      for (const t of bundle.tenants) {
+        s.tenants.put(t.tenant.id, t.tenant);
+        for (const { hash, record } of t.tokens) {
+          s.tokens.put(hash, record);
+          s.tokenIds.put(record.id, hash);
+        }
+        for (const u of t.users) {
+          const rec: UserRecord = { ...u, password: null };
+          s.users.put(['id', u.id], rec);
+          s.users.put(['email', u.email], u.id);
+          if (u.oidc) s.users.put(['oidc', u.oidc.iss, u.oidc.sub], u.id);
+        }
+        for (const p of t.policies) s.policies.put([t.tenant.id, p.id], p);
+      }
+      s.fleet.put(BUNDLE_KEY, meta);
+    });
+    return dropped;
+  }
+}
+
+/** The keys a user is stored under (its record and its unique indexes), as the user store writes them. */
+function userIndexKeys(u: Pick<UserRecord, 'id' | 'email' | 'oidc'>): unknown[][] {
+  const keys: unknown[][] = [
+    ['id', u.id],
+    ['email', u.email],
+  ];
+  if (u.oidc) keys.push(['oidc', u.oidc.iss, u.oidc.sub]);
+  return keys;
+}

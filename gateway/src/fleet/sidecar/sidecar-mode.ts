@@ -1,0 +1,102 @@
+import type { Logger } from '@aduana/shared';
+import { GatewayError } from '../../errors.js';
+import type { GatewayConfig } from '../../config.js';
+import type { GatewayStore } from '../../storage/gateway-store.js';
+import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
+import type { RouteInfo, RouteOptions } from '../../http/server.js';
+import type { RequestContext } from '../../http/request-context.js';
+import { BundleApplier } from './bundle-applier.js';
+import { BundleClient, type BundleClientStatus } from './bundle-client.js';
+import { instanceId } from './instance-id.js';
+
+/** What `/health` says of a sidecar's bundle. */
+export interface SidecarHealth {
+  control_plane: string;
+  instance_id: string;
+  bundle: {
+    revision: number;
+    applied_at: string | null;
+    age_s: number | null;
+    last_success: string | null;
+    last_error: string | null;
+    /** Bundles taken, and refused (malformed, or policies that do not compile), since start. */
+    applied: number;
+    refused: number;
+  };
+}
+
+/**
+ * A gateway with CONTROL_PLANE_URL set (docs/fleet.md, "Sidecars"): its tenants, tokens, users and policies come from
+ * the control plane's bundle, kept in its own LMDB and served from there while the control plane is away; it refuses
+ * traffic until it has had a bundle, and refuses admin writes (they belong to the control plane).
+ */
+export class SidecarMode {
+  private constructor(
+    readonly instanceId: string,
+    readonly applier: BundleApplier,
+    readonly client: BundleClient,
+    private readonly controlPlaneUrl: string,
+  ) {}
+
+  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, agents: AgentRegistry, logger: Logger): Promise<SidecarMode> {
+    const applier = new BundleApplier(store, runtimes, agents, logger);
+    const client = new BundleClient(
+      { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs },
+      applier,
+      logger,
+    );
+    return new SidecarMode(await instanceId(store.fleet), applier, client, config.controlPlaneUrl);
+  }
+
+  start(): void {
+    this.client.start();
+  }
+
+  get status(): Readonly<BundleClientStatus> {
+    return this.client.status;
+  }
+
+  /** Before the first bundle ever, every authenticated request is refused with 503 saying why. */
+  requireBundle(): void {
+    if (this.applier.current) return;
+    const why = this.client.status.lastError;
+    throw new GatewayError(
+      'no_bundle',
+      why
+        ? `this sidecar has no bundle from its control plane (${this.controlPlaneUrl}) yet: ${why}`
+        : `this sidecar has not received its first bundle from its control plane (${this.controlPlaneUrl}) yet`,
+    );
+  }
+
+  /** The HTTP servers' route guard: admin writes answer 409 sidecar_read_only, naming the control plane. */
+  readonly routeGuard = (route: RouteInfo, options: RouteOptions): ((ctx: RequestContext) => void) | null => {
+    if (options.scope !== 'admin:manage' || route.method === 'get') return null;
+    const refusal = `this gateway is a sidecar: make this change at its control plane, ${this.controlPlaneUrl}`;
+    return () => {
+      throw new GatewayError('sidecar_read_only', refusal);
+    };
+  };
+
+  health(): SidecarHealth {
+    const current = this.applier.current;
+    const status = this.client.status;
+    return {
+      control_plane: this.controlPlaneUrl,
+      instance_id: this.instanceId,
+      bundle: {
+        revision: current?.revision ?? 0,
+        applied_at: current?.applied_at ?? null,
+        age_s: current ? Math.max(0, Math.round((Date.now() - Date.parse(current.applied_at)) / 1000)) : null,
+        last_success: status.lastSuccess,
+        last_error: status.lastError,
+        applied: this.applier.applied,
+        refused: this.applier.refused,
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+}

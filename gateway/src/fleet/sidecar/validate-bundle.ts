@@ -1,0 +1,97 @@
+import type { ValidateFunction } from 'ajv';
+import { createAjv, describeAjvError } from '../../validation/gateway-ajv.js';
+import { PLAN_NAMES } from '../../tenants/plans.js';
+import { PACK_NAMES } from '../../policy/packs.js';
+import { ROLES } from '../../auth/principal.js';
+import { isValidTenantId } from '../../tenants/tenant-store.js';
+import { BUNDLE_FORMAT, type Bundle } from '../bundle/bundle-format.js';
+
+const ID = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const TIME = { type: 'string', maxLength: 64 } as const;
+const TIME_OR_NULL = { type: ['string', 'null'], maxLength: 64 } as const;
+
+/** The shape a sidecar checks before it writes anything (the policies' content is checked by compiling them). */
+const BUNDLE_SCHEMA = {
+  type: 'object',
+  required: ['format', 'revision', 'generated_at', 'tenants'],
+  properties: {
+    format: { const: BUNDLE_FORMAT },
+    revision: { type: 'integer', minimum: 0 },
+    generated_at: TIME,
+    tenants: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['tenant', 'tokens', 'users', 'policies', 'agents'],
+        properties: {
+          tenant: {
+            type: 'object',
+            required: ['id', 'name', 'plan', 'created_at', 'policy_version'],
+            properties: { id: ID, name: { type: 'string' }, plan: { enum: PLAN_NAMES }, created_at: TIME, policy_version: { type: 'integer', minimum: 0 } },
+          },
+          tokens: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['hash', 'record'],
+              properties: {
+                hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+                record: {
+                  type: 'object',
+                  required: ['id', 'tenant_id', 'role', 'expires_at', 'revoked_at'],
+                  properties: { id: ID, tenant_id: ID, role: { enum: ROLES }, expires_at: TIME, revoked_at: TIME_OR_NULL },
+                },
+              },
+            },
+          },
+          users: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['id', 'tenant_id', 'email', 'role', 'disabled_at'],
+              properties: { id: ID, tenant_id: ID, email: { type: 'string', minLength: 3 }, role: { enum: ROLES }, disabled_at: TIME_OR_NULL },
+            },
+          },
+          policies: {
+            type: 'array',
+            items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID, type: { type: 'string' }, rules: { type: 'object' } } },
+          },
+          agents: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['agent_id', 'name', 'policy_pack', 'risk_budget', 'suspended'],
+              properties: {
+                agent_id: ID,
+                name: { type: 'string' },
+                policy_pack: { enum: [...PACK_NAMES, null] },
+                risk_budget: { type: ['number', 'null'] },
+                suspended: { type: 'boolean' },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+// Compiled by the first sidecar that needs it: the embedded gateway never pays for it at start-up.
+let compiled: ValidateFunction<Bundle> | undefined;
+
+/** Checks a bundle's shape and that nothing in it belongs to another tenant; throws an Error saying what is wrong. */
+export function checkBundle(value: unknown): Bundle {
+  const validate = (compiled ??= createAjv('own').compile<Bundle>(BUNDLE_SCHEMA));
+  if (!validate(value)) throw new Error(`malformed bundle: ${describeAjvError(validate.errors, 'bundle')}`);
+  const seen = new Set<string>();
+  for (const t of value.tenants) {
+    const id = t.tenant.id;
+    if (!isValidTenantId(id)) throw new Error(`malformed bundle: invalid tenant id "${id}"`);
+    if (seen.has(id)) throw new Error(`malformed bundle: tenant ${id} appears twice`);
+    seen.add(id);
+    const foreign =
+      t.tokens.find((x) => x.record.tenant_id !== id)?.record.id ?? t.users.find((u) => u.tenant_id !== id)?.id ?? t.policies.find((p) => p.tenant_id !== id)?.id;
+    if (foreign) throw new Error(`malformed bundle: ${foreign} listed under tenant ${id} belongs to another tenant`);
+  }
+  return value;
+}

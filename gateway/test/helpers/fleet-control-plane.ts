@@ -1,0 +1,182 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createLogger, generateToken, hashToken, newId } from '@aduana/shared';
+import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
+import { HttpServer } from '../../src/http/server.js';
+import { BodyBudget } from '../../src/http/body-budget.js';
+import { GatewayError } from '../../src/errors.js';
+import { registerBundleRoute } from '../../src/fleet/bundle/bundle-route.js';
+import type { BundledAgent } from '../../src/fleet/bundle/bundle-format.js';
+import { InProcessChangeFeed } from '../../src/fleet/bundle/in-process-change-feed.js';
+import type { SidecarTokenRecord, SidecarTokenRepository } from '../../src/storage/repositories.js';
+import { startTestGateway, type TestGateway } from './start-test-gateway.js';
+
+/** Sidecar tokens in memory: the stand-in for the control plane's PostgreSQL table in these tests. */
+export class MemorySidecarTokens implements SidecarTokenRepository {
+  readonly #byHash = new Map<string, SidecarTokenRecord>();
+
+  async create(name: string, tenants: string[] | null): Promise<{ token: string; record: SidecarTokenRecord }> {
+    const token = generateToken('sct');
+    const record: SidecarTokenRecord = { id: newId('sct'), name, tenants, created_at: new Date().toISOString(), revoked_at: null, last4: token.slice(-4) };
+    this.#byHash.set(hashToken(token), record);
+    return { token, record };
+  }
+
+  findByHash(hash: string): SidecarTokenRecord | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  list(): SidecarTokenRecord[] {
+    return [...this.#byHash.values()];
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    for (const [hash, rec] of this.#byHash) {
+      if (rec.id === id) {
+        this.#byHash.set(hash, { ...rec, revoked_at: new Date().toISOString() });
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * A control plane for tests: an embedded gateway (its governance API and LMDB repositories hold the state) and, on a
+ * port of its own, the bundle route over those repositories with an in-process change feed. `stop()` / `start()`
+ * take the bundle endpoint away and bring it back on the same port (what a sidecar sees of a control-plane outage):
+ * the sidecar talks to a relay on a front port, which is closed and reopened (uWS cannot reopen a closed port).
+ */
+export class TestControlPlane {
+  readonly changes = new InProcessChangeFeed();
+  readonly sidecarTokens = new MemorySidecarTokens();
+  #server: HttpServer | null = null;
+  #backendPort = 0;
+  #front: Server | null = null;
+  readonly #sockets = new Set<Socket>();
+  #port = 0;
+
+  private constructor(readonly gw: TestGateway) {}
+
+  static async start(): Promise<TestControlPlane> {
+    const cp = new TestControlPlane(await startTestGateway());
+    const server = new HttpServer({
+      logger: createLogger('control-plane', { level: 'silent' }),
+      access: {
+        authenticate: () => {
+          throw new GatewayError('unauthenticated');
+        },
+        admit: () => undefined,
+      },
+      budget: new BodyBudget(1 << 24, 1 << 24),
+      defaultMaxBody: 1 << 20,
+      serviceName: 'control-plane',
+    });
+    const agents = cp.gw.gw.deps.agents;
+    const agentProfiles = (tenantId: string): BundledAgent[] =>
+      agents.list(tenantId, { limit: 10_000 }).data.map((a) => ({ agent_id: a.agentId, name: a.name, policy_pack: a.policyPack, risk_budget: a.riskBudget, suspended: a.suspended }));
+    registerBundleRoute(server, { repos: cp.gw.gw.deps, sidecarTokens: cp.sidecarTokens, changes: cp.changes, agentProfiles });
+    server.finish();
+    cp.#server = server;
+    cp.#backendPort = await server.listen('127.0.0.1', 0);
+    await cp.start();
+    return cp;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.#port}`;
+  }
+
+  /** Opens the front port (the same one after a stop): connections are relayed to the bundle server. */
+  async start(): Promise<void> {
+    if (this.#front) return;
+    const front = createServer((client) => {
+      const backend = connect(this.#backendPort, '127.0.0.1');
+      this.#sockets.add(client).add(backend);
+      const drop = (): void => {
+        client.destroy();
+        backend.destroy();
+        this.#sockets.delete(client);
+        this.#sockets.delete(backend);
+      };
+      client.on('error', drop).on('close', drop);
+      backend.on('error', drop).on('close', drop);
+      client.pipe(backend).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => front.once('error', reject).listen(this.#port, '127.0.0.1', () => resolve()));
+    this.#port = (front.address() as AddressInfo).port;
+    this.#front = front;
+  }
+
+  /** A control-plane outage as a sidecar sees it: the port refuses connections and open long-polls are cut. */
+  async stop(): Promise<void> {
+    const front = this.#front;
+    if (!front) return;
+    this.#front = null;
+    for (const sock of this.#sockets) sock.destroy();
+    this.#sockets.clear();
+    await new Promise<void>((resolve) => front.close(() => resolve()));
+  }
+
+  /** Announces a change made through the control gateway (PostgreSQL triggers do this in fleet mode). */
+  bump(): number {
+    return this.changes.bump();
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    await this.changes.close();
+    await this.#server?.close(0);
+    await this.gw.close();
+  }
+}
+
+export interface TestSidecar {
+  gw: RunningGateway;
+  url: string;
+  authUrl: string;
+  dataDir: string;
+  /** Stops the process's gateway, keeping its data dir. */
+  stop(): Promise<void>;
+  /** Stops it and removes its data dir. */
+  close(): Promise<void>;
+}
+
+/** A sidecar gateway (CONTROL_PLANE_URL + SIDECAR_TOKEN) on its own data dir (or a given one, to restart on it). */
+export async function startSidecar(
+  controlPlaneUrl: string,
+  sidecarToken: string,
+  dataDir = mkdtempSync(join(tmpdir(), 'aduana-sidecar-')),
+  overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {},
+): Promise<TestSidecar> {
+  const config = loadGatewayConfig(
+    {},
+    { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', controlPlaneUrl, sidecarToken, fleetBundleWaitS: 20, fleetRetryBaseMs: 50, fleetRetryMaxMs: 200, ...overrides },
+  );
+  const gw = await startGateway({ config, logger: createLogger('sidecar', { level: 'silent' }) });
+  let stopped: Promise<void> | null = null;
+  const stop = (): Promise<void> => (stopped ??= gw.close());
+  return {
+    gw,
+    url: gw.url,
+    authUrl: gw.authUrl,
+    dataDir,
+    stop,
+    async close() {
+      await stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it did. */
+export async function eventually(check: () => Promise<boolean>, timeoutMs = 2000, everyMs = 25): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
