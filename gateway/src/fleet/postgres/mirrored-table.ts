@@ -39,6 +39,11 @@ export class MirroredTable<R> {
     return key === undefined ? undefined : this.#rows.get(key);
   }
 
+  /** The key of the row a unique index value names. */
+  keyByUnique(index: string, value: string): string | undefined {
+    return this.#unique.get(index)?.get(value);
+  }
+
   /** The records of a group (unordered). */
   group(name: string): R[] {
     const keys = this.#groups.get(name);

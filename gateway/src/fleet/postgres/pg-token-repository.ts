@@ -42,6 +42,10 @@ export class PgTokenRepository implements TokenRepository {
     return this.#table().byUnique('id', id);
   }
 
+  hashOf(id: string): string | undefined {
+    return this.#table().keyByUnique('id', id);
+  }
+
   list(tenantId?: string): TokenRecord[] {
     const t = this.#table();
     return (tenantId ? t.group(tenantId) : t.all()).sort((a, b) => a.created_at.localeCompare(b.created_at));
