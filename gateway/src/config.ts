@@ -1,4 +1,5 @@
 import { loadConfig, type ConfigValues } from '@aduana/shared';
+import { parseRedisUrl } from './fleet/limits/redis-url.js';
 
 /** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
@@ -77,6 +78,10 @@ export const GATEWAY_CONFIG = {
   controlPlaneUrl: { env: 'CONTROL_PLANE_URL', type: 'string', default: '', description: 'fleet mode: base URL of the control plane this gateway is a sidecar of (empty = embedded, not a sidecar)' },
   sidecarToken: { env: 'SIDECAR_TOKEN', type: 'string', default: '', description: 'fleet mode: the sidecar token (`adu_sct_…`, from `aduana sidecar-token create`) a sidecar presents to the control plane' },
   redisUrl: { env: 'REDIS_URL', type: 'string', default: '', description: 'fleet mode: Redis URL; when set, rate limits and budgets are counted tenant-wide across sidecars (empty = per process)' },
+  redisCommandTimeoutMs: { env: 'REDIS_COMMAND_TIMEOUT_MS', type: 'integer', default: 250, minimum: 10, maximum: 60_000, description: 'fleet mode: a Redis command not answered within this falls back to the local limits, ms' },
+  redisConnectTimeoutMs: { env: 'REDIS_CONNECT_TIMEOUT_MS', type: 'integer', default: 1000, minimum: 10, maximum: 60_000, description: 'fleet mode: time allowed to connect to Redis before the attempt is retried (limits are local meanwhile), ms' },
+  redisReconnectMaxMs: { env: 'REDIS_RECONNECT_MAX_MS', type: 'integer', default: 2000, minimum: 50, maximum: 60_000, description: 'fleet mode: longest pause between reconnection attempts while Redis is unreachable, ms' },
+  redisSpendSyncMs: { env: 'REDIS_SPEND_SYNC_MS', type: 'integer', default: 1000, minimum: 50, maximum: 60_000, description: "fleet mode: how often active tenants' spend totals are read back from Redis (spend made at other gateways is seen within this), ms" },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 
@@ -88,5 +93,6 @@ export function loadGatewayConfig(
 ): GatewayConfig {
   const config = loadConfig(GATEWAY_CONFIG, env, overrides);
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
+  if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
   return config;
 }
