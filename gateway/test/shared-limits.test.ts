@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRedis, type LocalRedis } from '@aduana/shared/local-servers';
@@ -149,6 +150,26 @@ describe('Redis unreachable', () => {
     expect(ok).toBeGreaterThanOrEqual(10);
     expect(ok).toBeLessThanOrEqual(10 + Math.ceil(elapsedMs / 1000));
     expect((await limitsMetrics(a)).rateLimit).toBe(back.rateLimit);
+  });
+});
+
+describe('Redis too slow', () => {
+  it('a command unanswered within REDIS_COMMAND_TIMEOUT_MS falls back to the local limits, counted', async () => {
+    const [ta] = await both('fleet-slow', 'community');
+    const before = await limitsMetrics(a);
+    const admin = new Redis(redis.url);
+    try {
+      // Redis holds every script (writes) for 10 s: connected, but not answering the admission.
+      await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE');
+      const r = await call(a.url, 'GET', '/v1/policies', { token: ta['viewer'] });
+      expect(r.status).toBe(200);
+      const during = await limitsMetrics(a);
+      expect(during.connected).toBe(1);
+      expect(during.rateLimit).toBe(before.rateLimit + 1);
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+      admin.disconnect();
+    }
   });
 });
 
