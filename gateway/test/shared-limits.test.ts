@@ -136,13 +136,22 @@ describe('Redis unreachable', () => {
     expect(statuses.slice(10)).toContain(429);
     const during = await limitsMetrics(a);
     expect(during.rateLimit - before.rateLimit).toBeGreaterThanOrEqual(12);
-    // Spend while Redis is away is kept, and counted as a fallback.
-    const [tx] = await both('fleet-down-spend', 'enterprise');
-    expect((await proxied(a, tx['operator'] as string, 'offline-spender')).status).toBe(200);
+    // Spend while Redis is away is enforced locally, counted as a fallback, and sent once Redis is back.
+    const [xa, xb] = await both('fleet-down-spend', 'enterprise');
+    for (const [g, tok] of [[a, xa], [b, xb]] as const) {
+      await call(g.url, 'POST', '/v1/policies', { token: tok['admin'], body: { name: 'budget', type: 'budget', risk: 50, rules: { max_cost_brl: 0.05, period: 'day', scope: 'tenant' } } });
+    }
+    mock.next({ usage: { prompt_tokens: 1000, completion_tokens: 1000 } });
+    expect((await proxied(a, xa['operator'] as string, 'offline-spender', 'gpt-4o')).status).toBe(200);
     await expect.poll(async () => (await limitsMetrics(a)).spend, { timeout: 3000 }).toBeGreaterThan(before.spend);
+    expect((await proxied(a, xa['operator'] as string, 'offline-other')).status).toBe(403);
+    const decideAtB = async () =>
+      (await call(b.url, 'POST', '/v1/decide', { token: xb['admin'], body: { agent_id: 'thrifty', action: { type: 'x' } } })).body.envelope.execution_status as string;
+    expect(await decideAtB()).toBe('ALLOW');
 
     await redis.restart();
     await expect.poll(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected, { timeout: 10_000 }).toBe(2);
+    await expect.poll(decideAtB, { timeout: 5000, interval: 100 }).toBe('DENY');
     const back = await limitsMetrics(a);
     const tokens = await both('fleet-back', 'community');
     const { results, elapsedMs } = await burst(tokens, 40);

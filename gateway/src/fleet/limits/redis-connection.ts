@@ -18,7 +18,8 @@ export interface RedisConnectionOptions {
  */
 export class RedisConnection {
   readonly client: Redis;
-  #wasReady = false;
+  /** null until the first connection attempt ends either way. */
+  #reachable: boolean | null = null;
 
   constructor(options: RedisConnectionOptions, logger: Logger) {
     parseRedisUrl(options.url);
@@ -32,19 +33,17 @@ export class RedisConnection {
       // Reconnection is retryStrategy's job; nothing else reconnects on a command error.
       reconnectOnError: null,
     });
+    // Logged once per change (reachable or not), not once per reconnection attempt.
     this.client.on('ready', () => {
-      this.#wasReady = true;
-      logger.info('redis connected: limits are shared');
+      if (this.#reachable !== true) logger.info('redis connected: limits are shared');
+      this.#reachable = true;
     });
-    // Logged once per outage, not once per reconnection attempt.
-    this.client.on('error', (err: Error) => {
-      if (this.#wasReady) logger.warn({ err: err.message }, 'redis unreachable: limits are local until it returns');
-      this.#wasReady = false;
-    });
-    this.client.on('close', () => {
-      if (this.#wasReady) logger.warn('redis connection closed: limits are local until it returns');
-      this.#wasReady = false;
-    });
+    const down = (err?: Error) => {
+      if (this.#reachable !== false) logger.warn({ err: err?.message }, 'redis unreachable: limits are local until it returns');
+      this.#reachable = false;
+    };
+    this.client.on('error', down);
+    this.client.on('close', () => down());
   }
 
   get ready(): boolean {
