@@ -140,6 +140,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         },
         runtimes,
         logger,
+        (tenantId) => metrics.record(tenantId, 'limits.redis_fallbacks', '', 1, Date.now()),
       )
     : null;
   if (shared) runtimes.useSharedLimits(shared);

@@ -159,6 +159,11 @@ describe('Redis unreachable', () => {
     expect(ok).toBeGreaterThanOrEqual(10);
     expect(ok).toBeLessThanOrEqual(10 + Math.ceil(elapsedMs / 1000));
     expect((await limitsMetrics(a)).rateLimit).toBe(back.rateLimit);
+    // Per tenant too: the tenant's own fallbacks, in /v1/telemetry/query/stats (its shared bucket is fresh again).
+    const now = Math.floor(Date.now() / 1000);
+    const stats = await call(a.url, 'GET', `/v1/telemetry/query/stats?metric=limits.redis_fallbacks&from=${now - 60}&to=${now + 1}`, { token: ta['viewer'] });
+    expect(stats.status).toBe(200);
+    expect(stats.body.series.reduce((n: number, p: { value: number }) => n + p.value, 0)).toBe(12);
   });
 });
 

@@ -34,8 +34,10 @@ export class SharedLimits {
   readonly #fallbacks: FallbackCounts = { rate_limit: 0, spend: 0 };
   readonly #host: SharedLimitsHost;
   readonly #timer: NodeJS.Timeout;
+  readonly #onFallback: (tenantId: string) => void;
 
-  constructor(options: SharedLimitsOptions, host: SharedLimitsHost, logger: Logger) {
+  /** `onFallback`: told of each fallback with its tenant (the per-tenant `limits.redis_fallbacks` metric). */
+  constructor(options: SharedLimitsOptions, host: SharedLimitsHost, logger: Logger, onFallback: (tenantId: string) => void = () => {}) {
     const prefix = 'aduana:';
     this.#conn = new RedisConnection(options, logger);
     this.#host = host;
@@ -45,8 +47,12 @@ export class SharedLimits {
       prefix,
       host,
       () => this.#conn.ready,
-      () => this.#fallbacks.spend++,
+      (tenantId) => {
+        this.#fallbacks.spend++;
+        onFallback(tenantId);
+      },
     );
+    this.#onFallback = onFallback;
     this.#timer = setInterval(() => void this.syncSpend(), options.spendSyncMs).unref();
   }
 
@@ -69,6 +75,7 @@ export class SharedLimits {
 
   #admitLocally(tenantId: string, local: TokenBuckets): void {
     this.#fallbacks.rate_limit++;
+    this.#onFallback(tenantId);
     const r = local.take(tenantId);
     if (!r.allowed) throw planLimitExceeded(r.retryAfterS);
   }
