@@ -1,4 +1,5 @@
 import { loadConfig, type ConfigValues } from '@aduana/shared';
+import { parseRedisUrl } from './fleet/limits/redis-url.js';
 
 /** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
@@ -83,6 +84,10 @@ export const GATEWAY_CONFIG = {
   fleetBundleWaitS: { env: 'FLEET_BUNDLE_WAIT_S', type: 'integer', default: 30, minimum: 0, maximum: 60, description: 'fleet mode: how long a sidecar asks the control plane to hold a bundle request open when nothing changed (the long-poll), seconds' },
   fleetRetryBaseMs: { env: 'FLEET_RETRY_BASE_MS', type: 'integer', default: 500, minimum: 10, description: 'fleet mode: first wait before a sidecar retries a failed bundle request, ms (doubled per failure, with jitter)' },
   fleetRetryMaxMs: { env: 'FLEET_RETRY_MAX_MS', type: 'integer', default: 30000, minimum: 10, description: 'fleet mode: longest wait between a sidecar\'s bundle retries, ms' },
+  redisCommandTimeoutMs: { env: 'REDIS_COMMAND_TIMEOUT_MS', type: 'integer', default: 250, minimum: 10, maximum: 60_000, description: 'fleet mode: a Redis command not answered within this falls back to the local limits, ms' },
+  redisConnectTimeoutMs: { env: 'REDIS_CONNECT_TIMEOUT_MS', type: 'integer', default: 1000, minimum: 10, maximum: 60_000, description: 'fleet mode: time allowed to connect to Redis before the attempt is retried (limits are local meanwhile), ms' },
+  redisReconnectMaxMs: { env: 'REDIS_RECONNECT_MAX_MS', type: 'integer', default: 2000, minimum: 50, maximum: 60_000, description: 'fleet mode: longest pause between reconnection attempts while Redis is unreachable, ms' },
+  redisSpendSyncMs: { env: 'REDIS_SPEND_SYNC_MS', type: 'integer', default: 1000, minimum: 50, maximum: 60_000, description: "fleet mode: how often active tenants' spend totals are read back from Redis (spend made at other gateways is seen within this), ms" },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 
@@ -95,5 +100,6 @@ export function loadGatewayConfig(
   const config = loadConfig(GATEWAY_CONFIG, env, overrides);
   if (config.controlPlaneUrl && !config.sidecarToken) throw new Error('SIDECAR_TOKEN: required when CONTROL_PLANE_URL is set (a sidecar presents it to its control plane; create one with `aduana sidecar-token create`)');
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
+  if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
   return config;
 }

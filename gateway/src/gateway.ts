@@ -8,6 +8,7 @@ import { Authenticator } from './auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
 import { TenantRuntimes } from './runtime/tenant-runtime.js';
+import { SharedLimits } from './fleet/limits/shared-limits.js';
 import { DecisionStore } from './decisions/decision-store.js';
 import { DecisionEngine } from './decisions/decision-engine.js';
 import { DecideRequestValidator } from './decisions/decide-request.js';
@@ -133,10 +134,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, logger) : null;
+  const shared = config.redisUrl
+    ? new SharedLimits(
+        {
+          url: config.redisUrl,
+          commandTimeoutMs: config.redisCommandTimeoutMs,
+          connectTimeoutMs: config.redisConnectTimeoutMs,
+          reconnectMaxMs: config.redisReconnectMaxMs,
+          spendSyncMs: config.redisSpendSyncMs,
+        },
+        runtimes,
+        logger,
+        (tenantId) => metrics.record(tenantId, 'limits.redis_fallbacks', '', 1, Date.now()),
+      )
+    : null;
+  if (shared) runtimes.useSharedLimits(shared);
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
     ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),
     queues: () => telemetryRef?.queues() ?? [],
+    ...(shared ? { sharedLimits: () => ({ fallbacks: shared.fallbacks, connected: shared.connected }) } : {}),
   });
   const telemetry = await TelemetryService.create(
     {
@@ -234,6 +251,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     evalInlineMaxChars: config.evalInlineMaxChars,
     maxBodyBytes: config.proxyBodyLimit,
     maxAnswerBytes: 64 * 1024 * 1024,
+    sharedLimits: shared !== null,
   });
   registerProxyRoutes(api, proxy);
   api.finish();
@@ -251,6 +269,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   } catch (err) {
     await Promise.all([api.close(0), auth.close(0)]);
     await sidecar?.close();
+    await shared?.close();
     await telemetry.close();
     await upstream.close();
     await ledger.close();
@@ -279,6 +298,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await upstream.close();
         await heartbeats.stop();
         await telemetry.close();
+        await shared?.close();
         await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush(), evalPool.close()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();

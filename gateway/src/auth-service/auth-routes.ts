@@ -60,11 +60,13 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
       return { status: 200, body: { active: false } };
     }
     ctx.principal = p;
-    runtimes.admit(p);
-    return {
+    const waiting = runtimes.admit(p);
+    const reply = {
       status: 200,
       body: { active: true, type: p.kind, userId: p.userId, email: p.email, role: p.role, scope: p.scopes.join(' '), tenantId: p.tenantId, tokenId: p.id },
     };
+    // The plan limit counted on Redis (docs/fleet.md, "Shared limits") answers once Redis has.
+    return waiting ? waiting.then(() => reply) : reply;
   });
 
   // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.

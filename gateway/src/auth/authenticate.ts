@@ -12,22 +12,33 @@ const BEARER = 'bearer ';
 /** What turns a request's bearer token into a principal and applies the tenant's plan limit. */
 export interface AccessControl {
   authenticate(ctx: RequestContext): Principal;
-  /** Throws a 429 GatewayError when the tenant is over its plan. */
-  admit(principal: Principal): void;
+  /**
+   * Throws a 429 GatewayError when the tenant is over its plan; or, when the limit is counted elsewhere (Redis), returns
+   * a promise that rejects with it.
+   */
+  admit(principal: Principal): void | Promise<void>;
 }
 
 /**
  * The one authorization of a request, from its head alone: token to principal (left in `ctx.principal`), the scope
  * the route requires, then the plan limit. The HTTP server runs it for every authenticated route, the proxy as its
- * first step.
+ * first step. A plan limit counted on Redis is left pending in `ctx.admission` (docs/fleet.md, "Shared limits").
  */
 export function authorize(access: AccessControl, ctx: RequestContext, scope: Scope): Principal {
   const principal = access.authenticate(ctx);
   ctx.principal = principal;
   if (!hasScope(principal, scope)) throw new GatewayError('missing_scope', `token lacks the ${scope} scope`);
-  access.admit(principal);
+  const waiting = access.admit(principal);
+  if (waiting) {
+    // Waited for by the server (with the body read) or the proxy's admission step; never an unhandled rejection when
+    // the request is answered first for another reason (413, the client left).
+    waiting.catch(ignore);
+    ctx.admission = waiting;
+  }
   return principal;
 }
+
+function ignore(): void {}
 
 /** The token of an `Authorization: Bearer …` header, or '' when the header is absent or of another scheme. */
 export function bearerToken(header: string): string {

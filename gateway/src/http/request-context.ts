@@ -30,6 +30,8 @@ export class RequestContext {
   /** performance.now() at arrival: the start of governance time. */
   startedAt: number;
   principal: Principal | null;
+  /** The plan admission when it is decided elsewhere (shared limits on Redis): waited for before the handler runs. */
+  admission: Promise<void> | null;
   body: unknown;
   rawBody: Buffer | null;
   aborted: boolean;
@@ -60,6 +62,7 @@ export class RequestContext {
     this.trace = trace;
     this.startedAt = startedAt;
     this.principal = null;
+    this.admission = null;
     this.body = undefined;
     this.rawBody = null;
     this.aborted = false;

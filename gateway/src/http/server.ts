@@ -120,11 +120,16 @@ export class HttpServer {
       try {
         this.#admit(ctx, options);
         if (guard !== null) guard(ctx);
+        const admission = ctx.admission;
         if (options.body === 'none') {
-          void this.#run(ctx, options, handler);
+          if (admission === null) void this.#run(ctx, options, handler);
+          else admission.then(() => this.#run(ctx, options, handler), (err: unknown) => this.fail(ctx, err));
           return;
         }
-        this.readBody(ctx, maxBody).then(
+        // A shared plan admission (Redis) is waited for while the body arrives: the read must start now, uWS does not
+        // keep body chunks for a reader attached later. A refusal answers without waiting for the rest of the body.
+        const body = this.readBody(ctx, maxBody);
+        (admission === null ? body : Promise.all([body, admission]).then(() => body)).then(
           (raw) => {
             ctx.onAbort = null;
             ctx.rawBody = raw;
@@ -135,6 +140,8 @@ export class HttpServer {
           },
         );
       } catch (err) {
+        // A refusal after a shared admission started (the route guard): its outcome no longer matters.
+        ctx.admission?.catch(() => {});
         this.fail(ctx, err);
       }
     });

@@ -13,6 +13,7 @@ import type { PriceTable } from './pricing/price-table.js';
 import { answerProxyFailure } from './proxy-answer.js';
 import { ProxyContext } from './proxy-context.js';
 import { authenticateStage } from './stages/authenticate.js';
+import { awaitAdmissionStep } from './stages/await-admission.js';
 import { evaluatePoliciesStage } from './stages/evaluate-policies.js';
 import { forwardStep } from './stages/forward.js';
 import { parseIntentStage } from './stages/parse-intent.js';
@@ -49,6 +50,8 @@ export interface PipelineDeps {
   maxBodyBytes: number;
   /** Largest non-streamed answer accepted from the upstream (502 past it). */
   maxAnswerBytes: number;
+  /** Plan limits counted on Redis: the admission may be pending after authentication, and is waited for. */
+  sharedLimits: boolean;
 }
 
 /**
@@ -65,6 +68,7 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
     // Authentication, the agent and the plan limit come from the headers, before any body byte is read.
     authenticateStage(d.access, d.runtimes, d.agents),
     readBodyStep(d.server, d.maxBodyBytes),
+    ...(d.sharedLimits ? [awaitAdmissionStep()] : []),
     watchAbortStep(),
     parseIntentStage(),
     preflightStage(d.maxModelLength),
@@ -86,6 +90,7 @@ export function governedSteps(d: PipelineDeps): readonly Step[] {
 export function passthroughSteps(d: PipelineDeps): readonly Step[] {
   return Object.freeze([
     authenticateStage(d.access, d.runtimes, d.agents),
+    ...(d.sharedLimits ? [awaitAdmissionStep()] : []),
     watchAbortStep(),
     passthroughStep(),
     forwardStep(d.upstream),

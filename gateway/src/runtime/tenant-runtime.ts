@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import { EvaluationTime } from './evaluation-time.js';
 import type { Evaluation, EvaluationInput } from '../policy/evaluation.js';
-import { TokenBuckets } from '@aduana/shared';
+import { TokenBuckets, type BucketOptions } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
 import { compilePolicySet, TENANT_SPEND, type InputFindings, type PolicySet } from '../policy/compile-policy-set.js';
@@ -10,7 +10,8 @@ import { checkPolicyLimits, type PolicyLimits } from '../policy/policy-limits.js
 import type { PolicyRecord } from '../policy/types.js';
 import type { Database } from 'lmdb';
 import { TenantState, periodKey } from '../policy/tenant-state.js';
-import { bucketFor, PLAN_NAMES, type Plan } from '../tenants/plans.js';
+import { bucketFor, PLAN_NAMES, planLimitExceeded, type Plan } from '../tenants/plans.js';
+import type { SharedLimits } from '../fleet/limits/shared-limits.js';
 import type { PackName } from '../policy/packs.js';
 import type { PolicyRepository, TenantRepository } from '../storage/repositories.js';
 
@@ -42,6 +43,9 @@ export class TenantRuntimes {
   #spendTimer: NodeJS.Timeout | null = null;
   readonly #states = new Map<string, TenantState>();
   readonly #buckets: Record<Plan, TokenBuckets>;
+  readonly #bucketOptions: Record<Plan, BucketOptions>;
+  /** With REDIS_URL: plan limits and spend counted tenant-wide (docs/fleet.md, "Shared limits"); null = this process alone. */
+  #shared: SharedLimits | null = null;
   /** Plans are re-read every few seconds so `aduana tenant create/plan` from the CLI takes effect without a restart. */
   readonly #plans: LRUCache<string, Plan>;
 
@@ -52,7 +56,8 @@ export class TenantRuntimes {
     private readonly limits: EvaluationLimits,
     now: () => number = Date.now,
   ) {
-    this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(bucketFor(p), now)])) as Record<Plan, TokenBuckets>;
+    this.#bucketOptions = Object.fromEntries(PLAN_NAMES.map((p) => [p, bucketFor(p)])) as Record<Plan, BucketOptions>;
+    this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(this.#bucketOptions[p], now)])) as Record<Plan, TokenBuckets>;
     this.#plans = new LRUCache({ max: 10_000, ttl: 5_000 });
     this.#evalTime = new EvaluationTime(limits.evalBurstMs, limits.evalPerSecondMs, now);
   }
@@ -206,9 +211,33 @@ export class TenantRuntimes {
         const key = `${who}\0${pk}`;
         s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
         this.#dirtySpend.add(`${tenantId}\0${key}`);
+        this.#shared?.addSpend(tenantId, who, pk, costBrl);
       }
     }
     if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
+  }
+
+  /**
+   * A tenant-wide total read from Redis: it replaces the local one, never lowering it (a Redis that lost its memory
+   * does not hand a budget back; docs/fleet.md).
+   */
+  applySharedSpend(tenantId: string, who: string, pk: string, total: number): void {
+    const s = this.state(tenantId);
+    const key = `${who}\0${pk}`;
+    if (!(total > (s.spend.get(key) ?? 0))) return;
+    s.spend.set(key, total);
+    this.#dirtySpend.add(`${tenantId}\0${key}`);
+    if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
+  }
+
+  /** Tenants whose state this process holds (those it served since start): the ones whose shared spend it refreshes. */
+  activeTenants(): Iterable<string> {
+    return this.#states.keys();
+  }
+
+  /** Counts plan limits and spend on Redis from now on (set once at start when REDIS_URL is set). */
+  useSharedLimits(shared: SharedLimits): void {
+    this.#shared = shared;
   }
 
   /** Writes the spend totals changed since the last flush (also called at shutdown). */
@@ -233,11 +262,21 @@ export class TenantRuntimes {
     return plan;
   }
 
-  /** The tenant's plan rate limit (docs/decisions.md, "Limits"): a token bucket per tenant; 429 with Retry-After past it. */
-  admit(principal: Principal): void {
-    const r = this.#buckets[this.plan(principal.tenantId)].take(principal.tenantId);
-    if (!r.allowed) {
-      throw new GatewayError('rate_limited', `plan rate limit exceeded; retry in ${r.retryAfterS} s`, '', { 'retry-after': String(r.retryAfterS) });
+  /**
+   * The tenant's plan rate limit (docs/decisions.md, "Limits"): a token bucket per tenant; 429 with Retry-After past it.
+   * Synchronous in this process alone; with shared limits a promise (one Redis round trip) unless the plan is unlimited
+   * or Redis is away (docs/fleet.md, "Shared limits").
+   */
+  admit(principal: Principal): void | Promise<void> {
+    const tenantId = principal.tenantId;
+    const plan = this.plan(tenantId);
+    const local = this.#buckets[plan];
+    if (this.#shared !== null) {
+      const bucket = this.#bucketOptions[plan];
+      // An unlimited plan has nothing to count: no round trip.
+      if (bucket.capacity !== Infinity) return this.#shared.admit(tenantId, bucket, local);
     }
+    const r = local.take(tenantId);
+    if (!r.allowed) throw planLimitExceeded(r.retryAfterS);
   }
 }

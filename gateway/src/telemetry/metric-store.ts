@@ -1,14 +1,14 @@
 import type { Database } from 'lmdb';
 
 /** Metric names `GET /v1/telemetry/query/stats` reads (docs/telemetry.md, "Metrics"). */
-export const METRICS = ['decision.latency_ms', 'decision.count', 'decision.blocked_count', 'budget.cost_brl', 'heartbeat.missed_count'] as const;
+export const METRICS = ['decision.latency_ms', 'decision.count', 'decision.blocked_count', 'budget.cost_brl', 'heartbeat.missed_count', 'limits.redis_fallbacks'] as const;
 export type MetricName = (typeof METRICS)[number];
 
 /**
  * Counts: one number per second (the second's total), and the summary statistics are over those per-second totals.
  * The others keep every sample of a second, and the statistics are over the samples (docs/telemetry.md).
  */
-const COUNTERS: ReadonlySet<string> = new Set<MetricName>(['decision.count', 'decision.blocked_count', 'heartbeat.missed_count']);
+const COUNTERS: ReadonlySet<string> = new Set<MetricName>(['decision.count', 'decision.blocked_count', 'heartbeat.missed_count', 'limits.redis_fallbacks']);
 
 export interface MetricSeries {
   metric: string;

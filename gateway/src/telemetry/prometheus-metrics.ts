@@ -6,6 +6,8 @@ export interface PrometheusSources {
   ledgerSize(): number;
   /** The forwarders whose queues are reported (read at scrape time). */
   queues(): readonly ExportQueue<unknown>[];
+  /** With shared limits (REDIS_URL): times the local limits stood in for Redis, and whether Redis is connected. */
+  sharedLimits?: () => { fallbacks: Readonly<Record<'rate_limit' | 'spend', number>>; connected: boolean } | null;
 }
 
 /**
@@ -103,6 +105,28 @@ export class PrometheusMetrics {
         for (const q of sources.queues()) this.inc({ provider: q.name }, q.stats().sent);
       },
     });
+    const shared = sources.sharedLimits;
+    if (shared) {
+      new Counter({
+        name: 'aduana_limits_redis_fallbacks_total',
+        help: 'Plan admissions (rate_limit) and spend updates (spend) counted locally because Redis was unreachable',
+        labelNames: ['kind'],
+        registers,
+        collect() {
+          this.reset();
+          const s = shared();
+          if (s) for (const kind of ['rate_limit', 'spend'] as const) this.inc({ kind }, s.fallbacks[kind]);
+        },
+      });
+      new Gauge({
+        name: 'aduana_limits_redis_connected',
+        help: '1 while the shared limits reach Redis, 0 while they are local',
+        registers,
+        collect() {
+          this.set(shared()?.connected ? 1 : 0);
+        },
+      });
+    }
     for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
   }
 

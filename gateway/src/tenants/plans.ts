@@ -1,4 +1,5 @@
 import type { BucketOptions } from '@aduana/shared';
+import { GatewayError } from '../errors.js';
 
 /** The plan table (docs/decisions.md, "Limits (plans)"): requests per minute and burst, per tenant. */
 export const PLANS = {
@@ -17,4 +18,9 @@ export function isPlan(value: unknown): value is Plan {
 export function bucketFor(plan: Plan): BucketOptions {
   const p = PLANS[plan];
   return { capacity: p.burst, refillPerSecond: p.rpm / 60 };
+}
+
+/** The answer past a plan's rate limit: 429 with the whole seconds to wait in Retry-After. */
+export function planLimitExceeded(retryAfterS: number): GatewayError {
+  return new GatewayError('rate_limited', `plan rate limit exceeded; retry in ${retryAfterS} s`, '', { 'retry-after': String(retryAfterS) });
 }

@@ -1,0 +1,107 @@
+import type { BucketOptions, Logger, TokenBuckets } from '@aduana/shared';
+import { GatewayError } from '../../errors.js';
+import { planLimitExceeded } from '../../tenants/plans.js';
+import { periodKey } from '../../policy/tenant-state.js';
+import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
+import { SharedTokenBuckets } from './shared-token-bucket.js';
+import { SharedSpend, type SpendTotals } from './shared-spend.js';
+
+export interface SharedLimitsOptions extends RedisConnectionOptions {
+  /** How often the spend totals of active tenants are read back from Redis (spend made at other gateways), ms. */
+  spendSyncMs: number;
+}
+
+/** What the shared limits read from the tenant runtimes: where totals go, and which tenants are active. */
+export interface SharedLimitsHost extends SpendTotals {
+  activeTenants(): Iterable<string>;
+}
+
+/** Times this process used its local limits because Redis was unreachable, by what was being counted. */
+export interface FallbackCounts {
+  rate_limit: number;
+  spend: number;
+}
+
+/**
+ * Plan rate limits and budgets counted tenant-wide on Redis (docs/fleet.md, "Shared limits"). Redis away (down, not yet
+ * connected, or too slow to answer) never refuses or holds traffic: the admission is made by this process's own
+ * bucket at once, and counted as a fallback; when Redis answers again, the shared bucket is used again.
+ */
+export class SharedLimits {
+  readonly #conn: RedisConnection;
+  readonly #buckets: SharedTokenBuckets;
+  readonly #spend: SharedSpend;
+  readonly #fallbacks: FallbackCounts = { rate_limit: 0, spend: 0 };
+  readonly #host: SharedLimitsHost;
+  readonly #timer: NodeJS.Timeout;
+  readonly #onFallback: (tenantId: string) => void;
+
+  /** `onFallback`: told of each fallback with its tenant (the per-tenant `limits.redis_fallbacks` metric). */
+  constructor(options: SharedLimitsOptions, host: SharedLimitsHost, logger: Logger, onFallback: (tenantId: string) => void = () => {}) {
+    const prefix = 'aduana:';
+    this.#conn = new RedisConnection(options, logger);
+    this.#host = host;
+    this.#buckets = new SharedTokenBuckets(this.#conn.client, prefix);
+    this.#spend = new SharedSpend(
+      this.#conn.client,
+      prefix,
+      host,
+      () => this.#conn.ready,
+      (tenantId) => {
+        this.#fallbacks.spend++;
+        onFallback(tenantId);
+      },
+    );
+    this.#onFallback = onFallback;
+    this.#timer = setInterval(() => void this.syncSpend(), options.spendSyncMs).unref();
+  }
+
+  /**
+   * Takes a token from the tenant's shared bucket: resolves when admitted, rejects with 429 when the tenant is over its
+   * plan across all gateways. Without Redis, `local` decides at once (synchronously).
+   */
+  admit(tenantId: string, bucket: BucketOptions, local: TokenBuckets): void | Promise<void> {
+    if (!this.#conn.ready) return this.#admitLocally(tenantId, local);
+    return this.#buckets.take(tenantId, bucket).then(
+      (r) => {
+        if (!r.allowed) throw planLimitExceeded(r.retryAfterS);
+      },
+      (err: unknown) => {
+        if (err instanceof GatewayError) throw err;
+        this.#admitLocally(tenantId, local);
+      },
+    );
+  }
+
+  #admitLocally(tenantId: string, local: TokenBuckets): void {
+    this.#fallbacks.rate_limit++;
+    this.#onFallback(tenantId);
+    const r = local.take(tenantId);
+    if (!r.allowed) throw planLimitExceeded(r.retryAfterS);
+  }
+
+  /** A cost the caller already added to its local totals: sent to Redis on the next turn of the event loop. */
+  addSpend(tenantId: string, who: string, periodKey: string, brl: number): void {
+    this.#spend.add(tenantId, who, periodKey, brl);
+  }
+
+  /** Sends what is pending and reads back the current day's and month's totals of every active tenant. */
+  syncSpend(now = Date.now()): Promise<void> {
+    return this.#spend.sync(this.#host.activeTenants(), [periodKey('day', now), periodKey('month', now)]);
+  }
+
+  get fallbacks(): Readonly<FallbackCounts> {
+    return this.#fallbacks;
+  }
+
+  get connected(): boolean {
+    return this.#conn.ready;
+  }
+
+  /** Sends the spend still pending (when Redis is there), then disconnects. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    if (this.#conn.ready) await this.syncSpend();
+    await this.#conn.close();
+  }
+}
