@@ -75,5 +75,42 @@ describe('MetricStore', () => {
     }
     expect(new MetricStore(store.metrics).query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
   });
-});
 
+  it('recordDecision keeps the count, latency and blocked count of a decision like three records', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    const m = new MetricStore(store.metrics);
+    const t = 1_800_000_000_000;
+    const s = t / 1000;
+    m.recordDecision('acme', 'bot', 4, false, t);
+    m.recordDecision('acme', 'bot', 8, true, t + 1);
+    m.recordDecision('acme', 'other', 6, true, t + 1000);
+    m.recordDecision('globex', 'bot', 100, true, t);
+    const check = (x: MetricStore) => {
+      expect(x.query('acme', 'decision.count', s, s + 1).series).toEqual([{ timestamp: s, value: 2 }, { timestamp: s + 1, value: 1 }]);
+      expect(x.query('acme', 'decision.blocked_count', s, s + 1, 'bot').series).toEqual([{ timestamp: s, value: 1 }]);
+      expect(x.query('acme', 'decision.latency_ms', s, s + 1)).toMatchObject({ avg: 6, p99: 8 });
+    };
+    check(m);
+    await m.flush();
+    check(m);
+    check(new MetricStore(store.metrics));
+  });
+
+  it('after a restart, samples of a second already written are added to it, never written over it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    // A second ahead of the clock: the store must know from disk, not from the time, that it was written.
+    const t = Date.now() + 3_600_000;
+    const s = Math.floor(t / 1000);
+    const before = new MetricStore(store.metrics);
+    before.recordDecision('acme', 'bot', 5, true, t);
+    await before.flush();
+    const after = new MetricStore(store.metrics);
+    after.recordDecision('acme', 'bot', 7, false, t);
+    await after.flush();
+    expect(store.metrics.get(['acme', 'decision.count', 'bot', s])).toEqual([2]);
+    expect(store.metrics.get(['acme', 'decision.blocked_count', 'bot', s])).toEqual([1]);
+    expect(store.metrics.get(['acme', 'decision.latency_ms', 'bot', s])).toEqual([5, 7]);
+  });
+});

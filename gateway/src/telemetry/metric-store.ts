@@ -20,6 +20,18 @@ export interface MetricSeries {
 
 type Key = [string, string, string, number];
 
+/** A metric's index in `METRICS`: the buffer keeps one slot per metric and agent, not a map. */
+const METRIC_INDEX = new Map<string, number>(METRICS.map((m, i) => [m, i]));
+const COUNTER_INDEX: readonly boolean[] = METRICS.map((m) => COUNTERS.has(m));
+const DECISION_COUNT = METRIC_INDEX.get('decision.count') as number;
+const DECISION_LATENCY = METRIC_INDEX.get('decision.latency_ms') as number;
+const DECISION_BLOCKED = METRIC_INDEX.get('decision.blocked_count') as number;
+
+/** One agent's samples of one second, by metric index (undefined: none). */
+type Slot = (number[] | undefined)[];
+/** second -> tenant -> agent -> slot: nested maps, so recording a sample builds no joined key string. */
+type Buffer = Map<number, Map<string, Map<string, Slot>>>;
+
 /**
  * The number of this store's last committed flush, written in the flush's own transaction. A query reads it in the
  * same snapshot as the samples, so it knows which batches that snapshot already holds: the write thread commits before
@@ -27,6 +39,11 @@ type Key = [string, string, string, number];
  * characters, so no tenant's key sorts here.)
  */
 const FLUSHED: [string, string] = ['\u0000metric-store', 'flushed'];
+/**
+ * The latest second any flush has written. A flushed key of a later second cannot exist yet, so the flush writes it
+ * without reading it first (most keys: one per agent and second).
+ */
+const THROUGH: [string, string] = ['\u0000metric-store', 'through'];
 
 /**
  * Metric samples in LMDB under [tenant, metric, agent, unix second] -> the samples of that second: one range read
@@ -34,25 +51,64 @@ const FLUSHED: [string, string] = ['\u0000metric-store', 'flushed'];
  * once a second (one write per key, not per call); queries see the buffer too.
  */
 export class MetricStore {
-  /** `tenant \0 metric \0 agent \0 second` (ids hold no control characters) -> samples not yet written. */
-  readonly #buffer = new Map<string, number[]>();
+  /** Samples not yet written. */
+  #buffer: Buffer = new Map();
   /** Batches being written, by flush number: a query reads those its snapshot does not hold yet (no gap, no double). */
-  readonly #writing = new Map<Map<string, number[]>, number>();
+  readonly #writing = new Map<Buffer, number>();
   #flushes: number;
+  /** Seconds up to this one may already hold samples on disk. */
+  #through: number;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: Database) {
     this.#flushes = (db.get(FLUSHED) as number | undefined) ?? 0;
+    // A store written before THROUGH existed only ever wrote seconds up to its own clock.
+    this.#through = (db.get(THROUGH) as number | undefined) ?? Math.floor(Date.now() / 1000);
   }
 
   record(tenantId: string, metric: MetricName, agentId: string, value: number, atMs: number): void {
-    const key = `${tenantId}\0${metric}\0${agentId}\0${Math.floor(atMs / 1000)}`;
-    const samples = this.#buffer.get(key);
-    if (samples) {
-      if (COUNTERS.has(metric)) samples[0] = (samples[0] as number) + value;
-      else samples.push(value);
-    } else this.#buffer.set(key, [value]);
+    const i = METRIC_INDEX.get(metric) as number;
+    const slot = this.#slot(tenantId, agentId, Math.floor(atMs / 1000));
+    const samples = slot[i];
+    if (samples === undefined) slot[i] = [value];
+    else if (COUNTER_INDEX[i]) samples[0] = (samples[0] as number) + value;
+    else samples.push(value);
+  }
+
+  /** One decision's samples (count, latency, blocked) in one lookup: the per-decision path. */
+  recordDecision(tenantId: string, agentId: string, latencyMs: number, blocked: boolean, atMs: number): void {
+    const slot = this.#slot(tenantId, agentId, Math.floor(atMs / 1000));
+    const count = slot[DECISION_COUNT];
+    if (count === undefined) slot[DECISION_COUNT] = [1];
+    else count[0] = (count[0] as number) + 1;
+    const latency = slot[DECISION_LATENCY];
+    if (latency === undefined) slot[DECISION_LATENCY] = [latencyMs];
+    else latency.push(latencyMs);
+    if (blocked) {
+      const b = slot[DECISION_BLOCKED];
+      if (b === undefined) slot[DECISION_BLOCKED] = [1];
+      else b[0] = (b[0] as number) + 1;
+    }
+  }
+
+  #slot(tenantId: string, agentId: string, second: number): Slot {
+    let tenants = this.#buffer.get(second);
+    if (tenants === undefined) {
+      tenants = new Map();
+      this.#buffer.set(second, tenants);
+    }
+    let agents = tenants.get(tenantId);
+    if (agents === undefined) {
+      agents = new Map();
+      tenants.set(tenantId, agents);
+    }
+    let slot = agents.get(agentId);
+    if (slot === undefined) {
+      slot = [undefined, undefined, undefined, undefined, undefined];
+      agents.set(agentId, slot);
+    }
     if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), 1000).unref();
+    return slot;
   }
 
   /** Writes buffered samples, appending to what a second already holds (also called at shutdown). */
@@ -60,18 +116,33 @@ export class MetricStore {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     if (this.#buffer.size === 0) return Promise.resolve();
-    const pending = new Map(this.#buffer);
-    this.#buffer.clear();
+    const pending = this.#buffer;
+    this.#buffer = new Map();
     const seq = ++this.#flushes;
     this.#writing.set(pending, seq);
+    const through = this.#through;
+    let latest = through;
+    for (const second of pending.keys()) if (second > latest) latest = second;
+    this.#through = latest;
     const written = this.db.transaction(() => {
       void this.db.put(FLUSHED, seq);
-      for (const [flat, samples] of pending) {
-        const key = parseKey(flat);
-        const stored = this.db.get(key) as number[] | undefined;
-        if (!stored) this.db.put(key, samples);
-        else if (COUNTERS.has(key[1])) this.db.put(key, [(stored[0] ?? 0) + (samples[0] as number)]);
-        else this.db.put(key, stored.concat(samples));
+      if (latest > through) void this.db.put(THROUGH, latest);
+      for (const [second, tenants] of pending) {
+        // Seconds after every earlier flush's hold nothing on disk yet: put without reading.
+        const fresh = second > through;
+        for (const [tenantId, agents] of tenants) {
+          for (const [agentId, slot] of agents) {
+            for (let i = 0; i < slot.length; i++) {
+              const samples = slot[i];
+              if (samples === undefined) continue;
+              const key: Key = [tenantId, METRICS[i] as MetricName, agentId, second];
+              const stored = fresh ? undefined : (this.db.get(key) as number[] | undefined);
+              if (!stored) void this.db.put(key, samples);
+              else if (COUNTER_INDEX[i]) void this.db.put(key, [(stored[0] ?? 0) + (samples[0] as number)]);
+              else void this.db.put(key, stored.concat(samples));
+            }
+          }
+        }
       }
     });
     const done = () => this.#writing.delete(pending);
@@ -97,10 +168,20 @@ export class MetricStore {
       }
     }
     // Samples of the last second, not written yet (or being written and not in this snapshot).
+    const i = METRIC_INDEX.get(metric) as number;
     for (const buffer of unwritten) {
-      for (const [flat, samples] of buffer) {
-        const [t, m, a, ts] = parseKey(flat);
-        if (t === tenantId && m === metric && (agentId === undefined || a === agentId) && ts >= from && ts <= to) take(ts, samples);
+      for (const [ts, tenants] of buffer) {
+        const agents = ts >= from && ts <= to ? tenants.get(tenantId) : undefined;
+        if (agents === undefined) continue;
+        if (agentId !== undefined) {
+          const samples = agents.get(agentId)?.[i];
+          if (samples !== undefined) take(ts, samples);
+        } else {
+          for (const slot of agents.values()) {
+            const samples = slot[i];
+            if (samples !== undefined) take(ts, samples);
+          }
+        }
       }
     }
     const series = [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([timestamp, value]) => ({ timestamp, value }));
@@ -132,14 +213,14 @@ export class MetricStore {
   }
 
   /** The buffer and the batches being written that the current read snapshot does not hold yet. */
-  #unwritten(): Map<string, number[]>[] {
+  #unwritten(): Buffer[] {
     const committed = (this.db.get(FLUSHED) as number | undefined) ?? 0;
     const out = [this.#buffer];
     for (const [batch, seq] of this.#writing) if (seq > committed) out.push(batch);
     return out;
   }
 
-  #agents(tenantId: string, metric: string, unwritten: readonly Map<string, number[]>[]): string[] {
+  #agents(tenantId: string, metric: MetricName, unwritten: readonly Buffer[]): string[] {
     const agents = new Set<string>();
     let last: string | null = null;
     // Skip from one agent's range to the next: a few reads, however many seconds each agent has.
@@ -152,17 +233,12 @@ export class MetricStore {
       agents.add(next);
       last = next;
     }
+    const i = METRIC_INDEX.get(metric) as number;
     for (const buffer of unwritten) {
-      for (const flat of buffer.keys()) {
-        const [t, m, a] = parseKey(flat);
-        if (t === tenantId && m === metric) agents.add(a);
+      for (const tenants of buffer.values()) {
+        for (const [agent, slot] of tenants.get(tenantId) ?? []) if (slot[i] !== undefined) agents.add(agent);
       }
     }
     return [...agents];
   }
-}
-
-function parseKey(flat: string): Key {
-  const [t, m, a, s] = flat.split('\0') as [string, string, string, string];
-  return [t, m, a, Number(s)];
 }

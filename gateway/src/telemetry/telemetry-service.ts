@@ -130,9 +130,7 @@ export class TelemetryService {
     const now = Date.now();
     if (costBrl > 0) this.#cost(d.tenant_id, d.agent_id, costBrl, now);
     const blocked = d.execution_status !== 'ALLOW';
-    this.metrics.record(d.tenant_id, 'decision.count', d.agent_id, 1, now);
-    this.metrics.record(d.tenant_id, 'decision.latency_ms', d.agent_id, latencyMs, now);
-    if (blocked) this.metrics.record(d.tenant_id, 'decision.blocked_count', d.agent_id, 1, now);
+    this.metrics.recordDecision(d.tenant_id, d.agent_id, latencyMs, blocked, now);
     this.prometheus.decision(d.execution_status, d.rule);
     this.agents.observeRisk(d.tenant_id, d.agent_id, d.risk_score);
     if (this.#otlpMetrics) {
