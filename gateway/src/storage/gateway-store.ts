@@ -35,6 +35,8 @@ export interface GatewayStore {
   readonly errorEvents: Database;
   /** [tenant, issue id] -> ErrorIssue */
   readonly errorIssues: Database;
+  /** tenant id -> ShipCursor: how far the control plane acknowledged this sidecar's chain (fleet mode) */
+  readonly shipCursors: Database;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     logsByAgent: db('telemetry_logs_by_agent'),
     errorEvents: db('telemetry_error_events'),
     errorIssues: db('telemetry_error_issues'),
+    shipCursors: db('ledger_ship_cursors'),
     async close() {
       await root.flushed;
       await root.close();

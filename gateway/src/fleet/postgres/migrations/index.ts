@@ -1,3 +1,5 @@
+import { LEDGER_MIGRATION } from './002-ledger.js';
+
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
  * SQL lives in TypeScript modules so the build carries it. Never edit an applied migration: add the next one.
@@ -8,4 +10,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [];
+export const MIGRATIONS: readonly Migration[] = [LEDGER_MIGRATION];
