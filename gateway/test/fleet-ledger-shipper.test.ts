@@ -154,6 +154,23 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     }
   });
 
+  it('halves a batch until it fits the control plane\'s body limit', async () => {
+    const small = await startArchiveServer(db.archive, tokens, { maxBody: 64 * 1024 });
+    const side = new TempLedger({ checkpointEvery: 1_000_000, checkpointIntervalMs: 3_600_000 });
+    const shipper = shipperFor(side, 'inst-big', { intervalMs: 50, controlPlaneUrl: small.url, batchBytes: 60 * 1024 });
+    try {
+      shipper.start();
+      const big = 'x'.repeat(10_000);
+      await side.ledger.append('acme', Array.from({ length: 30 }, (_, i) => ({ event_type: 'prompt', payload: { i, big }, metadata: {}, decision: null })));
+      await waitFor('large entries shipped', async () => (await cpHead('inst-big/acme')) === 30);
+      expect(shipper.status().failures).toBe(0);
+    } finally {
+      await shipper.close();
+      await small.close();
+      await side.dispose();
+    }
+  });
+
   it('backs off exponentially with jitter, capped', () => {
     expect(shipBackoffMs(1, 100, 1000, () => 0)).toBe(50);
     expect(shipBackoffMs(1, 100, 1000, () => 1)).toBe(100);

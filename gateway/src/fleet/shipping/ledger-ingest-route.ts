@@ -23,7 +23,7 @@ export interface LedgerIngestOptions {
  */
 export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIngestOptions): void {
   const maxBody = options.maxBody ?? 16 * 1024 * 1024;
-  const maxEntries = options.maxEntries ?? 5000;
+  const maxEntries = options.maxEntries ?? 10_000;
   server.route('post', '/v1/fleet/ledger', { scope: null, body: 'none' }, async (ctx) => {
     const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
     let raw: Buffer;

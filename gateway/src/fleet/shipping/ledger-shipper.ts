@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import type { Ledger } from '../../ledger/index.js';
+import type { Checkpoint, Ledger } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/cursor.js';
 import { shipBackoffMs } from './ship-backoff.js';
 import type { ShipCursorStore } from './ship-cursor-store.js';
@@ -20,6 +20,8 @@ export interface LedgerShipperOptions {
   backoffBaseMs?: number;
   /** Longest retry delay, ms (SHIP_BACKOFF_MAX_MS, default 30,000). */
   backoffMaxMs?: number;
+  /** A batch larger than this, serialised, is halved until it fits (SHIP_BATCH_BYTES, default 8 MiB). */
+  batchBytes?: number;
   /** Time allowed for one POST, ms (SHIP_TIMEOUT_MS, default 10,000). */
   timeoutMs?: number;
   /** Failures are never thrown (the shipper retries); each is reported here. */
@@ -81,7 +83,7 @@ export class LedgerShipper {
   #lastAckAt: string | null = null;
 
   constructor(options: LedgerShipperOptions) {
-    this.#o = { batchMax: 1000, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, ...options };
+    this.#o = { batchMax: 1000, batchBytes: 8 * 1024 * 1024, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, ...options };
     this.#endpoint = `${options.controlPlaneUrl.replace(/\/+$/, '')}/v1/fleet/ledger`;
   }
 
@@ -163,15 +165,25 @@ export class LedgerShipper {
     const cursor = cursors.get(tenantId);
     const entries =
       cursor.acked_seq < head ? ledger.list(tenantId, { limit: batchMax, cursor: cursor.acked_seq > 0 ? encodeCursor('asc', cursor.acked_seq) : null }).events : [];
-    const upTo = entries.length > 0 ? entries[entries.length - 1]!.seq : cursor.acked_seq;
-    // Checkpoints are signed every N entries or T seconds, so one may arrive after its entries were shipped: it goes
-    // out with the next batch, or alone.
-    const checkpoints = ledger.checkpoints(tenantId, { fromSize: cursor.checkpoint_size + 1, limit: batchMax }).filter((cp) => cp.tree_size <= upTo);
-    if (entries.length === 0 && checkpoints.length === 0) return false;
-    const batch: ShippedBatch = { format: SHIPPING_FORMAT, chain_id: this.chainId(tenantId), tenant_id: tenantId, public_key: ledger.publicKey, entries, checkpoints };
-    const ack = await this.#post(batch);
-    if (ack.chain_id !== batch.chain_id || !Number.isSafeInteger(ack.acked_seq) || ack.acked_seq < upTo) {
-      throw new ShipError(`the control plane acknowledged ${ack.chain_id}#${ack.acked_seq}, not ${batch.chain_id} up to ${upTo}`, 200, null);
+    let upTo = 0;
+    let checkpoints: Checkpoint[] = [];
+    let body = '';
+    // Entries are up to LEDGER_MAX_ENTRY_BYTES each: a batch too large for the control plane's body limit is halved.
+    for (;;) {
+      upTo = entries.length > 0 ? entries[entries.length - 1]!.seq : cursor.acked_seq;
+      // Checkpoints are signed every N entries or T seconds, so one may arrive after its entries were shipped: it
+      // goes out with the next batch, or alone.
+      checkpoints = ledger.checkpoints(tenantId, { fromSize: cursor.checkpoint_size + 1, limit: batchMax }).filter((cp) => cp.tree_size <= upTo);
+      if (entries.length === 0 && checkpoints.length === 0) return false;
+      const batch: ShippedBatch = { format: SHIPPING_FORMAT, chain_id: this.chainId(tenantId), tenant_id: tenantId, public_key: ledger.publicKey, entries, checkpoints };
+      body = JSON.stringify(batch);
+      if (Buffer.byteLength(body) <= this.#o.batchBytes || entries.length <= 1) break;
+      entries.length = Math.ceil(entries.length / 2);
+    }
+    const chainId = this.chainId(tenantId);
+    const ack = await this.#post(chainId, body);
+    if (ack.chain_id !== chainId || !Number.isSafeInteger(ack.acked_seq) || ack.acked_seq < upTo) {
+      throw new ShipError(`the control plane acknowledged ${ack.chain_id}#${ack.acked_seq}, not ${chainId} up to ${upTo}`, 200, null);
     }
     // It may hold more than this batch (a resend after a lost cursor write): skip to it, never past the local head.
     const acked = Math.min(ack.acked_seq, head);
@@ -181,11 +193,11 @@ export class LedgerShipper {
     return true;
   }
 
-  async #post(batch: ShippedBatch): Promise<ShippedAck> {
+  async #post(chainId: string, body: string): Promise<ShippedAck> {
     const res = await request(this.#endpoint, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.#o.sidecarToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify(batch),
+      body,
       headersTimeout: this.#o.timeoutMs,
       bodyTimeout: this.#o.timeoutMs,
       signal: this.#abort.signal,
@@ -201,7 +213,7 @@ export class LedgerShipper {
       } catch {
         // not the control plane's error body: keep the start of the text
       }
-      throw new ShipError(`control plane answered ${res.statusCode} to ${batch.chain_id}: ${message}`, res.statusCode, code);
+      throw new ShipError(`control plane answered ${res.statusCode} to ${chainId}: ${message}`, res.statusCode, code);
     }
     return JSON.parse(text) as ShippedAck;
   }
