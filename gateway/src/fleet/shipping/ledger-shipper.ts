@@ -1,8 +1,8 @@
 import { request } from 'undici';
-import type { Checkpoint, Ledger } from '../../ledger/index.js';
+import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/cursor.js';
 import { shipBackoffMs } from './ship-backoff.js';
-import type { ShipCursorStore } from './ship-cursor-store.js';
+import type { ShipCursor, ShipCursorStore } from './ship-cursor-store.js';
 import { SHIPPING_FORMAT, type ShippedAck, type ShippedBatch } from './shipping-format.js';
 
 export interface LedgerShipperOptions {
@@ -165,21 +165,9 @@ export class LedgerShipper {
     const cursor = cursors.get(tenantId);
     const entries =
       cursor.acked_seq < head ? ledger.list(tenantId, { limit: batchMax, cursor: cursor.acked_seq > 0 ? encodeCursor('asc', cursor.acked_seq) : null }).events : [];
-    let upTo = 0;
-    let checkpoints: Checkpoint[] = [];
-    let body = '';
-    // Entries are up to LEDGER_MAX_ENTRY_BYTES each: a batch too large for the control plane's body limit is halved.
-    for (;;) {
-      upTo = entries.length > 0 ? entries[entries.length - 1]!.seq : cursor.acked_seq;
-      // Checkpoints are signed every N entries or T seconds, so one may arrive after its entries were shipped: it
-      // goes out with the next batch, or alone.
-      checkpoints = ledger.checkpoints(tenantId, { fromSize: cursor.checkpoint_size + 1, limit: batchMax }).filter((cp) => cp.tree_size <= upTo);
-      if (entries.length === 0 && checkpoints.length === 0) return false;
-      const batch: ShippedBatch = { format: SHIPPING_FORMAT, chain_id: this.chainId(tenantId), tenant_id: tenantId, public_key: ledger.publicKey, entries, checkpoints };
-      body = JSON.stringify(batch);
-      if (Buffer.byteLength(body) <= this.#o.batchBytes || entries.length <= 1) break;
-      entries.length = Math.ceil(entries.length / 2);
-    }
+    const packed = this.#pack(tenantId, cursor, entries);
+    if (!packed) return false;
+    const { upTo, checkpoints, body } = packed;
     const chainId = this.chainId(tenantId);
     const ack = await this.#post(chainId, body);
     if (ack.chain_id !== chainId || !Number.isSafeInteger(ack.acked_seq) || ack.acked_seq < upTo) {
@@ -191,6 +179,25 @@ export class LedgerShipper {
     await cursors.put(tenantId, { acked_seq: Math.max(acked, cursor.acked_seq), checkpoint_size: cpSize });
     this.#lastAckAt = new Date().toISOString();
     return true;
+  }
+
+  /**
+   * The batch to send: the entries with the checkpoints that fall within them, halved while its body passes the byte
+   * cap (entries are up to LEDGER_MAX_ENTRY_BYTES each). Null when there is nothing to send.
+   */
+  #pack(tenantId: string, cursor: ShipCursor, entries: LedgerEntry[]): { upTo: number; checkpoints: Checkpoint[]; body: string } | null {
+    const { ledger, batchMax, batchBytes } = this.#o;
+    for (;;) {
+      const upTo = entries.length > 0 ? entries[entries.length - 1]!.seq : cursor.acked_seq;
+      // Checkpoints are signed every N entries or T seconds, so one may arrive after its entries were shipped: it
+      // goes out with the next batch, or alone.
+      const checkpoints = ledger.checkpoints(tenantId, { fromSize: cursor.checkpoint_size + 1, limit: batchMax }).filter((cp) => cp.tree_size <= upTo);
+      if (entries.length === 0 && checkpoints.length === 0) return null;
+      const batch: ShippedBatch = { format: SHIPPING_FORMAT, chain_id: this.chainId(tenantId), tenant_id: tenantId, public_key: ledger.publicKey, entries, checkpoints };
+      const body = JSON.stringify(batch);
+      if (Buffer.byteLength(body) <= batchBytes || entries.length <= 1) return { upTo, checkpoints, body };
+      entries = entries.slice(0, Math.ceil(entries.length / 2));
+    }
   }
 
   async #post(chainId: string, body: string): Promise<ShippedAck> {
