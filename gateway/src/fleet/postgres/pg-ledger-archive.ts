@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { GatewayError } from '../../errors.js';
 import type { LedgerPublicKey } from '../../ledger/checkpoint.js';
 import { GENESIS_PREV_HASH } from '../../ledger/hash.js';
@@ -50,6 +50,17 @@ export class PgLedgerArchive {
 
   constructor(pool: pg.Pool) {
     this.pool = pool;
+  }
+
+  /** An archive on a pool of its own (tools and benchmarks; the control plane shares its process's pool). */
+  static open(connectionString: string, max: number): PgLedgerArchive {
+    const pool = new pg.Pool({ connectionString, max });
+    pool.on('error', () => {}); // an idle connection the server dropped is replaced on next use
+    return new PgLedgerArchive(pool);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
   }
 
   async ingest(batch: ShippedBatch): Promise<ShippedAck> {

@@ -1,5 +1,5 @@
 import { createPublicKey, hash } from 'node:crypto';
-import { canonicalJson } from '@aduana/shared';
+import { parsedCanonicalJson } from './parsed-canonical-json.js';
 import { verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from '../../ledger/checkpoint.js';
 import type { LedgerEntry } from '../../ledger/entry-input.js';
 import { entryHash, leafHash } from '../../ledger/hash.js';
@@ -62,7 +62,7 @@ export function isConsistentKey(key: LedgerPublicKey): boolean {
 
 /** The canonical text an entry's hash covers: every field but `hash`, RFC 8785 (as the local ledger writes it). */
 export function canonicalOf(e: LedgerEntry): string {
-  return canonicalJson({
+  return parsedCanonicalJson({
     created_at: e.created_at,
     decision: e.decision,
     event_type: e.event_type,
@@ -97,7 +97,12 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
     if (e.seq !== first! + i) return invalid(`entries[${i}] has seq ${e.seq}; expected ${first! + i}`);
     if (e.tenant_id !== batch.tenant_id) return invalid(`entry ${e.seq} belongs to tenant ${JSON.stringify(e.tenant_id)}, not the batch's`);
     if (i > 0 && e.prev_hash !== entries[i - 1]!.hash) return invalid(`entry ${e.seq} does not link to entry ${e.seq - 1} (prev_hash)`);
-    const canonical = canonicalOf(e);
+    let canonical: string;
+    try {
+      canonical = canonicalOf(e);
+    } catch {
+      return invalid(`entry ${e.seq} has no canonical JSON form (a lone surrogate)`);
+    }
     const h = entryHash(e.prev_hash, canonical);
     if (h.toString('hex') !== e.hash) return invalid(`entry ${e.seq}: hash does not match its content`);
     hashes.push(h);
