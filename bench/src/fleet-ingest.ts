@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       entriesPerChain: PER_CHAIN,
       batch: BATCH,
       bodyBytesPerEntry: Math.round(bytes),
-      loadAverage1m: loadavg()[0],
+      loadAverage1m: loadavg()[0] ?? 0,
       route: { entriesPerSec: Math.round(total / routeS), seconds: routeS, batchP50Ms: pct(0.5), batchP99Ms: pct(0.99), nodeCpuUsPerEntry: usPerEntry(routeCpu) },
       floorArchiveDirect: { entriesPerSec: Math.round(total / floorS), seconds: floorS, nodeCpuUsPerEntry: usPerEntry(floorCpu) },
       storedEntries: stored,
