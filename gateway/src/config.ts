@@ -88,6 +88,14 @@ export const GATEWAY_CONFIG = {
   redisConnectTimeoutMs: { env: 'REDIS_CONNECT_TIMEOUT_MS', type: 'integer', default: 1000, minimum: 10, maximum: 60_000, description: 'fleet mode: time allowed to connect to Redis before the attempt is retried (limits are local meanwhile), ms' },
   redisReconnectMaxMs: { env: 'REDIS_RECONNECT_MAX_MS', type: 'integer', default: 2000, minimum: 50, maximum: 60_000, description: 'fleet mode: longest pause between reconnection attempts while Redis is unreachable, ms' },
   redisSpendSyncMs: { env: 'REDIS_SPEND_SYNC_MS', type: 'integer', default: 1000, minimum: 50, maximum: 60_000, description: "fleet mode: how often active tenants' spend totals are read back from Redis (spend made at other gateways is seen within this), ms" },
+  shipBatchMax: { env: 'SHIP_BATCH_MAX', type: 'integer', default: 1000, minimum: 1, maximum: 10_000, description: 'fleet mode: ledger entries a sidecar ships to its control plane in one batch' },
+  shipBatchBytes: { env: 'SHIP_BATCH_BYTES', type: 'integer', default: 8 * 1024 * 1024, minimum: 64 * 1024, description: 'fleet mode: a shipped ledger batch larger than this, serialised, is halved until it fits (keep it under the control plane\'s FLEET_LEDGER_BODY_LIMIT), bytes' },
+  shipIntervalMs: { env: 'SHIP_INTERVAL_MS', type: 'integer', default: 1000, minimum: 10, description: 'fleet mode: a sidecar looks for unshipped ledger entries at least this often, ms (appends also wake it)' },
+  shipBackoffBaseMs: { env: 'SHIP_BACKOFF_BASE_MS', type: 'integer', default: 250, minimum: 1, description: 'fleet mode: first retry delay after a failed ledger batch, ms (doubles per failure, with jitter)' },
+  shipBackoffMaxMs: { env: 'SHIP_BACKOFF_MAX_MS', type: 'integer', default: 30_000, minimum: 1, description: 'fleet mode: longest retry delay of the ledger shipper, ms' },
+  shipTimeoutMs: { env: 'SHIP_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, description: 'fleet mode: time allowed for one ledger batch to be acknowledged, ms' },
+  fleetLedgerBodyLimit: { env: 'FLEET_LEDGER_BODY_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 64 * 1024, description: 'control plane: largest POST /v1/fleet/ledger body, bytes (413 past it)' },
+  fleetLedgerBatchMax: { env: 'FLEET_LEDGER_BATCH_MAX', type: 'integer', default: 10_000, minimum: 1, maximum: 100_000, description: 'control plane: most entries (and most checkpoints) in one shipped ledger batch (413 past it)' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 

@@ -27,6 +27,8 @@ export class ChainWriter {
   readonly #checkpointer: Checkpointer;
   readonly #states = new Map<string, TenantState>();
   readonly #recovering = new Map<string, Promise<TenantState>>();
+  /** Told each time a tenant's appends became durable (the fleet shipper's wake-up); must only set a flag. */
+  onDurable: ((tenantId: string) => void) | null = null;
 
   constructor(dbs: LedgerDbs, checkpointer: Checkpointer) {
     this.#dbs = dbs;
@@ -173,5 +175,6 @@ export class ChainWriter {
     }
     if (size > state.durableSize) state.durableSize = size;
     this.#checkpointer.afterDurable(state);
+    this.onDurable?.(state.tenantId);
   }
 }

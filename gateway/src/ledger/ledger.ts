@@ -261,6 +261,14 @@ export class Ledger {
     };
   }
 
+  /**
+   * One listener told (synchronously, after each flushed append) which tenant's chain grew: the fleet shipper's
+   * wake-up (docs/fleet.md, "Shipping the ledger"). It must only note the tenant; null removes it.
+   */
+  setDurableListener(listener: ((tenantId: string) => void) | null): void {
+    this.#writer.onDurable = listener;
+  }
+
   /** Stored checkpoints in tree_size order, from `fromSize` on. */
   checkpoints(tenantId: string, options: { fromSize?: number; limit?: number } = {}): Checkpoint[] {
     checkTenant(tenantId);

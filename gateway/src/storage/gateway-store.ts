@@ -39,6 +39,8 @@ export interface GatewayStore {
   readonly sidecarTokens: Database;
   /** fleet mode, a sidecar's own keys: 'instance_id' -> string; 'bundle' -> AppliedBundle (the last bundle taken) */
   readonly fleet: Database;
+  /** tenant id -> ShipCursor: how far the control plane acknowledged this sidecar's chain (fleet mode) */
+  readonly shipCursors: Database;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     errorIssues: db('telemetry_error_issues'),
     sidecarTokens: db('sidecar_tokens'),
     fleet: db('fleet'),
+    shipCursors: db('ledger_ship_cursors'),
     async close() {
       await root.flushed;
       await root.close();

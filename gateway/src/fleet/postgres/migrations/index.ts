@@ -1,4 +1,5 @@
 import { migration001Core } from './001-core.js';
+import { LEDGER_MIGRATION } from './002-ledger.js';
 
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
@@ -10,4 +11,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration001Core];
+export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION];

@@ -1,0 +1,41 @@
+import { GatewayError } from '../../errors.js';
+import { HANDLED, type HttpServer } from '../../http/server.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import { CLIENT_ABORTED } from '../../http/read-body.js';
+import type { SidecarTokenRepository } from '../../storage/repositories.js';
+import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
+import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
+import { readShippedBatch } from './read-shipped-batch.js';
+
+export interface LedgerIngestOptions {
+  archive: Pick<PgLedgerArchive, 'ingest'>;
+  sidecarTokens: SidecarTokenRepository;
+  /** Largest batch body, bytes (FLEET_LEDGER_BODY_LIMIT; 413 past it). */
+  maxBody?: number;
+  /** Most entries in one batch (FLEET_LEDGER_BATCH_MAX; 413 past it). */
+  maxEntries?: number;
+}
+
+/**
+ * POST /v1/fleet/ledger at the control plane (docs/fleet.md, "Shipping the ledger"): a sidecar's ShippedBatch,
+ * verified and stored in one transaction, answered with the chain's acknowledged seq. The sidecar token is checked
+ * from the head, before a byte of the (large) body is read.
+ */
+export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIngestOptions): void {
+  const maxBody = options.maxBody ?? 16 * 1024 * 1024;
+  const maxEntries = options.maxEntries ?? 10_000;
+  server.route('post', '/v1/fleet/ledger', { scope: null, body: 'none' }, async (ctx) => {
+    const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
+    let raw: Buffer;
+    try {
+      raw = await server.readBody(ctx, maxBody);
+    } catch (err) {
+      if (err === CLIENT_ABORTED) return HANDLED;
+      throw err;
+    }
+    ctx.onAbort = null;
+    const batch = readShippedBatch(parseJsonBody(raw), maxEntries);
+    if (!sidecarCovers(sidecar, batch.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${batch.tenant_id}`);
+    return { status: 200, body: await options.archive.ingest(batch) };
+  });
+}

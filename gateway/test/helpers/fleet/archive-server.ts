@@ -1,0 +1,108 @@
+import pg from 'pg';
+import { createLogger, generateToken, hashToken } from '@aduana/shared';
+import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
+import { HttpServer } from '../../../src/http/server.js';
+import { BodyBudget } from '../../../src/http/body-budget.js';
+import { MIGRATIONS } from '../../../src/fleet/postgres/migrations/index.js';
+import { PgLedgerArchive } from '../../../src/fleet/postgres/pg-ledger-archive.js';
+import { registerLedgerIngestRoute } from '../../../src/fleet/shipping/ledger-ingest-route.js';
+import { registerArchiveEventRoutes } from '../../../src/fleet/shipping/archive-event-routes.js';
+import type { SidecarTokenRecord, SidecarTokenRepository } from '../../../src/storage/repositories.js';
+import type { Authenticator } from '../../../src/auth/authenticate.js';
+
+/** The sidecar-token store a test needs: in memory, same contract as the real ones. */
+export class MemorySidecarTokens implements SidecarTokenRepository {
+  readonly #byHash = new Map<string, SidecarTokenRecord>();
+  #n = 0;
+
+  async create(name: string, tenants: string[] | null): Promise<{ token: string; record: SidecarTokenRecord }> {
+    const token = generateToken('sct');
+    const record: SidecarTokenRecord = { id: `sct-${++this.#n}`, name, tenants, created_at: new Date().toISOString(), revoked_at: null, last4: token.slice(-4) };
+    this.#byHash.set(hashToken(token), record);
+    return { token, record };
+  }
+
+  findByHash(hash: string): SidecarTokenRecord | undefined {
+    return this.#byHash.get(hash);
+  }
+
+  list(): SidecarTokenRecord[] {
+    return [...this.#byHash.values()];
+  }
+
+  async revoke(id: string): Promise<boolean> {
+    for (const [hash, rec] of this.#byHash) {
+      if (rec.id === id) {
+        this.#byHash.set(hash, { ...rec, revoked_at: new Date().toISOString() });
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+/**
+ * Applies the repository's migrations in id order, each once: a stand-in for the control plane's migration runner
+ * (built on another branch), enough for a test database of its own.
+ */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  for (const m of [...MIGRATIONS].sort((a, b) => a.id.localeCompare(b.id))) await pool.query(m.sql);
+}
+
+export interface ArchiveDb {
+  pg: LocalPostgres;
+  pool: pg.Pool;
+  archive: PgLedgerArchive;
+  close(): Promise<void>;
+}
+
+/** A throwaway PostgreSQL with the ledger schema and an archive on it. */
+export async function startArchiveDb(name: string): Promise<ArchiveDb> {
+  const server = await startLocalPostgres();
+  const url = await server.createDatabase(name);
+  const pool = new pg.Pool({ connectionString: url, max: 8 });
+  pool.on('error', () => {}); // an idle connection dropped by a restart is replaced on next use
+  await migrate(pool);
+  return {
+    pg: server,
+    pool,
+    archive: new PgLedgerArchive(pool),
+    async close() {
+      await pool.end();
+      await server.stop();
+    },
+  };
+}
+
+export interface ArchiveServer {
+  url: string;
+  port: number;
+  server: HttpServer;
+  close(): Promise<void>;
+}
+
+/**
+ * The control plane's ledger routes on a real HTTP server: the ingest route (sidecar tokens) and the archive reads
+ * (PATs, checked by an Authenticator over a test gateway's LMDB: a stand-in for the control plane's PostgreSQL
+ * token store).
+ */
+export async function startArchiveServer(
+  archive: PgLedgerArchive,
+  sidecarTokens: SidecarTokenRepository,
+  options: { authenticator?: Authenticator; port?: number; maxBody?: number; maxEntries?: number } = {},
+): Promise<ArchiveServer> {
+  const logger = createLogger('test', { level: 'silent' });
+  const access = {
+    authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => {
+      if (!options.authenticator) throw new Error('no authenticator given');
+      return options.authenticator.authenticate(ctx);
+    },
+    admit: () => {},
+  };
+  const server = new HttpServer({ logger, access, budget: new BodyBudget(256 * 1024 * 1024, 128 * 1024 * 1024), defaultMaxBody: 1024 * 1024, serviceName: 'control' });
+  registerLedgerIngestRoute(server, { archive, sidecarTokens, ...(options.maxBody ? { maxBody: options.maxBody } : {}), ...(options.maxEntries ? { maxEntries: options.maxEntries } : {}) });
+  registerArchiveEventRoutes(server, archive);
+  server.finish();
+  const port = await server.listen('127.0.0.1', options.port ?? 0);
+  return { url: `http://127.0.0.1:${port}`, port, server, close: () => server.close(1000) };
+}
