@@ -133,7 +133,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, logger) : null;
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger) : null;
   const shared = config.redisUrl
     ? new SharedLimits(
         {

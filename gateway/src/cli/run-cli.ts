@@ -1,9 +1,11 @@
 import { helpOrUnknown } from '@aduana/shared';
-import { runGatewayService } from './service-commands.js';
+import { runControlPlaneService, runGatewayService } from './service-commands.js';
 
 /** The gateway's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
 export const USAGE = `gateway
   gateway                        governance API + proxy on GATEWAY_PORT, auth service on AUTH_PORT
+                                 (a fleet sidecar with CONTROL_PLANE_URL and SIDECAR_TOKEN)
+  control                        fleet control plane on DATABASE_URL (PostgreSQL): governance API, auth service, bundles, shipped ledgers
 
 administration (works on DATA_DIR, also while the services run; with DATABASE_URL on the control plane's PostgreSQL)
   tenant create NAME [--plan community|professional|enterprise]
@@ -29,6 +31,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
   switch (cmd) {
     case 'gateway':
       return runGatewayService();
+    case 'control':
+      return runControlPlaneService();
     // Imported on demand: `aduana gateway` never loads the admin tooling.
     case 'ledger':
       return (await import('./ledger-commands.js')).runLedgerCommand(rest);

@@ -8,3 +8,11 @@ export async function runGatewayService(): Promise<null> {
   stopOnSignal('gateway', () => gw.close());
   return null;
 }
+
+export async function runControlPlaneService(): Promise<null> {
+  const { startControlPlane } = await import('../fleet/control/control-plane.js');
+  const cp = await startControlPlane();
+  process.stderr.write(`aduana control: API on ${cp.url}, auth service on ${cp.authUrl}\n`);
+  stopOnSignal('control', () => cp.close());
+  return null;
+}

@@ -9,6 +9,9 @@ import type { RequestContext } from '../../http/request-context.js';
 import { BundleApplier } from './bundle-applier.js';
 import { BundleClient, type BundleClientStatus } from './bundle-client.js';
 import { instanceId } from './instance-id.js';
+import type { Ledger } from '../../ledger/index.js';
+import { LedgerShipper, type ShipperStatus } from '../shipping/ledger-shipper.js';
+import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
 
 /** What `/health` says of a sidecar's bundle. */
 export interface SidecarHealth {
@@ -24,6 +27,8 @@ export interface SidecarHealth {
     applied: number;
     refused: number;
   };
+  /** The ledger's shipping to the control plane: what is not acknowledged yet, per chain. */
+  shipping: ShipperStatus;
 }
 
 /**
@@ -36,21 +41,39 @@ export class SidecarMode {
     readonly instanceId: string,
     readonly applier: BundleApplier,
     readonly client: BundleClient,
+    readonly shipper: LedgerShipper,
     private readonly controlPlaneUrl: string,
   ) {}
 
-  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, agents: AgentRegistry, logger: Logger): Promise<SidecarMode> {
+  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, agents: AgentRegistry, ledger: Ledger, logger: Logger): Promise<SidecarMode> {
     const applier = new BundleApplier(store, runtimes, agents, logger);
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs },
       applier,
       logger,
     );
-    return new SidecarMode(await instanceId(store.fleet), applier, client, config.controlPlaneUrl);
+    const id = await instanceId(store.fleet);
+    // The local ledger is the outbox: the shipper keeps only how far the control plane acknowledged each chain.
+    const shipper = new LedgerShipper({
+      ledger,
+      cursors: new ShipCursorStore(store.shipCursors),
+      instanceId: id,
+      controlPlaneUrl: config.controlPlaneUrl,
+      sidecarToken: config.sidecarToken,
+      batchMax: config.shipBatchMax,
+      batchBytes: config.shipBatchBytes,
+      intervalMs: config.shipIntervalMs,
+      backoffBaseMs: config.shipBackoffBaseMs,
+      backoffMaxMs: config.shipBackoffMaxMs,
+      timeoutMs: config.shipTimeoutMs,
+      onError: (err) => logger.warn({ err }, 'ledger shipping to the control plane failed; retrying'),
+    });
+    return new SidecarMode(id, applier, client, shipper, config.controlPlaneUrl);
   }
 
   start(): void {
     this.client.start();
+    this.shipper.start();
   }
 
   get status(): Readonly<BundleClientStatus> {
@@ -93,10 +116,11 @@ export class SidecarMode {
         applied: this.applier.applied,
         refused: this.applier.refused,
       },
+      shipping: this.shipper.status(),
     };
   }
 
-  close(): Promise<void> {
-    return this.client.close();
+  async close(): Promise<void> {
+    await Promise.all([this.client.close(), this.shipper.close()]);
   }
 }

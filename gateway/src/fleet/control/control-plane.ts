@@ -1,0 +1,111 @@
+import { mkdirSync } from 'node:fs';
+import { createLoggers, type Logger } from '@aduana/shared';
+import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
+import { openGatewayStore } from '../../storage/gateway-store.js';
+import { Authenticator } from '../../auth/authenticate.js';
+import { PolicyValidator } from '../../policy/validate-policy.js';
+import { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import { HttpServer } from '../../http/server.js';
+import { BodyBudget } from '../../http/body-budget.js';
+import { registerPolicyRoutes } from '../../routes/policies-routes.js';
+import { registerUserRoutes } from '../../routes/user-routes.js';
+import { registerAuthRoutes } from '../../auth-service/auth-routes.js';
+import { bootstrap } from '../../tenants/bootstrap.js';
+import { LoginFailures } from '../../sessions/login-failures.js';
+import { PasswordLogin } from '../../sessions/password-login.js';
+import { buildPackPolicies } from '../../agents/pack-policies.js';
+import { openPostgresRepositories } from '../postgres/open-postgres-repositories.js';
+import { registerBundleRoute } from '../bundle/bundle-route.js';
+import { registerLedgerIngestRoute } from '../shipping/ledger-ingest-route.js';
+import { registerArchiveEventRoutes } from '../shipping/archive-event-routes.js';
+import { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
+
+export interface RunningControlPlane {
+  readonly url: string;
+  readonly authUrl: string;
+  readonly bootstrapToken: string | null;
+  close(): Promise<void>;
+}
+
+export interface ControlPlaneOptions {
+  config?: GatewayConfig;
+  logger?: Logger;
+}
+
+/**
+ * `aduana control` (docs/fleet.md): the governance API and the authentication service on PostgreSQL, plus the fleet
+ * routes sidecars call (bundle, ledger). No proxy and no /v1/decide: sidecars serve those. Stateless apart from
+ * per-replica counters (the plan rate limit's buckets and failed-login counts) kept in a local LMDB under DATA_DIR, so
+ * several replicas behind a load balancer serve one database.
+ */
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
+  const config = options.config ?? loadGatewayConfig();
+  if (!config.databaseUrl) throw new Error('DATABASE_URL: `aduana control` needs a PostgreSQL URL');
+  const { logger, requestLog } = options.logger ? { logger: options.logger, requestLog: options.logger } : createLoggers('aduana-control', { level: config.logLevel, buffered: true });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const db = await openPostgresRepositories(config.databaseUrl, { poolMax: config.databasePoolMax, sessionTtlMs: config.sessionTtlHours * 3_600_000 });
+  const local = openGatewayStore(config.dataDir);
+  const { tenants, tokens, policies, users, sessions } = db;
+  const runtimes = new TenantRuntimes(tenants, policies, local.counters, {
+    maxPolicies: config.policyMaxPolicies,
+    maxPatterns: config.policyMaxPatterns,
+    maxPatternSize: config.policyMaxPatternSize,
+    maxProgramSize: config.policyMaxProgramSize,
+    maxTextChars: config.evalMaxTextChars,
+    evalBurstMs: config.evalTimeBurstMs,
+    evalPerSecondMs: config.evalTimePerSecondMs,
+  });
+  const policyValidator = new PolicyValidator();
+  runtimes.usePackPolicies(buildPackPolicies(policyValidator));
+  const authenticator = new Authenticator({ tokens, sessions, users });
+  const loginFailures = new LoginFailures(local.counters, {
+    perAddress: config.loginFailuresPerAddress,
+    perAccount: config.loginFailuresPerAccount,
+    windowMs: config.loginFailureWindowS * 1000,
+  });
+  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
+  const archive = new PgLedgerArchive(db.pool);
+  const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
+
+  const access = {
+    authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
+    admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
+  };
+  const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
+  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'control' });
+  api.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
+  registerPolicyRoutes(api, { policies, policyValidator, runtimes, config });
+  registerUserRoutes(api, { users, tenants, config });
+  registerBundleRoute(api, {
+    repos: db,
+    sidecarTokens: db.sidecarTokens,
+    changes: db.changes,
+    agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
+  });
+  registerLedgerIngestRoute(api, { archive, sidecarTokens: db.sidecarTokens, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
+  registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
+  api.finish();
+  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger });
+  auth.finish();
+
+  const port = await api.listen(config.host, config.port);
+  const authPort = await auth.listen(config.host, config.authPort);
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  logger.info({ port, authPort }, 'control plane listening');
+  let closing: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}`,
+    authUrl: `http://${host}:${authPort}`,
+    bootstrapToken: boot?.adminToken ?? null,
+    close() {
+      closing ??= (async () => {
+        await Promise.all([api.close(), auth.close()]);
+        await db.close();
+        await local.close();
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      })();
+      return closing;
+    },
+  };
+}
