@@ -110,7 +110,8 @@ export class TableMirror {
   #heard(n: pg.Notification): void {
     if (n.channel === BUNDLE_CHANNEL) {
       const rev = Number(n.payload);
-      if (Number.isSafeInteger(rev)) this.events.onRevision(rev);
+      // Through the queue: a bundle built at this revision must see the rows re-read for the notifications before it.
+      if (Number.isSafeInteger(rev)) void this.#enqueue(async () => this.events.onRevision(rev));
       return;
     }
     const payload = n.payload ?? '';

@@ -110,10 +110,12 @@ CREATE TRIGGER policies_rows AFTER INSERT OR UPDATE OR DELETE ON policies FOR EA
 CREATE TRIGGER agents_rows AFTER INSERT OR UPDATE OR DELETE ON agents FOR EACH ROW EXECUTE FUNCTION aduana_row_changed('tenant_id', 'agent_id');
 CREATE TRIGGER sidecar_tokens_rows AFTER INSERT OR UPDATE OR DELETE ON sidecar_tokens FOR EACH ROW EXECUTE FUNCTION aduana_row_changed('hash');
 
-CREATE TRIGGER tenants_bundle AFTER INSERT OR UPDATE OR DELETE ON tenants FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
-CREATE TRIGGER tokens_bundle AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
-CREATE TRIGGER users_bundle AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
-CREATE TRIGGER policies_bundle AFTER INSERT OR UPDATE OR DELETE ON policies FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
-CREATE TRIGGER agents_bundle AFTER INSERT OR UPDATE OR DELETE ON agents FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
+-- Named to fire after the row triggers (PostgreSQL fires a table's triggers in name order): a mirror hears a row's
+-- change before the revision that includes it.
+CREATE TRIGGER tenants_zz_bundle AFTER INSERT OR UPDATE OR DELETE ON tenants FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
+CREATE TRIGGER tokens_zz_bundle AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
+CREATE TRIGGER users_zz_bundle AFTER INSERT OR UPDATE OR DELETE ON users FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
+CREATE TRIGGER policies_zz_bundle AFTER INSERT OR UPDATE OR DELETE ON policies FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
+CREATE TRIGGER agents_zz_bundle AFTER INSERT OR UPDATE OR DELETE ON agents FOR EACH ROW EXECUTE FUNCTION aduana_bundle_changed();
 `,
 };
