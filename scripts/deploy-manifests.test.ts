@@ -87,3 +87,39 @@ describe('deploy/compose.yaml and the image build context', () => {
     expect(lines).toContain('**/node_modules');
   });
 });
+
+describe('the fleet files: deploy/compose-fleet.yaml and deploy/kubernetes/fleet.yaml', () => {
+  it('compose: PostgreSQL, Redis, a control plane on DATABASE_URL and sidecars pointing at it, each with a healthcheck', () => {
+    type Svc = { command?: string[]; environment?: Record<string, string>; healthcheck?: { test: string[] } };
+    const compose = parse(read('deploy/compose-fleet.yaml'), { merge: true }) as { services: Record<string, Svc> };
+    const s = compose.services;
+    expect(Object.keys(s).sort()).toEqual(['control', 'postgres', 'redis', 'sidecar-a', 'sidecar-b']);
+    for (const [name, svc] of Object.entries(s)) expect(svc.healthcheck?.test.length, name).toBeGreaterThan(0);
+    expect(s['control']!.command).toEqual(['control']);
+    expect(s['control']!.environment?.['DATABASE_URL']).toMatch(/^postgres:\/\/.+@postgres:5432\//);
+    for (const name of ['sidecar-a', 'sidecar-b']) {
+      expect(s[name]!.command).toEqual(['gateway']);
+      expect(s[name]!.environment?.['CONTROL_PLANE_URL']).toBe('http://control:8080');
+      expect(s[name]!.environment?.['REDIS_URL']).toBe('redis://redis:6379');
+      expect(s[name]!.environment?.['SIDECAR_TOKEN']).toBeDefined();
+    }
+  });
+
+  it('kubernetes: valid objects; the sidecar points at the control plane service and takes its token from a secret', async () => {
+    const { Deployment } = await import('kubernetes-models/apps/v1');
+    const { Service } = await import('kubernetes-models/v1');
+    const models: Record<string, { new (o: never): { validate(): void } }> = { Deployment, Service, Secret };
+    type Dep = { kind: string; metadata: { name: string }; spec: { template: { spec: PodSpec & { containers: (ContainerSpec & { args?: string[]; env?: { name: string; value?: string; valueFrom?: unknown }[] })[] } } } };
+    const objects = parseAllDocuments(read('deploy/kubernetes/fleet.yaml')).map((d) => d.toJSON() as Dep);
+    for (const o of objects) expect(() => new models[o.kind]!(o as never).validate(), `${o.kind} ${o.metadata.name}`).not.toThrow();
+    const control = objects.find((o) => o.metadata.name === 'aduana-control' && o.kind === 'Deployment')!;
+    expect(control.spec.template.spec.containers[0]!.args).toEqual(['control']);
+    const agent = objects.find((o) => o.metadata.name === 'support-agent')!;
+    const sidecar = agent.spec.template.spec.containers.find((c) => c.name === 'aduana')!;
+    const env = new Map(sidecar.env!.map((e) => [e.name, e as { name: string; value?: string; valueFrom?: unknown }]));
+    expect(env.get('CONTROL_PLANE_URL')?.value).toMatch(/^http:\/\/aduana-control\./);
+    expect(env.get('SIDECAR_TOKEN')?.valueFrom).toBeDefined();
+    expect(env.get('HOST')?.value).toBe('127.0.0.1');
+    expect(sidecar.readinessProbe?.['exec']).toBeDefined();
+  });
+});
