@@ -18,6 +18,6 @@ export { renderPaidMediaReport, renderGrowthReport, reportTerms, landingSignals,
 export { openScannerStore, type ScannerStore, type HistoryItem } from './storage/scanner-store.js';
 export { issueKey, verifyKey, type KeyIdentity } from './keys/key-store.js';
 export { recordAssessment, listHistory, historyItem } from './history/scan-history.js';
-export { runRecordedAssessment, type RecordedRun } from './history/run-recorded-assessment.js';
+export { runRecordedAssessment, type RecordedAssessment, type RecordedRun } from './history/run-recorded-assessment.js';
 export { requireKey, keyOf } from './keys/key-auth.js';
 export { createKeyQuota, type KeyQuota, type QuotaBucket } from './quota/key-quota.js';

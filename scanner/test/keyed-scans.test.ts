@@ -7,6 +7,7 @@ import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-
 import { keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
 import { listKeys, revokeKey } from '../src/keys/key-store.js';
 import { openScannerStore } from '../src/storage/scanner-store.js';
+import type { Assessment } from '../src/assessment/assessment.js';
 
 /** KEY assessments and history through the real service and a real LMDB data directory. */
 let site: SwitchableSite;
@@ -74,6 +75,36 @@ describe('recorded assessments and history', () => {
     expect(one.body).toEqual(res.body);
     const list = await sc.call('GET', '/api/v1/scans');
     expect(list.body.items[0]).toEqual({ scanId: res.body.scanId, url: res.body.url, timestamp: res.body.timestamp, globalScore: res.body.globalScore, grade: res.body.grade, profile: res.body.profile });
+  });
+
+  it('the recorded answer and GET by scanId are the same bytes, typed as /api/super-scan types its Assessment', async () => {
+    const post = (path: string, key: string | null) =>
+      fetch(`${sc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key === null ? {} : { authorization: `Bearer ${key}` }) }, body: JSON.stringify({ url: `${site.origin}/` }) });
+    const recorded = await post('/api/v1/scans', sc.bootstrapKey);
+    const plain = await post('/api/super-scan', null);
+    expect(recorded.status).toBe(200);
+    expect(recorded.headers.get('content-type')).toBe(plain.headers.get('content-type'));
+    const text = await recorded.text();
+    const scanId = (JSON.parse(text) as { scanId: string }).scanId;
+    const again = await fetch(`${sc.url}/api/v1/scans/${scanId}`, { headers: { authorization: `Bearer ${sc.bootstrapKey}` } });
+    expect(again.headers.get('content-type')).toBe(plain.headers.get('content-type'));
+    expect(await again.text()).toBe(text);
+  });
+
+  it('a scan recorded by an earlier version (the decoded Assessment, not its text) still answers GET by scanId', async () => {
+    const res = await sc.call('POST', '/api/v1/scans', { body: { url: `${site.origin}/` } });
+    const legacyId = '0b7c2a52-7d0e-4c55-9a4e-3f1d2c3b4a59';
+    const legacy = { ...(res.body as Record<string, unknown>), scanId: legacyId };
+    const store = openScannerStore(sc.dataDir);
+    try {
+      const orgId = listKeys(store).find((k) => k.org === 'default')?.orgId ?? '';
+      await store.scans.put(legacyId, { orgId, assessment: legacy as unknown as Assessment });
+    } finally {
+      await store.close();
+    }
+    const one = await sc.call('GET', `/api/v1/scans/${legacyId}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(legacy);
   });
 
   it('history is newest first and honours limit 1..100', async () => {

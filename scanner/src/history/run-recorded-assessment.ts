@@ -27,13 +27,20 @@ export interface RecordedRun {
   readonly onSnapshot?: (snapshot: Snapshot) => void;
 }
 
+/** A recorded assessment and its JSON text: the text is what the client is answered and what the history stores. */
+export interface RecordedAssessment {
+  readonly assessment: Assessment;
+  readonly json: string;
+}
+
 /**
  * Runs one assessment and records it in the key's organisation's history; returns it with its scanId. The URL is
  * checked before the quota is spent (a malformed URL, or one the address guard refuses, costs nothing); the quota is
  * spent before the collection, so concurrent requests cannot overrun it. Reports and other KEY features reuse this:
- * whatever they render is then a recorded assessment with a scanId.
+ * whatever they render is then a recorded assessment with a scanId. The Assessment is serialised once, here: routes
+ * answer that text (`sendJsonText`) rather than letting Fastify serialise the object a second time.
  */
-export async function runRecordedAssessment(app: FastifyInstance, config: ScannerConfig, run: RecordedRun): Promise<Assessment> {
+export async function runRecordedAssessment(app: FastifyInstance, config: ScannerConfig, run: RecordedRun): Promise<RecordedAssessment> {
   await refuseBlockedDestination(app.destinationGuard, checkTarget(run.url, app.selfIdentity));
   if (run.countsAgainstQuota) await app.quota.take(run.identity.keyId, 'assessments');
   const limits = judgingLimitsOf(config);
@@ -52,7 +59,8 @@ export async function runRecordedAssessment(app: FastifyInstance, config: Scanne
     return assessment;
   };
   const assessment = run.via === undefined ? await assessUnattended(app, run.url, judge, run.signal) : await assessForRequest(app, run.via.request, run.via.reply, run.url, judge);
+  const json = JSON.stringify(assessment);
   // Queued, not awaited: history reads wait for pending commits (scan-history.ts). A failed write is logged.
-  recordAssessment(app.store, run.identity.orgId, assessment).catch((err: unknown) => app.log.error({ err, scanId: assessment.scanId }, 'recording an assessment failed'));
-  return assessment;
+  recordAssessment(app.store, run.identity.orgId, assessment, json).catch((err: unknown) => app.log.error({ err, scanId: assessment.scanId }, 'recording an assessment failed'));
+  return { assessment, json };
 }

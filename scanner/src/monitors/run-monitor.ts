@@ -1,9 +1,8 @@
 import { traceFrom } from '@aduana/shared';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Assessment } from '../assessment/assessment.js';
 import type { Profile } from '../checks/check.js';
 import type { ScannerConfig } from '../config.js';
-import { runRecordedAssessment } from '../history/run-recorded-assessment.js';
+import { runRecordedAssessment, type RecordedAssessment } from '../history/run-recorded-assessment.js';
 import { toScannerError } from '../plugins/error-handler.js';
 import type { WebhookNotifier } from '../webhooks/webhook-notifier.js';
 import { finishRun, type ClaimedRun } from './monitor-store.js';
@@ -20,12 +19,12 @@ export async function executeRun(
   notifier: WebhookNotifier,
   claimed: ClaimedRun,
   via?: { readonly request: FastifyRequest; readonly reply: FastifyReply; readonly keyId: string },
-): Promise<Assessment | undefined> {
+): Promise<RecordedAssessment | undefined> {
   const { monitor, run } = claimed;
-  let assessment: Assessment | undefined;
+  let recorded: RecordedAssessment | undefined;
   let failure: unknown;
   try {
-    assessment = await runRecordedAssessment(app, config, {
+    recorded = await runRecordedAssessment(app, config, {
       identity: { keyId: via?.keyId ?? monitor.keyId, orgId: monitor.orgId },
       url: monitor.url,
       profile: monitor.profile as Profile | 'auto',
@@ -37,6 +36,7 @@ export async function executeRun(
   } catch (err) {
     failure = err;
   }
+  const assessment = recorded?.assessment;
   const previous = await finishRun(
     app.store,
     claimed,
@@ -56,6 +56,6 @@ export async function executeRun(
       grade: assessment.grade,
     }, via?.request.trace ?? traceFrom(undefined));
   }
-  if (via !== undefined && assessment === undefined) throw failure;
-  return assessment;
+  if (via !== undefined && recorded === undefined) throw failure;
+  return recorded;
 }

@@ -29,7 +29,17 @@ export interface HistoryItem {
   readonly profile: string;
 }
 
+/**
+ * A recorded assessment: its JSON text exactly as it was answered, so recording copies one string instead of encoding
+ * the whole Assessment a second time, and reading it back answers those bytes as they are.
+ */
 export interface ScanRecord {
+  readonly orgId: string;
+  readonly json: string;
+}
+
+/** A record written by earlier versions, which kept the decoded Assessment; still read (answered as its JSON). */
+export interface LegacyScanRecord {
   readonly orgId: string;
   readonly assessment: Assessment;
 }
@@ -100,7 +110,7 @@ export interface ScannerStore {
   readonly orgNames: Database<string, string>;
   readonly keys: Database<KeyRecord, string>;
   readonly keyHashes: Database<string, string>;
-  readonly scans: Database<ScanRecord, string>;
+  readonly scans: Database<ScanRecord | LegacyScanRecord, string>;
   /** [orgId, epoch ms, scanId] → history item. */
   readonly history: Database<HistoryItem, [string, number, string]>;
   /** [orgId, counter name] → count (scans, monitor runs). */
@@ -126,7 +136,7 @@ export function openScannerStore(dataDir: string): ScannerStore {
     orgNames: root.openDB<string, string>({ name: 'org-names' }),
     keys: root.openDB<KeyRecord, string>({ name: 'keys' }),
     keyHashes: root.openDB<string, string>({ name: 'key-hashes' }),
-    scans: root.openDB<ScanRecord, string>({ name: 'scans' }),
+    scans: root.openDB<ScanRecord | LegacyScanRecord, string>({ name: 'scans' }),
     history: root.openDB<HistoryItem, [string, number, string]>({ name: 'history' }),
     counters: root.openDB<number, [string, string]>({ name: 'counters' }),
     quota: root.openDB<number, [string, string, number]>({ name: 'quota' }),

@@ -3,6 +3,8 @@ import type { ScannerConfig } from '../../config.js';
 import { keyOf, requireKey } from '../../keys/key-auth.js';
 import { claimNow, createMonitor, deactivateMonitor, monitorView, orgMonitors } from '../../monitors/monitor-store.js';
 import { executeRun } from '../../monitors/run-monitor.js';
+import { ScannerError } from '../../errors.js';
+import { sendJsonText } from '../send-json-text.js';
 import { ID_PARAMS_SCHEMA, normaliseId, type IdParams } from '../key-params.js';
 import { checkTarget } from '../target.js';
 import { MONITOR_CREATE_SCHEMA, type MonitorCreate } from './schema.js';
@@ -33,6 +35,9 @@ export const monitorRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = asyn
   app.post<{ Params: IdParams }>('/api/v1/monitors/:id/run', { schema: { params: ID_PARAMS_SCHEMA } }, async (request, reply) => {
     const { keyId, orgId } = keyOf(request);
     const claimed = await claimNow(app.store, orgId, normaliseId(request.params.id), app.monitorScheduler.owner, Date.now(), config.monitorLeaseMs);
-    return executeRun(app, config, app.webhookNotifier, claimed, { request, reply, keyId });
+    const recorded = await executeRun(app, config, app.webhookNotifier, claimed, { request, reply, keyId });
+    // A run asked for over HTTP rethrows its failure, so there is always an assessment to answer here.
+    if (recorded === undefined) throw new ScannerError('internal');
+    return sendJsonText(reply, recorded.json);
   });
 };

@@ -22,7 +22,7 @@ export const reportRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = async
     app.post<{ Body: GrowthRequest }>(path, { schema: { body: GROWTH_REQUEST_SCHEMA } }, async (request, reply) => {
       const body = request.body;
       let signals: LandingSignals | undefined;
-      const assessment = await runRecordedAssessment(app, config, {
+      const { assessment } = await runRecordedAssessment(app, config, {
         identity: keyOf(request),
         url: body.url,
         profile: 'auto',
