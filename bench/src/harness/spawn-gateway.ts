@@ -45,7 +45,8 @@ export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: 
     child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${out}`)));
   });
   const startupMs = performance.now() - t0;
-  const adminToken = readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8').trim();
+  // A fleet sidecar bootstraps nothing: its tokens come from its control plane.
+  const adminToken = env['CONTROL_PLANE_URL'] ? '' : readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8').trim();
   return {
     url,
     dataDir,
