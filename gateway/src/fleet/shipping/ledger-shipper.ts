@@ -24,6 +24,8 @@ export interface LedgerShipperOptions {
   batchBytes?: number;
   /** Time allowed for one POST, ms (SHIP_TIMEOUT_MS, default 10,000). */
   timeoutMs?: number;
+  /** How long an append waits for others to join its batch before the shipper runs, ms (SHIP_LINGER_MS, default 100). */
+  lingerMs?: number;
   /** Failures are never thrown (the shipper retries); each is reported here. */
   onError?: (err: unknown) => void;
   random?: () => number;
@@ -76,6 +78,7 @@ export class LedgerShipper {
   #closed = false;
   #interval: NodeJS.Timeout | null = null;
   #retry: NodeJS.Timeout | null = null;
+  #linger: NodeJS.Timeout | null = null;
   #abort = new AbortController();
   #failures = 0;
   #lastError: string | null = null;
@@ -83,12 +86,21 @@ export class LedgerShipper {
   #lastAckAt: string | null = null;
 
   constructor(options: LedgerShipperOptions) {
-    this.#o = { batchMax: 1000, batchBytes: 8 * 1024 * 1024, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, ...options };
+    this.#o = { batchMax: 1000, batchBytes: 8 * 1024 * 1024, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, lingerMs: 100, ...options };
     this.#endpoint = `${options.controlPlaneUrl.replace(/\/+$/, '')}/v1/fleet/ledger`;
   }
 
   start(): void {
-    this.#o.ledger.setDurableListener(() => this.wake());
+    // An append does not ship at once: one POST per proxied call cost more CPU than the call itself. Appends within
+    // the linger share a batch, as a producer's linger does.
+    this.#o.ledger.setDurableListener(() => {
+      if (this.#linger !== null || this.#closed) return;
+      this.#linger = setTimeout(() => {
+        this.#linger = null;
+        this.wake();
+      }, this.#o.lingerMs);
+      this.#linger.unref();
+    });
     this.#interval = setInterval(() => this.wake(), this.#o.intervalMs);
     this.#interval.unref();
     this.wake();
@@ -130,6 +142,7 @@ export class LedgerShipper {
     this.#o.ledger.setDurableListener(null);
     if (this.#interval) clearInterval(this.#interval);
     if (this.#retry) clearTimeout(this.#retry);
+    if (this.#linger) clearTimeout(this.#linger);
     this.#abort.abort();
     await this.#running;
   }

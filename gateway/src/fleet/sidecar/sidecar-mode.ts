@@ -66,6 +66,7 @@ export class SidecarMode {
       backoffBaseMs: config.shipBackoffBaseMs,
       backoffMaxMs: config.shipBackoffMaxMs,
       timeoutMs: config.shipTimeoutMs,
+      lingerMs: config.shipLingerMs,
       onError: (err) => logger.warn({ err }, 'ledger shipping to the control plane failed; retrying'),
     });
     return new SidecarMode(id, applier, client, shipper, config.controlPlaneUrl);
