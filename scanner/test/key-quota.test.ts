@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { ScannerError } from '../src/errors.js';
 import { createKeyQuota } from '../src/quota/key-quota.js';
@@ -80,5 +80,22 @@ describe('key quota', () => {
     await store.root.committed;
     const err = await refusal(b.take('key-day', 'assessments'));
     expect([err.code, err.retryAfterS]).toEqual(['quota_exceeded', 3600]);
+  });
+  it('a unit whose commit is readable but not yet flushed is counted once, not twice', async () => {
+    // lmdb-js makes a commit readable before the write's promise resolves (after the disk flush); this store holds
+    // every flush back, so each unit is both visible in LMDB and still pending in the quota's memory.
+    let release!: () => void;
+    const flushed = new Promise<void>((r) => (release = r));
+    const slowFlush = { ...store, root: { transaction: (cb: () => void) => store.root.transaction(cb).then(() => flushed) } } as unknown as ScannerStore;
+    const now = Date.UTC(2026, 10, 23, 12, 10);
+    const quota = createKeyQuota(slowFlush, testScannerConfig({}), () => now);
+    const window = Math.floor(now / 3_600_000);
+    for (let i = 1; i <= 5; i++) {
+      await quota.take('key-slow-flush', 'crawls');
+      // Wait until this unit's commit is readable, as it is on a busy machine long before its flush completes.
+      await vi.waitFor(() => expect(store.quota.get(['key-slow-flush', 'crawls', window])).toBe(i));
+    }
+    expect((await refusal(quota.take('key-slow-flush', 'crawls'))).code).toBe('quota_crawls');
+    release();
   });
 });

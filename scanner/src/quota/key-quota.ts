@@ -29,9 +29,11 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
     crawls: { limit: config.keyCrawlsPerHour, windowMs: HOUR_MS, code: 'quota_crawls' },
     renderings: { limit: config.keyRenderingsPerHour, windowMs: HOUR_MS, code: 'quota_renderings' },
   };
-  // Units this process has taken whose increment is not committed yet: added to the committed count, so concurrent
-  // requests of one process can never overrun the quota.
-  const pending = new Map<string, number>();
+  // This process's units whose increments are not known to be durable yet, per key, bucket and window: `queued` were
+  // taken and wait for their transaction; `written` is the count the last transaction wrote (every unit before it,
+  // this process's and others'). lmdb-js makes a commit readable before its promise resolves (after the flush), so a
+  // written unit is counted as max(what a read sees, written): once, whether or not its commit is visible yet.
+  const pending = new Map<string, { queued: number; written: number; inFlight: number }>();
   return {
     take(keyId, bucket) {
       const rule = rules[bucket];
@@ -39,28 +41,39 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
       const window = Math.floor(t / rule.windowMs);
       const key: [string, string, number] = [keyId, bucket, window];
       const id = `${keyId} ${bucket} ${String(window)}`;
-      const mine = pending.get(id) ?? 0;
+      const mine = pending.get(id);
       // Decided from a memory-mapped read, without waiting for a write: a write's commit, and the disk flush of the
       // previous one it may queue behind, cost 10-20 ms per request on a busy machine (docs/benchmarks.md). Processes
       // sharing the data directory see each other's units once committed (milliseconds later), so two of them taking
       // the very last units at the same instant may overrun the quota by those few units.
-      if ((store.quota.get(key) ?? 0) + mine >= rule.limit) {
+      const committed = store.quota.get(key) ?? 0;
+      const used = mine ? Math.max(committed, mine.written) + mine.queued : committed;
+      if (used >= rule.limit) {
         return Promise.reject(new ScannerError(rule.code, Math.max(1, Math.ceil(((window + 1) * rule.windowMs - t) / 1000))));
       }
-      pending.set(id, mine + 1);
+      const entry = mine ?? { queued: 0, written: 0, inFlight: 0 };
+      entry.queued++;
+      entry.inFlight++;
+      pending.set(id, entry);
       const settle = (): void => {
-        const left = (pending.get(id) ?? 1) - 1;
-        if (left <= 0) pending.delete(id);
-        else pending.set(id, left);
+        if (--entry.inFlight === 0 && pending.get(id) === entry) pending.delete(id);
       };
+      let ran = false;
       store.root
         .transaction(() => {
-          const used = store.quota.get(key) ?? 0;
-          void store.quota.put(key, used + 1);
+          ran = true;
+          const before = store.quota.get(key) ?? 0;
+          void store.quota.put(key, before + 1);
+          entry.queued--;
+          entry.written = before + 1;
           // The previous window's count is no longer read: dropped so the table stays one row per key and bucket.
-          if (used === 0) void store.quota.remove([keyId, bucket, window - 1]);
+          if (before === 0) void store.quota.remove([keyId, bucket, window - 1]);
         })
-        .then(settle, settle);
+        .then(settle, () => {
+          // Never written: the unit is given back.
+          if (!ran) entry.queued--;
+          settle();
+        });
       return Promise.resolve();
     },
   };
