@@ -7,7 +7,7 @@ import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
-import { TenantRuntimes } from './runtime/tenant-runtime.js';
+import { TenantRuntimes, evaluationLimits } from './runtime/tenant-runtime.js';
 import { SharedLimits } from './fleet/limits/shared-limits.js';
 import { DecisionStore } from './decisions/decision-store.js';
 import { DecisionEngine } from './decisions/decision-engine.js';
@@ -35,7 +35,7 @@ import { registerTelemetryRoutes } from './routes/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './users/user-store.js';
 import { SessionStore } from './sessions/session-store.js';
-import { LoginFailures } from './sessions/login-failures.js';
+import { LoginFailures, loginFailureLimits } from './sessions/login-failures.js';
 import { PasswordLogin } from './sessions/password-login.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
@@ -84,15 +84,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
-  const runtimes = new TenantRuntimes(tenants, policies, store.counters, {
-    maxPolicies: config.policyMaxPolicies,
-    maxPatterns: config.policyMaxPatterns,
-    maxPatternSize: config.policyMaxPatternSize,
-    maxProgramSize: config.policyMaxProgramSize,
-    maxTextChars: config.evalMaxTextChars,
-    evalBurstMs: config.evalTimeBurstMs,
-    evalPerSecondMs: config.evalTimePerSecondMs,
-  });
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config));
   const decisions = new DecisionStore(store);
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = new PriceTable(config.priceTable);
@@ -110,11 +102,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
   const authenticator = new Authenticator({ tokens, sessions, users });
-  const loginFailures = new LoginFailures(store.counters, {
-    perAddress: config.loginFailuresPerAddress,
-    perAccount: config.loginFailuresPerAccount,
-    windowMs: config.loginFailureWindowS * 1000,
-  });
+  const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@aduana/shared';
 import { call, expectEnvelope, startTestGateway, type CallResult } from './helpers/start-test-gateway.js';
-import { eventually, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
-import { HttpServer } from '../src/http/server.js';
-import { BodyBudget } from '../src/http/body-budget.js';
-import { GatewayError } from '../src/errors.js';
+import { eventually, sidecarOnlyServer, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import type { HttpServer } from '../src/http/server.js';
 import { loadGatewayConfig } from '../src/index.js';
 
 /*
@@ -31,18 +28,7 @@ beforeAll(async () => {
   const real = await call(cp.url, 'GET', '/v1/fleet/bundle', { token: sidecarToken });
   served = { revision: real.body.revision, json: real.text };
   good = real.text;
-  fake = new HttpServer({
-    logger: createLogger('fake-control-plane', { level: 'silent' }),
-    access: {
-      authenticate: () => {
-        throw new GatewayError('unauthenticated');
-      },
-      admit: () => undefined,
-    },
-    budget: new BodyBudget(1 << 24, 1 << 24),
-    defaultMaxBody: 1 << 20,
-    serviceName: 'fake-control-plane',
-  });
+  fake = sidecarOnlyServer('fake-control-plane');
   fake.route('get', '/v1/fleet/bundle', { scope: null, body: 'none', headers: ['if-none-match'] }, async (ctx) => {
     if (ctx.header('if-none-match') === `"${served.revision}"`) {
       await new Promise((r) => setTimeout(r, 100));

@@ -41,3 +41,14 @@ export function queryTenant(ctx: RequestContext): void {
   if (count > 1) throw new GatewayError('invalid_request', 'tenantId/tenant_id: give it at most once');
   assertOwnTenant(ctx, camel[0] ?? snake[0]);
 }
+
+/** A positive integer query parameter, or undefined when absent; 400 otherwise. */
+export function intParam(ctx: RequestContext, name: string, required: boolean): number | undefined {
+  const raw = ctx.query.get(name);
+  if (raw === null || raw === '') {
+    if (required) throw new GatewayError('invalid_request', `${name}: required positive integer`);
+    return undefined;
+  }
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new GatewayError('invalid_request', `${name}: must be a positive integer`);
+  return Number(raw);
+}

@@ -11,6 +11,19 @@ import type { PolicyRepository } from '../storage/repositories.js';
  */
 export type CompileCandidate<T> = (candidate: readonly PolicyRecord[], version: number) => T;
 
+/**
+ * A page of a tenant's policies (in id order); `enabled` keeps only the active (true) or disabled (false) ones, null
+ * all. Both backends page their policies this way.
+ */
+export function pagePolicies(policies: readonly PolicyRecord[], limit: number, cursor: string | null, enabled: boolean | null): PolicyPage {
+  const all = policies.filter((p) => enabled === null || p.enabled === enabled);
+  const startIdx = cursor ? all.findIndex((p) => p.id > cursor) : 0;
+  const from = startIdx < 0 ? all.length : startIdx;
+  const data = all.slice(from, from + limit);
+  const more = from + limit < all.length;
+  return { data, cursor: more && data.length > 0 ? (data[data.length - 1] as PolicyRecord).id : null, total: all.length };
+}
+
 export interface PolicyPage {
   data: PolicyRecord[];
   cursor: string | null;
@@ -63,14 +76,8 @@ export class PolicyStore implements PolicyRepository {
     return out;
   }
 
-  /** A page of the tenant's policies; `enabled` keeps only the active (true) or disabled (false) ones, null all. */
   page(tenantId: string, limit: number, cursor: string | null, enabled: boolean | null): PolicyPage {
-    const all = this.all(tenantId).filter((p) => enabled === null || p.enabled === enabled);
-    const startIdx = cursor ? all.findIndex((p) => p.id > cursor) : 0;
-    const from = startIdx < 0 ? all.length : startIdx;
-    const data = all.slice(from, from + limit);
-    const more = from + limit < all.length;
-    return { data, cursor: more && data.length > 0 ? (data[data.length - 1] as PolicyRecord).id : null, total: all.length };
+    return pagePolicies(this.all(tenantId), limit, cursor, enabled);
   }
 
   async create<T>(tenantId: string, input: PolicyCreate, compile: CompileCandidate<T>): Promise<{ record: PolicyRecord; compiled: T }> {

@@ -1,20 +1,8 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
-import type { RequestContext } from '../http/request-context.js';
-import { assertOwnTenant, cursorParam, limitParam, queryTenant } from '../http/list-params.js';
+import { assertOwnTenant, cursorParam, intParam, limitParam, queryTenant } from '../http/list-params.js';
 import { fromLedgerError } from '../events/ledger-errors.js';
 import type { GatewayDeps } from '../gateway-deps.js';
-
-/** A positive integer query parameter, or undefined when absent; 400 otherwise. */
-function intParam(ctx: RequestContext, name: string, required: boolean): number | undefined {
-  const raw = ctx.query.get(name);
-  if (raw === null || raw === '') {
-    if (required) throw new GatewayError('invalid_request', `${name}: required positive integer`);
-    return undefined;
-  }
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new GatewayError('invalid_request', `${name}: must be a positive integer`);
-  return Number(raw);
-}
 
 /** Wraps a handler so the ledger's own errors come out through the registry. */
 function ledgerCall<T>(fn: () => T): T {

@@ -14,8 +14,22 @@ import { bucketFor, PLAN_NAMES, planLimitExceeded, type Plan } from '../tenants/
 import type { SharedLimits } from '../fleet/limits/shared-limits.js';
 import type { PackName } from '../policy/packs.js';
 import type { PolicyRepository, TenantRepository } from '../storage/repositories.js';
+import type { GatewayConfig } from '../config.js';
 
 /** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
+/** The limits a gateway (or control plane) compiles and evaluates policies under, from its settings. */
+export function evaluationLimits(config: GatewayConfig): EvaluationLimits {
+  return {
+    maxPolicies: config.policyMaxPolicies,
+    maxPatterns: config.policyMaxPatterns,
+    maxPatternSize: config.policyMaxPatternSize,
+    maxProgramSize: config.policyMaxProgramSize,
+    maxTextChars: config.evalMaxTextChars,
+    evalBurstMs: config.evalTimeBurstMs,
+    evalPerSecondMs: config.evalTimePerSecondMs,
+  };
+}
+
 export interface EvaluationLimits extends PolicyLimits {
   maxTextChars: number;
   /** Evaluation time a tenant may use at once, and earns back per second, ms. */

@@ -1,10 +1,16 @@
 import type { Database } from 'lmdb';
 import { GatewayError } from '../errors.js';
+import type { GatewayConfig } from '../config.js';
 
 interface Window {
   n: number;
   /** Epoch ms at which the count starts over. */
   reset_at: number;
+}
+
+/** The failed-login limits from the settings. */
+export function loginFailureLimits(config: GatewayConfig): LoginFailureLimits {
+  return { perAddress: config.loginFailuresPerAddress, perAccount: config.loginFailuresPerAccount, windowMs: config.loginFailureWindowS * 1000 };
 }
 
 export interface LoginFailureLimits {

@@ -43,6 +43,22 @@ export class MemorySidecarTokens implements SidecarTokenRepository {
   }
 }
 
+/** An HTTP server for the fleet routes alone: they check the sidecar token themselves, so no PAT is ever accepted. */
+export function sidecarOnlyServer(name: string): HttpServer {
+  return new HttpServer({
+    logger: createLogger(name, { level: 'silent' }),
+    access: {
+      authenticate: () => {
+        throw new GatewayError('unauthenticated');
+      },
+      admit: () => undefined,
+    },
+    budget: new BodyBudget(1 << 24, 1 << 24),
+    defaultMaxBody: 1 << 20,
+    serviceName: name,
+  });
+}
+
 /**
  * A control plane for tests: an embedded gateway (its governance API and LMDB repositories hold the state) and, on a
  * port of its own, the bundle route over those repositories with an in-process change feed. `stop()` / `start()`
@@ -62,18 +78,7 @@ export class TestControlPlane {
 
   static async start(): Promise<TestControlPlane> {
     const cp = new TestControlPlane(await startTestGateway());
-    const server = new HttpServer({
-      logger: createLogger('control-plane', { level: 'silent' }),
-      access: {
-        authenticate: () => {
-          throw new GatewayError('unauthenticated');
-        },
-        admit: () => undefined,
-      },
-      budget: new BodyBudget(1 << 24, 1 << 24),
-      defaultMaxBody: 1 << 20,
-      serviceName: 'control-plane',
-    });
+    const server = sidecarOnlyServer('control-plane');
     const agents = cp.gw.gw.deps.agents;
     const agentProfiles = (tenantId: string): BundledAgent[] =>
       agents.list(tenantId, { limit: 10_000 }).data.map((a) => ({ agent_id: a.agentId, name: a.name, policy_pack: a.policyPack, risk_budget: a.riskBudget, suspended: a.suspended }));

@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnUntilReady, stopServer } from './server-process.js';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,44 +75,15 @@ export async function startLocalPostgres(options: { fsync?: boolean } = {}): Pro
   if (as) chownSync(pwfile, as.uid, as.gid);
   run(join(bin, 'initdb'), ['-D', data, '-U', 'aduana', '--pwfile', pwfile, '-A', 'scram-sha-256', '-E', 'UTF8', '--no-instructions'], as);
   const port = await freeLoopbackPort();
-  let child: ReturnType<typeof spawn> | null = null;
-  let log = '';
-
+  let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    log = '';
     const args = ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir, '-c', `fsync=${options.fsync === false ? 'off' : 'on'}`, '-c', 'max_connections=200', '-c', 'shared_buffers=64MB'];
-    const proc = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}) });
-    child = proc;
-    proc.stdout?.on('data', (b: Buffer) => (log += b.toString()));
-    proc.stderr?.on('data', (b: Buffer) => (log += b.toString()));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within 30 s:\n${log}`)), 30_000);
-      const check = (): void => {
-        if (log.includes('database system is ready to accept connections')) {
-          clearTimeout(timer);
-          proc.stdout?.removeAllListeners('data');
-          proc.stderr?.removeAllListeners('data');
-          proc.stderr?.resume();
-          proc.stdout?.resume();
-          resolve();
-        }
-      };
-      proc.stdout?.on('data', check);
-      proc.stderr?.on('data', check);
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`PostgreSQL exited (${code}) at start:\n${log}`));
-      });
-    });
+    child = await spawnUntilReady('PostgreSQL', join(bin, 'postgres'), args, as ?? {}, 'database system is ready to accept connections', 30_000);
   };
   const halt = async (): Promise<void> => {
     const proc = child;
     child = null;
-    if (!proc || proc.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      proc.once('exit', () => resolve());
-      proc.kill('SIGINT'); // fast shutdown
-    });
+    await stopServer(proc, 'SIGINT'); // fast shutdown
   };
 
   await start();

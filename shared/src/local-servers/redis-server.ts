@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnUntilReady, stopServer } from './server-process.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,39 +23,15 @@ export async function startLocalRedis(): Promise<LocalRedis> {
   }
   const dir = mkdtempSync(join(tmpdir(), 'aduana-redis-'));
   const port = await freeLoopbackPort();
-  let child: ReturnType<typeof spawn> | null = null;
+  let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = proc;
-    let log = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Redis did not start within 10 s:\n${log}`)), 10_000);
-      proc.stdout?.on('data', (b: Buffer) => {
-        log += b.toString();
-        if (log.includes('Ready to accept connections')) {
-          clearTimeout(timer);
-          proc.stdout?.removeAllListeners('data');
-          proc.stdout?.resume();
-          resolve();
-        }
-      });
-      proc.stderr?.resume();
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`Redis exited (${code}) at start:\n${log}`));
-      });
-    });
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'];
+    child = await spawnUntilReady('Redis', 'redis-server', args, {}, 'Ready to accept connections', 10_000);
   };
   const halt = async (): Promise<void> => {
     const proc = child;
     child = null;
-    if (!proc || proc.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
-    });
+    await stopServer(proc, 'SIGTERM');
   };
   await start();
   return {

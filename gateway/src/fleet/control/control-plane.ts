@@ -4,14 +4,14 @@ import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { Authenticator } from '../../auth/authenticate.js';
 import { PolicyValidator } from '../../policy/validate-policy.js';
-import { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import { TenantRuntimes, evaluationLimits } from '../../runtime/tenant-runtime.js';
 import { HttpServer } from '../../http/server.js';
 import { BodyBudget } from '../../http/body-budget.js';
 import { registerPolicyRoutes } from '../../routes/policies-routes.js';
 import { registerUserRoutes } from '../../routes/user-routes.js';
 import { registerAuthRoutes } from '../../auth-service/auth-routes.js';
 import { bootstrap } from '../../tenants/bootstrap.js';
-import { LoginFailures } from '../../sessions/login-failures.js';
+import { LoginFailures, loginFailureLimits } from '../../sessions/login-failures.js';
 import { PasswordLogin } from '../../sessions/password-login.js';
 import { buildPackPolicies } from '../../agents/pack-policies.js';
 import { openPostgresRepositories } from '../postgres/open-postgres-repositories.js';
@@ -46,23 +46,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const db = await openPostgresRepositories(config.databaseUrl, { poolMax: config.databasePoolMax, sessionTtlMs: config.sessionTtlHours * 3_600_000 });
   const local = openGatewayStore(config.dataDir);
   const { tenants, tokens, policies, users, sessions } = db;
-  const runtimes = new TenantRuntimes(tenants, policies, local.counters, {
-    maxPolicies: config.policyMaxPolicies,
-    maxPatterns: config.policyMaxPatterns,
-    maxPatternSize: config.policyMaxPatternSize,
-    maxProgramSize: config.policyMaxProgramSize,
-    maxTextChars: config.evalMaxTextChars,
-    evalBurstMs: config.evalTimeBurstMs,
-    evalPerSecondMs: config.evalTimePerSecondMs,
-  });
+  const runtimes = new TenantRuntimes(tenants, policies, local.counters, evaluationLimits(config));
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));
   const authenticator = new Authenticator({ tokens, sessions, users });
-  const loginFailures = new LoginFailures(local.counters, {
-    perAddress: config.loginFailuresPerAddress,
-    perAccount: config.loginFailuresPerAccount,
-    windowMs: config.loginFailureWindowS * 1000,
-  });
+  const loginFailures = new LoginFailures(local.counters, loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const archive = new PgLedgerArchive(db.pool);
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { newPolicyRecord, patchedPolicy, type CompileCandidate, type PolicyPage } from '../../policy/policy-store.js';
+import { newPolicyRecord, pagePolicies, patchedPolicy, type CompileCandidate, type PolicyPage } from '../../policy/policy-store.js';
 import type { PolicyRecord } from '../../policy/types.js';
 import type { PolicyCreate, PolicyPatch } from '../../policy/validate-policy.js';
 import type { TenantRecord } from '../../tenants/tenant-store.js';
@@ -45,13 +45,9 @@ export class PgPolicyRepository implements PolicyRepository {
   }
 
   page(tenantId: string, limit: number, cursor: string | null, enabled: boolean | null): PolicyPage {
-    const all = this.all(tenantId).filter((p) => enabled === null || p.enabled === enabled);
-    const startIdx = cursor ? all.findIndex((p) => p.id > cursor) : 0;
-    const from = startIdx < 0 ? all.length : startIdx;
-    const data = all.slice(from, from + limit);
-    const more = from + limit < all.length;
-    return { data, cursor: more && data.length > 0 ? (data[data.length - 1] as PolicyRecord).id : null, total: all.length };
+    return pagePolicies(this.all(tenantId), limit, cursor, enabled);
   }
+
 
   version(tenantId: string): number {
     return this.mirror.table<TenantRecord>('tenants').get(tenantId)?.policy_version ?? 0;

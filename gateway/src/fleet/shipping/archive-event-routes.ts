@@ -1,23 +1,13 @@
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { cursorParam, limitParam, queryTenant } from '../../http/list-params.js';
+import { cursorParam, intParam, limitParam, queryTenant } from '../../http/list-params.js';
 import { isValidName } from '../../ledger/entry-input.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 
 export interface ArchiveEventRouteOptions {
   defaultLimit?: number;
   maxLimit?: number;
-}
-
-function intParam(ctx: RequestContext, name: string, required: boolean): number | undefined {
-  const raw = ctx.query.get(name);
-  if (raw === null || raw === '') {
-    if (required) throw new GatewayError('invalid_request', `${name}: required positive integer`);
-    return undefined;
-  }
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new GatewayError('invalid_request', `${name}: must be a positive integer`);
-  return Number(raw);
 }
 
 function nameParam(ctx: RequestContext, names: readonly string[]): string | null {

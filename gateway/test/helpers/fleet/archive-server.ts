@@ -1,53 +1,17 @@
 import pg from 'pg';
-import { createLogger, generateToken, hashToken } from '@aduana/shared';
+import { createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { HttpServer } from '../../../src/http/server.js';
 import { BodyBudget } from '../../../src/http/body-budget.js';
-import { MIGRATIONS } from '../../../src/fleet/postgres/migrations/index.js';
+import { migrate } from '../../../src/fleet/postgres/migrate.js';
 import { PgLedgerArchive } from '../../../src/fleet/postgres/pg-ledger-archive.js';
 import { registerLedgerIngestRoute } from '../../../src/fleet/shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../../../src/fleet/shipping/archive-event-routes.js';
-import type { SidecarTokenRecord, SidecarTokenRepository } from '../../../src/storage/repositories.js';
+import type { SidecarTokenRepository } from '../../../src/storage/repositories.js';
 import type { Authenticator } from '../../../src/auth/authenticate.js';
 
-/** The sidecar-token store a test needs: in memory, same contract as the real ones. */
-export class MemorySidecarTokens implements SidecarTokenRepository {
-  readonly #byHash = new Map<string, SidecarTokenRecord>();
-  #n = 0;
-
-  async create(name: string, tenants: string[] | null): Promise<{ token: string; record: SidecarTokenRecord }> {
-    const token = generateToken('sct');
-    const record: SidecarTokenRecord = { id: `sct-${++this.#n}`, name, tenants, created_at: new Date().toISOString(), revoked_at: null, last4: token.slice(-4) };
-    this.#byHash.set(hashToken(token), record);
-    return { token, record };
-  }
-
-  findByHash(hash: string): SidecarTokenRecord | undefined {
-    return this.#byHash.get(hash);
-  }
-
-  list(): SidecarTokenRecord[] {
-    return [...this.#byHash.values()];
-  }
-
-  async revoke(id: string): Promise<boolean> {
-    for (const [hash, rec] of this.#byHash) {
-      if (rec.id === id) {
-        this.#byHash.set(hash, { ...rec, revoked_at: new Date().toISOString() });
-        return true;
-      }
-    }
-    return false;
-  }
-}
-
-/**
- * Applies the repository's migrations in id order, each once: a stand-in for the control plane's migration runner
- * (built on another branch), enough for a test database of its own.
- */
-export async function migrate(pool: pg.Pool): Promise<void> {
-  for (const m of [...MIGRATIONS].sort((a, b) => a.id.localeCompare(b.id))) await pool.query(m.sql);
-}
+// The in-memory sidecar-token store the fleet tests share.
+export { MemorySidecarTokens } from '../fleet-control-plane.js';
 
 export interface ArchiveDb {
   pg: LocalPostgres;
@@ -62,7 +26,12 @@ export async function startArchiveDb(name: string): Promise<ArchiveDb> {
   const url = await server.createDatabase(name);
   const pool = new pg.Pool({ connectionString: url, max: 8 });
   pool.on('error', () => {}); // an idle connection dropped by a restart is replaced on next use
-  await migrate(pool);
+  const client = await pool.connect();
+  try {
+    await migrate(client);
+  } finally {
+    client.release();
+  }
   return {
     pg: server,
     pool,
