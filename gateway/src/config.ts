@@ -39,6 +39,7 @@ export const GATEWAY_CONFIG = {
   patMaxTtlDays: { env: 'PAT_MAX_TTL_DAYS', type: 'integer', default: 365, minimum: 1, maximum: 3650, description: 'longest lifetime POST /token issues (400 past it); never past the minting token\'s own expiry' },
   verifyFailuresPerMinute: { env: 'VERIFY_FAILURES_PER_MINUTE', type: 'integer', default: 30, minimum: 1, description: 'failed GET /verify calls per client address per minute (and burst) before 429' },
   sessionTtlHours: { env: 'SESSION_TTL_HOURS', type: 'integer', default: 12, minimum: 1, maximum: 720, description: 'lifetime of a login session (POST /login, the console, the identity provider)' },
+  sessionPruneIntervalS: { env: 'SESSION_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: 'how often sessions that expired over a day ago are deleted, seconds' },
   passwordMinLength: { env: 'PASSWORD_MIN_LENGTH', type: 'integer', default: 12, minimum: 8, maximum: 256, description: 'shortest password a user may be given, characters' },
   passwordMaxBytes: { env: 'PASSWORD_MAX_BYTES', type: 'integer', default: 1024, minimum: 64, maximum: 65_536, description: 'longest password accepted anywhere, UTF-8 bytes (400 past it, before any hashing)' },
   passwordScryptLogN: { env: 'PASSWORD_SCRYPT_LOG_N', type: 'integer', default: 15, minimum: 10, maximum: 20, description: 'scrypt cost of new password hashes, log2 N (r 8, p 1); stored beside each hash, so raising it keeps old hashes valid' },

@@ -37,6 +37,7 @@ import { UserStore } from './users/user-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { LoginFailures, loginFailureLimits } from './sessions/login-failures.js';
 import { PasswordLogin } from './sessions/password-login.js';
+import { SessionPruner } from './sessions/session-pruner.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
 import { AgentRegistry } from './agents/agent-registry.js';
@@ -101,6 +102,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const metrics = new MetricStore(store.metrics);
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
+  const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
   const authenticator = new Authenticator({ tokens, sessions, users });
   const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
@@ -269,6 +271,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   heartbeats.start();
   telemetry.start();
   sidecar?.start();
+  sessionPruner.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -285,6 +288,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await sidecar?.close();
         await upstream.close();
         await heartbeats.stop();
+        await sessionPruner.close();
         await telemetry.close();
         await shared?.close();
         await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush(), evalPool.close()]);

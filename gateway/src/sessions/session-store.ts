@@ -63,4 +63,22 @@ export class SessionStore implements SessionRepository {
     });
     return done;
   }
+
+  async pruneExpired(before: Date, limit: number): Promise<number> {
+    const cutoff = before.toISOString();
+    const expired: string[] = [];
+    for (const { key, value } of this.store.sessions.getRange({})) {
+      if ((value as SessionRecord).expires_at < cutoff) expired.push(key as string);
+      if (expired.length >= limit) break;
+    }
+    if (expired.length === 0) return 0;
+    let pruned = 0;
+    await this.store.root.transaction(() => {
+      for (const hash of expired) {
+        const rec = this.store.sessions.get(hash) as SessionRecord | undefined;
+        if (rec && rec.expires_at < cutoff && this.store.sessions.removeSync(hash)) pruned++;
+      }
+    });
+    return pruned;
+  }
 }

@@ -79,6 +79,11 @@ export interface SessionRepository {
   /** Undefined when malformed or unknown (the checksum is checked before any read). */
   find(token: string): SessionRecord | undefined;
   revoke(token: string): Promise<boolean>;
+  /**
+   * Deletes up to `limit` sessions that expired before `before` (revoked or not) and says how many went; a caller
+   * loops until fewer than `limit` go. A pruned session's token then reads as unknown.
+   */
+  pruneExpired(before: Date, limit: number): Promise<number>;
 }
 
 /** The five together: what the governance API and the authentication service read and write. */

@@ -25,6 +25,25 @@ export function describeSessionRepository(open: OpenBackend): void {
       expect(b.repos.sessions.find(token)?.revoked_at).toBe(revokedAt);
     });
 
+    it('prunes sessions that expired before the cut-off, revoked or not, and keeps the rest', async () => {
+      const tenant = uniqueId('ses');
+      const live = await b.repos.sessions.open(tenant, 'usr_3', 'password');
+      const revoked = await b.repos.sessions.open(tenant, 'usr_4', 'oidc');
+      await b.repos.sessions.revoke(revoked.token);
+      // Nothing has expired yet: a cut-off of now keeps both.
+      await b.repos.sessions.pruneExpired(new Date(), 1_000);
+      expect(b.repos.sessions.find(live.token)).toEqual(live.record);
+      expect(b.repos.sessions.find(revoked.token)?.revoked_at).toEqual(expect.any(String));
+      // Past their lifetime both go, in batches of the given size.
+      const later = new Date(Date.now() + SESSION_TTL_MS + 60_000);
+      let pruned = 0;
+      for (let n = -1; n !== 0; pruned += n) n = await b.repos.sessions.pruneExpired(later, 1);
+      expect(pruned).toBeGreaterThanOrEqual(2);
+      expect(b.repos.sessions.find(live.token)).toBeUndefined();
+      expect(b.repos.sessions.find(revoked.token)).toBeUndefined();
+      expect(await b.repos.sessions.revoke(live.token)).toBe(false);
+    });
+
     it('revoking an unknown session is false', async () => {
       const other = await b.repos.sessions.open(uniqueId('ses'), 'usr_2', 'oidc');
       expect(await b.repos.sessions.revoke(`${other.token.slice(0, -2)}zz`)).toBe(false);

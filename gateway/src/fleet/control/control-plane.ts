@@ -13,6 +13,7 @@ import { registerAuthRoutes } from '../../auth-service/auth-routes.js';
 import { bootstrap } from '../../tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from '../../sessions/login-failures.js';
 import { PasswordLogin } from '../../sessions/password-login.js';
+import { SessionPruner } from '../../sessions/session-pruner.js';
 import { buildPackPolicies } from '../../agents/pack-policies.js';
 import { openPostgresRepositories } from '../postgres/open-postgres-repositories.js';
 import { registerBundleRoute } from '../bundle/bundle-route.js';
@@ -53,6 +54,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const loginFailures = new LoginFailures(local.counters, loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const archive = new PgLedgerArchive(db.pool);
+  const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
   const access = {
@@ -81,6 +83,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const authPort = await auth.listen(config.host, config.authPort);
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, authPort }, 'control plane listening');
+  sessionPruner.start();
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
@@ -89,6 +92,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     close() {
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
+        await sessionPruner.close();
         await db.close();
         await local.close();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -44,4 +44,14 @@ export class PgSessionRepository implements SessionRepository {
     await this.mirror.apply('sessions', hash, rec);
     return true;
   }
+
+  async pruneExpired(before: Date, limit: number): Promise<number> {
+    // expires_at is always an ISO-8601 UTC string of one width, so text order is time order.
+    const { rows } = await this.pool.query<{ hash: string }>(
+      `DELETE FROM sessions WHERE hash IN (SELECT hash FROM sessions WHERE record->>'expires_at' < $1 LIMIT $2) RETURNING hash`,
+      [before.toISOString(), limit],
+    );
+    for (const { hash } of rows) await this.mirror.apply('sessions', hash, undefined);
+    return rows.length;
+  }
 }
