@@ -94,7 +94,7 @@ export const GATEWAY_CONFIG = {
   shipIntervalMs: { env: 'SHIP_INTERVAL_MS', type: 'integer', default: 1000, minimum: 10, description: 'fleet mode: a sidecar looks for unshipped ledger entries at least this often, ms (appends also wake it)' },
   shipBackoffBaseMs: { env: 'SHIP_BACKOFF_BASE_MS', type: 'integer', default: 250, minimum: 1, description: 'fleet mode: first retry delay after a failed ledger batch, ms (doubles per failure, with jitter)' },
   shipBackoffMaxMs: { env: 'SHIP_BACKOFF_MAX_MS', type: 'integer', default: 30_000, minimum: 1, description: 'fleet mode: longest retry delay of the ledger shipper, ms' },
-  shipLingerMs: { env: 'SHIP_LINGER_MS', type: 'integer', default: 100, minimum: 0, maximum: 60_000, description: 'fleet mode: how long a ledger append waits for others to join its shipped batch, ms' },
+  shipLingerMs: { env: 'SHIP_LINGER_MS', type: 'integer', default: 1000, minimum: 0, maximum: 60_000, description: 'fleet mode: how long a ledger append waits for others to join its shipped batch, ms' },
   shipTimeoutMs: { env: 'SHIP_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, description: 'fleet mode: time allowed for one ledger batch to be acknowledged, ms' },
   fleetLedgerBodyLimit: { env: 'FLEET_LEDGER_BODY_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 64 * 1024, description: 'control plane: largest POST /v1/fleet/ledger body, bytes (413 past it)' },
   fleetLedgerBatchMax: { env: 'FLEET_LEDGER_BATCH_MAX', type: 'integer', default: 10_000, minimum: 1, maximum: 100_000, description: 'control plane: most entries (and most checkpoints) in one shipped ledger batch (413 past it)' },

@@ -24,7 +24,7 @@ export interface LedgerShipperOptions {
   batchBytes?: number;
   /** Time allowed for one POST, ms (SHIP_TIMEOUT_MS, default 10,000). */
   timeoutMs?: number;
-  /** How long an append waits for others to join its batch before the shipper runs, ms (SHIP_LINGER_MS, default 100). */
+  /** How long an append waits for others to join its batch before the shipper runs, ms (SHIP_LINGER_MS, default 1000). */
   lingerMs?: number;
   /** Failures are never thrown (the shipper retries); each is reported here. */
   onError?: (err: unknown) => void;
@@ -86,7 +86,7 @@ export class LedgerShipper {
   #lastAckAt: string | null = null;
 
   constructor(options: LedgerShipperOptions) {
-    this.#o = { batchMax: 1000, batchBytes: 8 * 1024 * 1024, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, lingerMs: 100, ...options };
+    this.#o = { batchMax: 1000, batchBytes: 8 * 1024 * 1024, intervalMs: 1000, backoffBaseMs: 250, backoffMaxMs: 30_000, timeoutMs: 10_000, lingerMs: 1000, ...options };
     this.#endpoint = `${options.controlPlaneUrl.replace(/\/+$/, '')}/v1/fleet/ledger`;
   }
 
