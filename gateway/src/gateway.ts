@@ -8,7 +8,6 @@ import { Authenticator } from './auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
 import { TenantRuntimes, evaluationLimits } from './runtime/tenant-runtime.js';
-import { SharedLimits } from './fleet/limits/shared-limits.js';
 import { DecisionStore } from './decisions/decision-store.js';
 import { DecisionEngine } from './decisions/decision-engine.js';
 import { DecideRequestValidator } from './decisions/decide-request.js';
@@ -124,8 +123,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger) : null;
+  // Loaded only with Redis configured: ioredis subclasses String, which leaves String.prototype in dictionary mode for
+  // the whole process and every optimised property load on a string slower (docs/benchmarks.md, "Winning it back").
   const shared = config.redisUrl
-    ? new SharedLimits(
+    ? new (await import('./fleet/limits/shared-limits.js')).SharedLimits(
         {
           url: config.redisUrl,
           commandTimeoutMs: config.redisCommandTimeoutMs,

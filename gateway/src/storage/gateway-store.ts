@@ -25,7 +25,7 @@ export interface GatewayStore {
   readonly agents: Database;
   /** free-form counters that must survive restarts: [kind, tenant, key, period] -> number */
   readonly counters: Database;
-  /** metric samples: [tenant, metric, agent, unix seconds, n] -> number */
+  /** metric samples: [tenant, '\u0001', agent, unix second] -> every measure of that agent in that second (telemetry/metric-slot.ts) */
   readonly metrics: Database;
   /** [tenant, log id] -> LogEntry (PII-redacted) */
   readonly logs: Database;

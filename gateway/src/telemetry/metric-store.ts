@@ -1,14 +1,8 @@
 import type { Database } from 'lmdb';
+import { migrateToSlots } from './metric-layout.js';
+import { COUNTER_INDEX, COUNTERS, emptySlot, mergeSlots, METRIC_INDEX, SLOT_TAG, type MetricName, type Slot, type SlotKey } from './metric-slot.js';
 
-/** Metric names `GET /v1/telemetry/query/stats` reads (docs/telemetry.md, "Metrics"). */
-export const METRICS = ['decision.latency_ms', 'decision.count', 'decision.blocked_count', 'budget.cost_brl', 'heartbeat.missed_count', 'limits.redis_fallbacks'] as const;
-export type MetricName = (typeof METRICS)[number];
-
-/**
- * Counts: one number per second (the second's total), and the summary statistics are over those per-second totals.
- * The others keep every sample of a second, and the statistics are over the samples (docs/telemetry.md).
- */
-const COUNTERS: ReadonlySet<string> = new Set<MetricName>(['decision.count', 'decision.blocked_count', 'heartbeat.missed_count', 'limits.redis_fallbacks']);
+export { METRICS, type MetricName } from './metric-slot.js';
 
 export interface MetricSeries {
   metric: string;
@@ -18,17 +12,10 @@ export interface MetricSeries {
   p99: number;
 }
 
-type Key = [string, string, string, number];
-
-/** A metric's index in `METRICS`: the buffer keeps one slot per metric and agent, not a map. */
-const METRIC_INDEX = new Map<string, number>(METRICS.map((m, i) => [m, i]));
-const COUNTER_INDEX: readonly boolean[] = METRICS.map((m) => COUNTERS.has(m));
 const DECISION_COUNT = METRIC_INDEX.get('decision.count') as number;
 const DECISION_LATENCY = METRIC_INDEX.get('decision.latency_ms') as number;
 const DECISION_BLOCKED = METRIC_INDEX.get('decision.blocked_count') as number;
 
-/** One agent's samples of one second, by metric index (undefined: none). */
-type Slot = (number[] | undefined)[];
 /** second -> tenant -> agent -> slot: nested maps, so recording a sample builds no joined key string. */
 type Buffer = Map<number, Map<string, Map<string, Slot>>>;
 
@@ -46,9 +33,10 @@ const FLUSHED: [string, string] = ['\u0000metric-store', 'flushed'];
 const THROUGH: [string, string] = ['\u0000metric-store', 'through'];
 
 /**
- * Metric samples in LMDB under [tenant, metric, agent, unix second] -> the samples of that second: one range read
- * answers a tenant's series for a window, per agent or for all. Samples are buffered per second in memory and written
- * once a second (one write per key, not per call); queries see the buffer too.
+ * Metric samples in LMDB under [tenant, SLOT_TAG, agent, unix second] -> that second's slot (every measure of the agent
+ * in that second: counts' totals, measures' samples): one range read answers a tenant's series for a window, per agent
+ * or for all, and a decision's count, latency and block share one key. Samples are buffered per second in memory and
+ * written once a second (one write per agent and second, not per call); queries see the buffer too.
  */
 export class MetricStore {
   /** Samples not yet written. */
@@ -61,34 +49,34 @@ export class MetricStore {
   #timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly db: Database) {
+    const migrated = migrateToSlots(db);
     this.#flushes = (db.get(FLUSHED) as number | undefined) ?? 0;
     // A store written before THROUGH existed only ever wrote seconds up to its own clock.
     this.#through = (db.get(THROUGH) as number | undefined) ?? Math.floor(Date.now() / 1000);
+    // Or, moved from the per-metric layout, seconds up to the latest it held (a clock may have been set back since).
+    if (migrated > this.#through) {
+      this.#through = migrated;
+      db.putSync(THROUGH, migrated);
+    }
   }
 
   record(tenantId: string, metric: MetricName, agentId: string, value: number, atMs: number): void {
     const i = METRIC_INDEX.get(metric) as number;
     const slot = this.#slot(tenantId, agentId, Math.floor(atMs / 1000));
-    const samples = slot[i];
-    if (samples === undefined) slot[i] = [value];
-    else if (COUNTER_INDEX[i]) samples[0] = (samples[0] as number) + value;
-    else samples.push(value);
+    const held = slot[i] as number | number[] | null;
+    if (COUNTER_INDEX[i]) slot[i] = ((held as number | null) ?? 0) + value;
+    else if (held === null) slot[i] = [value];
+    else (held as number[]).push(value);
   }
 
   /** One decision's samples (count, latency, blocked) in one lookup: the per-decision path. */
   recordDecision(tenantId: string, agentId: string, latencyMs: number, blocked: boolean, atMs: number): void {
     const slot = this.#slot(tenantId, agentId, Math.floor(atMs / 1000));
-    const count = slot[DECISION_COUNT];
-    if (count === undefined) slot[DECISION_COUNT] = [1];
-    else count[0] = (count[0] as number) + 1;
-    const latency = slot[DECISION_LATENCY];
-    if (latency === undefined) slot[DECISION_LATENCY] = [latencyMs];
+    slot[DECISION_COUNT] = ((slot[DECISION_COUNT] as number | null) ?? 0) + 1;
+    const latency = slot[DECISION_LATENCY] as number[] | null;
+    if (latency === null) slot[DECISION_LATENCY] = [latencyMs];
     else latency.push(latencyMs);
-    if (blocked) {
-      const b = slot[DECISION_BLOCKED];
-      if (b === undefined) slot[DECISION_BLOCKED] = [1];
-      else b[0] = (b[0] as number) + 1;
-    }
+    if (blocked) slot[DECISION_BLOCKED] = ((slot[DECISION_BLOCKED] as number | null) ?? 0) + 1;
   }
 
   #slot(tenantId: string, agentId: string, second: number): Slot {
@@ -104,7 +92,7 @@ export class MetricStore {
     }
     let slot = agents.get(agentId);
     if (slot === undefined) {
-      slot = [undefined, undefined, undefined, undefined, undefined];
+      slot = emptySlot();
       agents.set(agentId, slot);
     }
     if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), 1000).unref();
@@ -132,15 +120,9 @@ export class MetricStore {
         const fresh = second > through;
         for (const [tenantId, agents] of tenants) {
           for (const [agentId, slot] of agents) {
-            for (let i = 0; i < slot.length; i++) {
-              const samples = slot[i];
-              if (samples === undefined) continue;
-              const key: Key = [tenantId, METRICS[i] as MetricName, agentId, second];
-              const stored = fresh ? undefined : (this.db.get(key) as number[] | undefined);
-              if (!stored) void this.db.put(key, samples);
-              else if (COUNTER_INDEX[i]) void this.db.put(key, [(stored[0] ?? 0) + (samples[0] as number)]);
-              else void this.db.put(key, stored.concat(samples));
-            }
+            const key: SlotKey = [tenantId, SLOT_TAG, agentId, second];
+            const stored = fresh ? undefined : (this.db.get(key) as Slot | undefined);
+            void this.db.put(key, stored === undefined ? slot : mergeSlots(stored, slot));
           }
         }
       }
@@ -154,33 +136,35 @@ export class MetricStore {
   query(tenantId: string, metric: MetricName, from: number, to: number, agentId?: string): MetricSeries {
     const perSecond = new Map<number, number>();
     const values: number[] = [];
-    const take = (ts: number, samples: readonly number[]) => {
-      for (const v of samples) {
+    const i = METRIC_INDEX.get(metric) as number;
+    const take = (ts: number, held: number | number[] | null | undefined) => {
+      if (held === null || held === undefined) return;
+      if (typeof held === 'number') {
+        perSecond.set(ts, (perSecond.get(ts) ?? 0) + held);
+        values.push(held);
+        return;
+      }
+      for (const v of held) {
         perSecond.set(ts, (perSecond.get(ts) ?? 0) + v);
         values.push(v);
       }
     };
     const unwritten = this.#unwritten();
-    const agents = agentId !== undefined ? [agentId] : this.#agents(tenantId, metric, unwritten);
+    const agents = agentId !== undefined ? [agentId] : this.#agents(tenantId, i, unwritten);
     for (const agent of agents) {
-      for (const { key, value } of this.db.getRange({ start: [tenantId, metric, agent, from], end: [tenantId, metric, agent, to + 1] })) {
-        take((key as Key)[3], value as number[]);
+      for (const { key, value } of this.db.getRange({ start: [tenantId, SLOT_TAG, agent, from], end: [tenantId, SLOT_TAG, agent, to + 1] })) {
+        take((key as SlotKey)[3], (value as Slot)[i]);
       }
     }
     // Samples of the last second, not written yet (or being written and not in this snapshot).
-    const i = METRIC_INDEX.get(metric) as number;
     for (const buffer of unwritten) {
       for (const [ts, tenants] of buffer) {
         const agents = ts >= from && ts <= to ? tenants.get(tenantId) : undefined;
         if (agents === undefined) continue;
         if (agentId !== undefined) {
-          const samples = agents.get(agentId)?.[i];
-          if (samples !== undefined) take(ts, samples);
+          take(ts, agents.get(agentId)?.[i]);
         } else {
-          for (const slot of agents.values()) {
-            const samples = slot[i];
-            if (samples !== undefined) take(ts, samples);
-          }
+          for (const slot of agents.values()) take(ts, slot[i]);
         }
       }
     }
@@ -197,9 +181,9 @@ export class MetricStore {
   async prune(beforeSecond: number, chunk = 2000): Promise<number> {
     let removed = 0;
     for (;;) {
-      const old: Key[] = [];
+      const old: SlotKey[] = [];
       for (const key of this.db.getKeys({})) {
-        if ((key as Key)[3] < beforeSecond) old.push(key as Key);
+        if ((key as SlotKey)[3] < beforeSecond) old.push(key as SlotKey);
         if (old.length >= chunk) break;
       }
       if (old.length === 0) return removed;
@@ -220,23 +204,23 @@ export class MetricStore {
     return out;
   }
 
-  #agents(tenantId: string, metric: MetricName, unwritten: readonly Buffer[]): string[] {
+  /** Agents with slots of the tenant (an agent without this metric's samples adds nothing to its series). */
+  #agents(tenantId: string, i: number, unwritten: readonly Buffer[]): string[] {
     const agents = new Set<string>();
     let last: string | null = null;
     // Skip from one agent's range to the next: a few reads, however many seconds each agent has.
     for (;;) {
       let next: string | null = null;
-      for (const key of this.db.getKeys({ start: [tenantId, metric, last === null ? '' : `${last}\u0000`], end: [tenantId, metric, '\uffff'], limit: 1 })) {
+      for (const key of this.db.getKeys({ start: [tenantId, SLOT_TAG, last === null ? '' : `${last}\u0000`], end: [tenantId, SLOT_TAG, '\uffff'], limit: 1 })) {
         next = (key as [string, string, string])[2];
       }
       if (next === null) break;
       agents.add(next);
       last = next;
     }
-    const i = METRIC_INDEX.get(metric) as number;
     for (const buffer of unwritten) {
       for (const tenants of buffer.values()) {
-        for (const [agent, slot] of tenants.get(tenantId) ?? []) if (slot[i] !== undefined) agents.add(agent);
+        for (const [agent, slot] of tenants.get(tenantId) ?? []) if (slot[i] !== null) agents.add(agent);
       }
     }
     return [...agents];
