@@ -4,4 +4,7 @@ const fast = (): boolean => (0, eval)('(p) => %HasFastProperties(p)')(String.pro
 await import('../../src/gateway.js');
 const afterGateway = fast();
 await import('ioredis');
-process.stdout.write(JSON.stringify({ afterGateway, afterIoredis: fast() }));
+const afterIoredis = fast();
+// What a gateway with REDIS_URL loads: the shared limits' Redis connection, which repairs the prototype.
+await import('../../src/fleet/limits/shared-limits.js');
+process.stdout.write(JSON.stringify({ afterGateway, afterIoredis, afterSharedLimits: fast() }));

@@ -1,6 +1,9 @@
 import { Redis } from 'ioredis';
 import type { Logger } from '@aduana/shared';
 import { parseRedisUrl } from './redis-url.js';
+import { restoreFastStringPrototype } from './string-prototype.js';
+
+restoreFastStringPrototype();
 
 export interface RedisConnectionOptions {
   url: string;
