@@ -100,8 +100,8 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
     let canonical: string;
     try {
       canonical = canonicalOf(e);
-    } catch {
-      return invalid(`entry ${e.seq} has no canonical JSON form (a lone surrogate)`);
+    } catch (err) {
+      return invalid(`entry ${e.seq} has no canonical JSON form (${err instanceof Error ? err.message : 'unknown'})`);
     }
     const h = entryHash(e.prev_hash, canonical);
     if (h.toString('hex') !== e.hash) return invalid(`entry ${e.seq}: hash does not match its content`);
