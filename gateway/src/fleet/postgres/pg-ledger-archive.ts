@@ -133,7 +133,7 @@ export class PgLedgerArchive {
         created[i] = new Date(e.createdAt).toISOString(); // what Date.parse accepted, in a form PostgreSQL reads alike
         types[i] = e.eventType;
         agents[i] = e.agentId ?? '';
-        hashes[i] = e.hash.toString('hex');
+        hashes[i] = e.hashHex;
         nodes[i] = e.nodes.toString('hex');
         texts[i] = e.canonical;
       }
