@@ -1,11 +1,10 @@
 import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
-import { parseJsonBody } from '../../http/json-body.js';
 import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { SidecarTokenRepository } from '../../storage/repositories.js';
 import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
-import { readShippedBatch } from './read-shipped-batch.js';
+import { parseShippedBody, readShippedBatch } from './read-shipped-batch.js';
 
 export interface LedgerIngestOptions {
   archive: Pick<PgLedgerArchive, 'ingest'>;
@@ -34,7 +33,7 @@ export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIng
       throw err;
     }
     ctx.onAbort = null;
-    const batch = readShippedBatch(parseJsonBody(raw), maxEntries);
+    const batch = readShippedBatch(parseShippedBody(raw), maxEntries);
     if (!sidecarCovers(sidecar, batch.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${batch.tenant_id}`);
     return { status: 200, body: await options.archive.ingest(batch) };
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '@aduana/shared';
-import { parsedCanonicalJson } from './parsed-canonical-json.js';
+import { MAX_CANONICAL_DEPTH, parsedCanonicalJson } from './parsed-canonical-json.js';
 
 // The fast path must be byte-identical to the ledger's canonicalizer on anything JSON.parse can produce, or a
 // valid shipped entry would be refused (or a forged one accepted).
@@ -69,5 +69,31 @@ describe('parsedCanonicalJson', () => {
       const parsed: unknown = JSON.parse(JSON.stringify(randomValue(0, rnd)));
       expect(sameAsLedger(parsed)).toBe(true);
     }
+  });
+
+  it('equals canonicalJson on values whose keys are already in canonical order (the native fast path)', () => {
+    let seed = 777;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let fastPathInputs = 0;
+    for (let i = 0; i < 2000; i++) {
+      let text: string;
+      try {
+        text = canonicalJson(JSON.parse(JSON.stringify(randomValue(0, rnd))));
+      } catch {
+        continue; // a lone surrogate: covered above
+      }
+      const parsed: unknown = JSON.parse(text);
+      fastPathInputs++;
+      expect(parsedCanonicalJson(parsed)).toBe(text);
+    }
+    expect(fastPathInputs).toBeGreaterThan(1000);
+  });
+
+  it('refuses nesting deeper than the limit, sorted or not, and accepts it at the limit', () => {
+    const nest = (depth: number, inner: unknown): unknown => (depth === 0 ? inner : { a: nest(depth - 1, inner) });
+    expect(parsedCanonicalJson(nest(MAX_CANONICAL_DEPTH, 1))).toBe(canonicalJson(nest(MAX_CANONICAL_DEPTH, 1)));
+    expect(() => parsedCanonicalJson(nest(MAX_CANONICAL_DEPTH + 1, 1))).toThrow(/deeper/);
+    expect(() => parsedCanonicalJson(nest(MAX_CANONICAL_DEPTH + 1, { b: 1, a: 2 }))).toThrow(/deeper/);
+    expect(() => parsedCanonicalJson(JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`))).toThrow(/deeper/);
   });
 });

@@ -21,6 +21,8 @@ export interface VerifiedEntry {
   eventType: string;
   agentId: string | null;
   hash: Buffer;
+  /** The same hash as lowercase hex: the shipped text, once it is verified equal to the recomputed hash. */
+  hashHex: string;
   /** Roots of the aligned subtrees this entry completes, levels 1..m, concatenated (what its row stores). */
   nodes: Buffer;
   /** RFC 8785 canonical JSON of the entry without `hash`: exactly the bytes its hash covers. */
@@ -100,8 +102,8 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
     let canonical: string;
     try {
       canonical = canonicalOf(e);
-    } catch {
-      return invalid(`entry ${e.seq} has no canonical JSON form (a lone surrogate)`);
+    } catch (err) {
+      return invalid(`entry ${e.seq} has no canonical JSON form (${err instanceof Error ? err.message : 'unknown'})`);
     }
     const h = entryHash(e.prev_hash, canonical);
     if (h.toString('hex') !== e.hash) return invalid(`entry ${e.seq}: hash does not match its content`);
@@ -153,12 +155,13 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
       eventType: e.event_type,
       agentId: typeof agent === 'string' ? agent : null,
       hash: hashes[i]!,
+      hashHex: e.hash,
       nodes: completed.length === 1 ? completed[0]! : Buffer.concat(completed),
       canonical: canonicals[i]!,
     });
   }
   const last = verified[verified.length - 1];
-  const newHead: ChainHead = last ? { seq: last.seq, hash: last.hash.toString('hex'), peaks } : head;
+  const newHead: ChainHead = last ? { seq: last.seq, hash: last.hashHex, peaks } : head;
   return { ok: true, entries: verified, checkpoints: [...checkpointsAt.values()], head: newHead, skipped };
 }
 

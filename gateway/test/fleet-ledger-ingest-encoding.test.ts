@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '@aduana/shared';
+import type { LedgerEntry } from '../src/ledger/index.js';
+import { SHIPPING_FORMAT, type ShippedBatch } from '../src/fleet/shipping/shipping-format.js';
+import { TempLedger } from './helpers/ledger/temp-ledger.js';
+import { call, expectEnvelope } from './helpers/start-test-gateway.js';
+import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
+
+// How the ingest reads and stores what it is shipped (docs/fleet.md, "Shipping the ledger"): the rows reach
+// PostgreSQL as separator-joined columns, the body is parsed without the generic scan, and canonical JSON takes a
+// native fast path when keys arrive sorted. Real route, real PostgreSQL, a real sidecar ledger.
+let db: ArchiveDb;
+let cp: ArchiveServer;
+const tokens = new MemorySidecarTokens();
+let sidecarToken: string;
+const side = new TempLedger({ checkpointEvery: 1_000_000, checkpointIntervalMs: 3_600_000 });
+const TENANT = 'enc';
+const CHAIN = `inst-e/${TENANT}`;
+
+beforeAll(async () => {
+  db = await startArchiveDb('ingest_encoding');
+  cp = await startArchiveServer(db.archive, tokens);
+  sidecarToken = (await tokens.create('sidecar-e', [TENANT])).token;
+}, 60_000);
+afterAll(async () => {
+  await cp?.close();
+  await side.dispose();
+  await db?.close();
+});
+
+const batchOf = (entries: LedgerEntry[]): ShippedBatch => ({ format: SHIPPING_FORMAT, chain_id: CHAIN, tenant_id: TENANT, public_key: side.ledger.publicKey, entries, checkpoints: [] });
+const ship = (body: unknown) => call(cp.url, 'POST', '/v1/fleet/ledger', { token: sidecarToken, body });
+const shipRaw = (text: string) => call(cp.url, 'POST', '/v1/fleet/ledger', { token: sidecarToken, rawBody: Buffer.from(text), headers: { 'content-type': 'application/json' } });
+const canonicalOf = (e: LedgerEntry): string => {
+  const { hash: _drop, ...rest } = e;
+  return canonicalJson(rest);
+};
+const rows = async () =>
+  (await db.pool.query<{ seq: string; agent_id: string | null; nodes: Buffer; entry: string }>('SELECT seq, agent_id, nodes, entry FROM ledger_entries WHERE chain_id = $1 ORDER BY seq', [CHAIN])).rows;
+const fresh = (after: number): LedgerEntry[] => side.ledger.list(TENANT, { limit: 1000 }).events.filter((e) => e.seq > after);
+
+/** The same object with its keys in reverse order, recursively (JSON.stringify then writes them unsorted). */
+function reversed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reversed);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)]));
+}
+
+describe('ledger ingest encoding', () => {
+  it('stores single-entry batches without an agent (empty agent and subtree columns) exactly as hashed, and they verify', async () => {
+    await side.ledger.append(TENANT, [1, 2, 3].map((i) => ({ event_type: 'prompt', payload: { i, text: 'line\nbreak, comma' }, metadata: {}, decision: null })));
+    for (const e of fresh(0)) {
+      const r = await ship(batchOf([e]));
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.acked_seq).toBe(e.seq);
+    }
+    const stored = await rows();
+    expect(stored.map((r) => [Number(r.seq), r.agent_id, r.nodes.length])).toEqual([[1, null, 0], [2, null, 32], [3, null, 0]]);
+    expect(stored.map((r) => r.entry)).toEqual(fresh(0).map(canonicalOf));
+    const [report] = await db.archive.verifyTenant(TENANT);
+    expect(report).toMatchObject({ chain_id: CHAIN, ok: true, checked: 3 });
+  });
+
+  it('accepts entries whose keys arrive out of canonical order, storing the canonical form the hash covers', async () => {
+    await side.ledger.append(TENANT, [4, 5].map((i) => ({ event_type: 'tool_call', payload: { zeta: i, alpha: { y: 1, b: [{ d: 1, c: 2 }] } }, metadata: { agent_id: 'agent-z', trace: 't' }, decision: null })));
+    const entries = fresh(3);
+    const text = JSON.stringify({ ...batchOf([]), entries: entries.map(reversed) });
+    expect(text.indexOf('"zeta"')).toBeLessThan(text.indexOf('"alpha"'));
+    const r = await shipRaw(text);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.acked_seq).toBe(5);
+    const stored = (await rows()).slice(3);
+    expect(stored.map((s) => s.entry)).toEqual(entries.map(canonicalOf));
+    expect(stored.map((s) => s.agent_id)).toEqual(['agent-z', 'agent-z']);
+  });
+
+  it('reads a duplicated key once, as JSON.parse does, and stores only what the hash covers', async () => {
+    await side.ledger.append(TENANT, [{ event_type: 'prompt', payload: { note: 'real' }, metadata: {}, decision: null }]);
+    const [entry] = fresh(5);
+    const honest = JSON.stringify(batchOf([entry!]));
+    const r = await shipRaw(honest.replace('"payload":{"note":"real"}', '"payload":{"note":"decoy","note":"real"}'));
+    expect(r.status, r.text).toBe(200);
+    const stored = (await rows()).at(-1)!;
+    expect(stored.entry).toBe(canonicalOf(entry!));
+    expect(stored.entry).not.toContain('decoy');
+  });
+
+  it('refuses a self-consistent entry nested deeper than 64 levels with 422, storing nothing', async () => {
+    await side.ledger.append(TENANT, [{ event_type: 'prompt', payload: { ok: true }, metadata: {}, decision: null }]);
+    const [entry] = fresh(6);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 70; i++) deep = { d: deep };
+    const forged: LedgerEntry = { ...entry!, payload: { deep } };
+    forged.hash = createHash('sha256').update(forged.prev_hash + canonicalOf(forged)).digest('hex');
+    const r = await ship(batchOf([forged]));
+    expect(expectEnvelope(r, 422, 'invalid_request').message).toMatch(/entry 7 has no canonical JSON form \(JSON nesting deeper than 64\)/);
+    expect(await rows()).toHaveLength(6);
+    expect(Number((await db.pool.query('SELECT head_seq FROM ledger_chains WHERE chain_id = $1', [CHAIN])).rows[0].head_seq)).toBe(6);
+    // The honest entry still goes in after the refusal.
+    expect((await ship(batchOf([entry!]))).status).toBe(200);
+  });
+});
