@@ -39,6 +39,8 @@ import { LoginFailures, loginFailureLimits } from './sessions/login-failures.js'
 import { PasswordLogin } from './sessions/password-login.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
+import { localConsoleLedger } from './console/console-ledger.js';
+import { DecisionConsoleData } from './console/console-data.js';
 import { AgentRegistry } from './agents/agent-registry.js';
 import { HeartbeatMonitor } from './agents/heartbeat-monitor.js';
 import { buildPackPolicies } from './agents/pack-policies.js';
@@ -121,7 +123,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger) : null;
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d)) : null;
   const shared = config.redisUrl
     ? new SharedLimits(
         {
@@ -246,7 +248,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
   registerAuthRoutes(auth, deps);
-  registerConsoleRoutes(auth, deps);
+  registerConsoleRoutes(
+    auth,
+    { ...deps, ledger: localConsoleLedger(ledger), ...(sidecar ? { resolveRefusal: sidecar.refuseResolve } : {}) },
+    new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
+  );
   auth.finish();
 
   let port: number;

@@ -32,9 +32,9 @@ interface ChainRow {
 // The rows travel as one JSON parameter: JSON.stringify is native, while the driver's array encoding escapes every
 // element in JavaScript (it was the largest cost of an ingest, bench:fleet-ingest).
 const INSERT_ENTRIES = `
-INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, hash, nodes, entry)
-SELECT $1, u.s, $2, u.c, u.t, u.a, decode(u.h, 'hex'), decode(u.n, 'hex'), u.e
-FROM json_to_recordset($3::json) AS u(s bigint, c timestamptz, t text, a text, h text, n text, e text)`;
+INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, decision_id, hash, nodes, entry)
+SELECT $1, u.s, $2, u.c, u.t, u.a, u.d, decode(u.h, 'hex'), decode(u.n, 'hex'), u.e
+FROM json_to_recordset($3::json) AS u(s bigint, c timestamptz, t text, a text, d text, h text, n text, e text)`;
 
 const INSERT_CHECKPOINTS = `
 INSERT INTO ledger_checkpoints (chain_id, tree_size, checkpoint)
@@ -116,10 +116,10 @@ export class PgLedgerArchive {
 
     const n = verdict.entries.length;
     if (n > 0) {
-      const rows = new Array<{ s: number; c: string; t: string; a: string | null; h: string; n: string; e: string }>(n);
+      const rows = new Array<{ s: number; c: string; t: string; a: string | null; d: string | null; h: string; n: string; e: string }>(n);
       for (let i = 0; i < n; i++) {
         const e = verdict.entries[i]!;
-        rows[i] = { s: e.seq, c: new Date(e.createdAt).toISOString(), t: e.eventType, a: e.agentId, h: e.hash.toString('hex'), n: e.nodes.toString('hex'), e: e.canonical };
+        rows[i] = { s: e.seq, c: new Date(e.createdAt).toISOString(), t: e.eventType, a: e.agentId, d: e.decisionId, h: e.hash.toString('hex'), n: e.nodes.toString('hex'), e: e.canonical };
       }
       await client.query(INSERT_ENTRIES, [batch.chain_id, batch.tenant_id, JSON.stringify(rows)]);
     }

@@ -20,6 +20,8 @@ export interface VerifiedEntry {
   createdAt: string;
   eventType: string;
   agentId: string | null;
+  /** The decision's id when the entry records one (the control plane finds held decisions by it). */
+  decisionId: string | null;
   hash: Buffer;
   /** Roots of the aligned subtrees this entry completes, levels 1..m, concatenated (what its row stores). */
   nodes: Buffer;
@@ -147,11 +149,13 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
     const cp = checkpointsAt.get(e.seq);
     if (cp && rootFromPeaks(peaks).toString('hex') !== cp.root_hash) return invalid(`checkpoint at tree size ${e.seq}: root does not match the entries`);
     const agent = e.metadata.agent_id;
+    const decisionId = e.decision?.decision_id;
     verified.push({
       seq: e.seq,
       createdAt: e.created_at,
       eventType: e.event_type,
       agentId: typeof agent === 'string' ? agent : null,
+      decisionId: typeof decisionId === 'string' ? decisionId : null,
       hash: hashes[i]!,
       nodes: completed.length === 1 ? completed[0]! : Buffer.concat(completed),
       canonical: canonicals[i]!,
