@@ -9,6 +9,7 @@ import { startControlPlane, type RunningControlPlane } from '../../src/fleet/con
 import { openPostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
+import { startTcpRelay } from '../helpers/fleet/tcp-relay.js';
 
 /**
  * Agents, held decisions and the console at the control plane (docs/fleet.md, "Agents and decisions"): a real
@@ -162,6 +163,28 @@ describe('agents at the control plane', () => {
     const bad = { ...report, tenants: [report.tenants[0], { tenant_id: 'default', agents: [{ agent_id: 'half' }] }] };
     expectEnvelope(await call(cp.url, 'POST', '/v1/fleet/agents', { token: sidecarToken, body: bad }), 400, 'invalid_request');
     expectEnvelope(await call(cp.url, 'GET', '/v1/agents/forged', { token: operator }), 404, 'not_found');
+  });
+});
+
+describe('agent reports while the control plane is away', () => {
+  it('queue at the sidecar and reach the control plane once it is back', async () => {
+    const cpPort = Number(new URL(cp.url).port);
+    let relay = await startTcpRelay(cpPort);
+    const away = await startSidecar(relay.url, sidecarToken, tmp('sidecar-away'), { fleetAgentReportMs: 100 });
+    try {
+      await vi.waitFor(async () => expect((await decide(away.url, 'warm-up', 'hello')).status).toBe(200), { timeout: 10_000, interval: 50 });
+      await relay.close();
+      expect((await call(away.url, 'POST', '/v1/heartbeat', { token: operator, body: { agent_id: 'away-1' } })).status).toBe(200);
+      const failures = async () => (await call(away.url, 'GET', '/health')).body.fleet.agent_reports.failures as number;
+      await vi.waitFor(async () => expect(await failures()).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 50 });
+      expectEnvelope(await call(cp.url, 'GET', '/v1/agents/away-1', { token: operator }), 404, 'not_found');
+      relay = await startTcpRelay(cpPort, relay.port);
+      await vi.waitFor(async () => expect((await call(cp.url, 'GET', '/v1/agents/away-1', { token: operator })).body).toMatchObject({ agent_id: 'away-1', status: 'ACTIVE' }), { timeout: 5000, interval: 50 });
+      expect(await failures()).toBe(0);
+    } finally {
+      await away.close();
+      await relay.close();
+    }
   });
 });
 
