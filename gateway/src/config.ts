@@ -98,6 +98,11 @@ export const GATEWAY_CONFIG = {
   shipTimeoutMs: { env: 'SHIP_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, description: 'fleet mode: time allowed for one ledger batch to be acknowledged, ms' },
   fleetLedgerBodyLimit: { env: 'FLEET_LEDGER_BODY_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 64 * 1024, description: 'control plane: largest POST /v1/fleet/ledger body, bytes (413 past it)' },
   fleetLedgerBatchMax: { env: 'FLEET_LEDGER_BATCH_MAX', type: 'integer', default: 10_000, minimum: 1, maximum: 100_000, description: 'control plane: most entries (and most checkpoints) in one shipped ledger batch (413 past it)' },
+  fleetAgentReportMs: { env: 'FLEET_AGENT_REPORT_MS', type: 'integer', default: 5000, minimum: 50, maximum: 3_600_000, description: "fleet mode: how often a sidecar reports the agents it saw (last_seen, heartbeats, first-use registrations) to its control plane, ms" },
+  fleetAgentReportMax: { env: 'FLEET_AGENT_REPORT_MAX', type: 'integer', default: 1000, minimum: 1, maximum: 10_000, description: 'fleet mode: most agents in one agent report; a sidecar sends more in several, the control plane refuses more (413)' },
+  fleetAgentReportBodyLimit: { env: 'FLEET_AGENT_REPORT_BODY_LIMIT', type: 'integer', default: 8 * 1024 * 1024, minimum: 64 * 1024, description: 'control plane: largest POST /v1/fleet/agents body, bytes (413 past it)' },
+  fleetBundleResolutionsWindowS: { env: 'FLEET_BUNDLE_RESOLUTIONS_WINDOW_S', type: 'integer', default: 86_400, minimum: 60, maximum: 604_800, description: "control plane: resolutions of held decisions made within this are carried in bundles to the sidecar that made the decision, s (a sidecar away longer misses them)" },
+  fleetBundleResolutionsMax: { env: 'FLEET_BUNDLE_RESOLUTIONS_MAX', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'control plane: most resolutions of held decisions a bundle carries per tenant (the newest)' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
 } as const;
 

@@ -39,6 +39,8 @@ import { PasswordLogin } from './sessions/password-login.js';
 import { SessionPruner } from './sessions/session-pruner.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
+import { localConsoleLedger } from './console/console-ledger.js';
+import { DecisionConsoleData } from './console/console-data.js';
 import { AgentRegistry } from './agents/agent-registry.js';
 import { HeartbeatMonitor } from './agents/heartbeat-monitor.js';
 import { buildPackPolicies } from './agents/pack-policies.js';
@@ -122,7 +124,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger) : null;
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d)) : null;
   // Loaded only with Redis configured: ioredis subclasses String, which leaves String.prototype in dictionary mode for
   // the whole process and every optimised property load on a string slower (docs/benchmarks.md, "Winning it back").
   const shared = config.redisUrl
@@ -249,7 +251,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
   registerAuthRoutes(auth, deps);
-  registerConsoleRoutes(auth, deps);
+  registerConsoleRoutes(
+    auth,
+    { ...deps, ledger: localConsoleLedger(ledger), ...(sidecar ? { resolveRefusal: sidecar.refuseResolve } : {}) },
+    new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
+  );
   auth.finish();
 
   let port: number;

@@ -1,7 +1,10 @@
 import type { Database } from 'lmdb';
 import { GatewayError } from '../errors.js';
 import type { PackName } from '../policy/packs.js';
-import { AgentState, type AgentStatus, type StoredAgent } from './agent-state.js';
+import { AgentState, type StoredAgent } from './agent-state.js';
+import { pageAgents, type AgentPage, type ListQuery } from './agent-page.js';
+
+export type { AgentPage, ListQuery } from './agent-page.js';
 
 /** Weight of a new decision in an agent's risk_score (an exponentially decayed mean; docs/agents.md). */
 const RISK_ALPHA = 0.1;
@@ -21,18 +24,6 @@ export interface AgentProfile {
   policy_pack?: PackName | null;
   risk_budget?: number | null;
   metadata?: Record<string, unknown> | null;
-}
-
-export interface ListQuery {
-  status?: AgentStatus | null;
-  limit: number;
-  cursor?: string | null;
-}
-
-export interface AgentPage {
-  data: AgentState[];
-  cursor: string | null;
-  total: number;
 }
 
 /**
@@ -155,16 +146,7 @@ export class AgentRegistry {
 
   /** A page of the tenant's agents in agent-id order, optionally of one status; `cursor` is the last id seen. */
   list(tenantId: string, query: ListQuery): AgentPage {
-    const now = this.#now();
-    const interval = this.options.intervalMs;
-    const after = query.cursor ? decodeCursor(query.cursor) : null;
-    const all = [...(this.#tenants.get(tenantId)?.values() ?? [])].filter((s) => !query.status || s.status(now, interval) === query.status);
-    all.sort((a, b) => (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0));
-    const start = after === null ? 0 : all.findIndex((s) => s.agentId > after);
-    const rest = start < 0 ? [] : all.slice(start);
-    const data = rest.slice(0, query.limit);
-    const more = rest.length > query.limit;
-    return { data, cursor: more ? encodeCursor(data[data.length - 1]!.agentId) : null, total: all.length };
+    return pageAgents(this.#tenants.get(tenantId)?.values() ?? [], query, this.#now(), this.options.intervalMs);
   }
 
   /** Marks an agent changed by the heartbeat monitor. */
@@ -224,14 +206,4 @@ export class AgentRegistry {
   #write(s: AgentState): Promise<unknown> {
     return this.db.put([s.tenantId, s.agentId], s.toStored());
   }
-}
-
-function encodeCursor(agentId: string): string {
-  return Buffer.from(agentId, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (id === '' || encodeCursor(id) !== cursor) throw new GatewayError('invalid_request', 'cursor: invalid');
-  return id;
 }

@@ -2,6 +2,7 @@ import type { DecisionRecord, DecisionStore } from '../decisions/decision-store.
 import { isHeld, type Verdict } from '../policy/verdict.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { AgentStatus } from '../agents/agent-state.js';
+import type { MaybePromise } from '../agents/agent-directory.js';
 
 export interface DecisionFilter {
   verdict: Verdict | '';
@@ -47,20 +48,26 @@ export interface Overview {
  * agent ids of the newest CONSOLE_SCAN_LIMIT decisions).
  */
 export interface ConsoleData {
-  decisions(tenantId: string, filter: DecisionFilter): DecisionRecord[];
-  decision(tenantId: string, id: string): DecisionRecord | undefined;
-  listAgents(tenantId: string, now: number): AgentSummary[];
-  overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): Overview;
+  decisions(tenantId: string, filter: DecisionFilter): MaybePromise<DecisionRecord[]>;
+  decision(tenantId: string, id: string): MaybePromise<DecisionRecord | undefined>;
+  listAgents(tenantId: string, now: number): MaybePromise<AgentSummary[]>;
+  overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): MaybePromise<Overview>;
 }
 
 const VERDICTS: readonly Verdict[] = ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE'];
 /** Agents shown on the console's page (the API pages through all of them). */
 const AGENTS_SHOWN = 500;
 
+/** What DecisionConsoleData reads, synchronously: the embedded stores, or a snapshot read from the control plane's. */
+export interface ConsoleSources {
+  store: Pick<DecisionStore, 'recent' | 'get'>;
+  agents: Pick<AgentRegistry, 'intervalMs' | 'list'>;
+}
+
 export class DecisionConsoleData implements ConsoleData {
   constructor(
-    private readonly store: DecisionStore,
-    private readonly agents: AgentRegistry,
+    private readonly store: ConsoleSources['store'],
+    private readonly agents: ConsoleSources['agents'],
     private readonly scanLimit: number,
   ) {}
 

@@ -8,7 +8,9 @@ import type { GatewayDeps } from '../gateway-deps.js';
 import type { Verdict } from '../policy/verdict.js';
 import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
 import { loadConsoleAssets } from './console-assets.js';
-import { DecisionConsoleData, type ConsoleData } from './console-data.js';
+import type { ConsoleData } from './console-data.js';
+import type { ConsoleLedger } from './console-ledger.js';
+import type { DecisionSource } from '../decisions/decision-source.js';
 import { assertCsrf, consoleViewer, formBody } from './console-session.js';
 import type { Viewer } from './pages/layout.js';
 import { loginPage } from './pages/login-page.js';
@@ -38,7 +40,18 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
  * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
  * that changes anything. Every role reads; only admins resolve held decisions.
  */
-export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, data: ConsoleData = new DecisionConsoleData(deps.decisions, deps.agents, deps.config.consoleScanLimit)): void {
+/**
+ * What the console needs: the embedded gateway's parts, or the control plane's (its decisions are the ones its sidecars
+ * shipped, its ledger every shipped chain). `resolveRefusal`, when set, refuses a resolve before anything is read (a
+ * sidecar: held decisions are resolved at the control plane).
+ */
+export type ConsoleDeps = Pick<GatewayDeps, 'authenticator' | 'sessions' | 'passwordLogin' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved'> & {
+  decisions: DecisionSource;
+  ledger: ConsoleLedger;
+  resolveRefusal?: () => void;
+};
+
+export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, data: ConsoleData): void {
   const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
   const assets = loadConsoleAssets();
   const secure = config.cookieSecure;
@@ -107,12 +120,12 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     'get',
     '/console',
     { scope: null, body: 'none', headers: COOKIE },
-    signedIn((v, ctx) => {
+    signedIn(async (v, ctx) => {
       const q = ctx.query.get('range') ?? '24h';
       const range: RangeName = q in RANGES ? (q as RangeName) : '24h';
       const now = Date.now();
       const r = RANGES[range];
-      return html(200, overviewPage(v, data.overview(v.principal.tenantId, now - r.ms, now, r.buckets), range));
+      return html(200, overviewPage(v, await data.overview(v.principal.tenantId, now - r.ms, now, r.buckets), range));
     }),
   );
 
@@ -120,13 +133,13 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     'get',
     '/console/decisions',
     { scope: null, body: 'none', headers: COOKIE },
-    signedIn((v, ctx) => {
+    signedIn(async (v, ctx) => {
       const verdict = ctx.query.get('verdict') ?? '';
       const agent = (ctx.query.get('agent') ?? '').slice(0, 256);
       const since = ctx.query.get('since') ?? '24h';
       if (verdict && !VERDICTS.has(verdict)) throw new GatewayError('invalid_request', 'verdict: ALLOW, DENY, REQUIRE_APPROVAL or ESCALATE');
       if (!(since in SINCE_MS)) throw new GatewayError('invalid_request', 'since: 1h, 24h, 7d or all');
-      const rows = data.decisions(v.principal.tenantId, { verdict: verdict as Verdict | '', agent, since: Date.now() - (SINCE_MS[since] as number), limit: LIST_LIMIT });
+      const rows = await data.decisions(v.principal.tenantId, { verdict: verdict as Verdict | '', agent, since: Date.now() - (SINCE_MS[since] as number), limit: LIST_LIMIT });
       const resolved = ctx.query.get('resolved');
       return html(200, decisionsPage(v, rows, { verdict, agent, since }, resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : ''));
     }),
@@ -138,6 +151,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     { scope: null, body: 'raw', headers: COOKIE },
     signedInPost(async (v, form, ctx) => {
       if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin resolves held decisions');
+      deps.resolveRefusal?.();
       const resolution = form.get('resolution');
       if (resolution !== 'APPROVED' && resolution !== 'REJECTED') throw new GatewayError('invalid_request', 'resolution: APPROVED or REJECTED');
       const id = ctx.params[0] as string;
@@ -150,7 +164,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     'get',
     '/console/agents',
     { scope: null, body: 'none', headers: COOKIE },
-    signedIn((v) => html(200, agentsPage(v, data.listAgents(v.principal.tenantId, Date.now())))),
+    signedIn(async (v) => html(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
   );
 
   server.route(
@@ -181,7 +195,10 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     'get',
     '/console/ledger',
     { scope: null, body: 'none', headers: COOKIE },
-    signedIn((v) => html(200, ledgerPage(v, ledger.head(v.principal.tenantId).size, ledger.latestCheckpoint(v.principal.tenantId), null))),
+    signedIn(async (v) => {
+      const { size, checkpoint } = await ledger.summary(v.principal.tenantId);
+      return html(200, ledgerPage(v, size, checkpoint, null));
+    }),
   );
 
   server.route(
@@ -191,7 +208,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: GatewayDeps, dat
     signedInPost(async (v) => {
       const t = v.principal.tenantId;
       const report = await ledger.verify(t);
-      return html(200, ledgerPage(v, ledger.head(t).size, ledger.latestCheckpoint(t), report));
+      const { size, checkpoint } = await ledger.summary(t);
+      return html(200, ledgerPage(v, size, checkpoint, report));
     }),
   );
 }

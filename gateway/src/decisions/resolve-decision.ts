@@ -1,13 +1,14 @@
 import { GatewayError } from '../errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { DecisionRecord, DecisionStore, Resolution } from './decision-store.js';
+import type { DecisionRecord, Resolution } from './decision-store.js';
+import type { DecisionSource } from './decision-source.js';
 
 /**
  * Resolves a held decision of the caller's tenant once and records the resolution (the API's resolve route and the
  * console's buttons both come here): 404 when there is no such decision, 409 when it is not held or already resolved.
  */
 export async function resolveDecision(
-  decisions: DecisionStore,
+  decisions: DecisionSource,
   onResolved: (d: DecisionRecord) => Promise<void>,
   by: Principal,
   id: string,

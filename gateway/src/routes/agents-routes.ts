@@ -5,11 +5,18 @@ import { assertOwnTenant, cursorParam, limitParam } from '../http/list-params.js
 import { assertAgent, hasScope } from '../auth/principal.js';
 import { agentView } from '../agents/agent-state.js';
 import { assertAgentId, parseHeartbeat, parseRegister, parseUpsert, statusParam, type ProfileRequest } from '../agents/agent-requests.js';
-import type { GatewayDeps } from '../gateway-deps.js';
+import type { GatewayConfig } from '../config.js';
+import type { AgentDirectory } from '../agents/agent-directory.js';
+
+export interface AgentRouteDeps {
+  agents: AgentDirectory;
+  config: Pick<GatewayConfig, 'listDefaultLimit' | 'listMaxLimit'>;
+}
 
 /**
  * Agents and heartbeats (docs/agents.md): register, register-or-update, list, read, heartbeat, and the admin's
- * suspend and resume. The routes only translate HTTP: the registry is plain in-process functions.
+ * suspend and resume. The routes only translate HTTP: behind them is the embedded registry (plain in-process
+ * functions) or, at the control plane, PostgreSQL.
  */
 /** The path's agent id, URL-decoded and checked (400 when it cannot be an agent id). */
 function pathAgentId(ctx: RequestContext): string {
@@ -23,7 +30,7 @@ function pathAgentId(ctx: RequestContext): string {
   return id;
 }
 
-export function registerAgentRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerAgentRoutes(server: HttpServer, deps: AgentRouteDeps): void {
   const { agents, config } = deps;
   const interval = agents.intervalMs;
 
@@ -40,15 +47,15 @@ export function registerAgentRoutes(server: HttpServer, deps: GatewayDeps): void
   server.route('post', '/v1/agents/register', { scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseRegister(ctx.body)));
   server.route('post', '/v1/agents', { scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseUpsert(ctx.body)));
 
-  server.route('get', '/v1/agents', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/agents', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
-    const page = agents.list(ctx.auth.tenantId, { status: statusParam(ctx.query.get('status')), limit, cursor: cursorParam(ctx) });
+    const page = await agents.list(ctx.auth.tenantId, { status: statusParam(ctx.query.get('status')), limit, cursor: cursorParam(ctx) });
     const now = Date.now();
     return { status: 200, body: { data: page.data.map((a) => agentView(a, now, interval)), cursor: page.cursor, total: page.total } };
   });
 
-  server.route('get', '/v1/agents/:agent_id', { scope: 'runtime:read', body: 'none' }, (ctx) => {
-    const agent = agents.get(ctx.auth.tenantId, pathAgentId(ctx));
+  server.route('get', '/v1/agents/:agent_id', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+    const agent = await agents.get(ctx.auth.tenantId, pathAgentId(ctx));
     if (!agent) throw new GatewayError('not_found', 'agent not found');
     return { status: 200, body: agentView(agent, Date.now(), interval) };
   });
@@ -61,14 +68,14 @@ export function registerAgentRoutes(server: HttpServer, deps: GatewayDeps): void
     });
   }
 
-  server.route('post', '/v1/heartbeat', { scope: 'runtime:write', body: 'json' }, (ctx) => {
+  server.route('post', '/v1/heartbeat', { scope: 'runtime:write', body: 'json' }, async (ctx) => {
     const hb = parseHeartbeat(ctx.body);
     assertOwnTenant(ctx, hb.tenantId);
     assertAgent(ctx.auth, hb.agentId);
     const reported: { status?: string; metadata?: Record<string, unknown> } = {};
     if (hb.status !== undefined) reported.status = hb.status;
     if (hb.metadata !== undefined) reported.metadata = hb.metadata;
-    const agent = agents.heartbeat(ctx.auth.tenantId, hb.agentId, reported);
+    const agent = await agents.heartbeat(ctx.auth.tenantId, hb.agentId, reported);
     const now = Date.now();
     return { status: 200, body: { agent_id: agent.agentId, status: agent.status(now, interval), last_seen: new Date(agent.lastSeen).toISOString(), interval_s: interval / 1000, next_due: new Date(agent.heartbeatBase + interval).toISOString() } };
   });

@@ -4,6 +4,8 @@ import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js
 import { assertValid, createAjv } from '../validation/gateway-ajv.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import type { GatewayConfig } from '../config.js';
+import type { DecisionSource } from '../decisions/decision-source.js';
 import { resolveDecision } from '../decisions/resolve-decision.js';
 
 const validateResolve = createAjv('own').compile({
@@ -31,8 +33,15 @@ function decisionView(d: DecisionRecord) {
   };
 }
 
+/** What the admin decision routes need: the embedded decision store, or the control plane's archive. */
+export interface DecisionAdminDeps {
+  decisions: DecisionSource;
+  config: Pick<GatewayConfig, 'listDefaultLimit' | 'listMaxLimit'>;
+  onDecisionResolved(d: DecisionRecord): Promise<void>;
+}
+
 export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
-  const { engine, decideValidator, decisions, config } = deps;
+  const { engine, decideValidator } = deps;
 
   server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
@@ -43,14 +52,21 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
     return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers };
   });
 
-  server.route('get', '/admin/decisions', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  registerDecisionAdminRoutes(server, deps);
+}
+
+/** `GET /admin/decisions`, `GET /admin/decisions/{id}`, `POST /admin/decisions/{id}/resolve` (docs/decisions.md). */
+export function registerDecisionAdminRoutes(server: HttpServer, deps: DecisionAdminDeps): void {
+  const { decisions, config } = deps;
+
+  server.route('get', '/admin/decisions', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
-    return { status: 200, body: { data: decisions.recent(ctx.auth.tenantId, limit).map(decisionView) } };
+    return { status: 200, body: { data: (await decisions.recent(ctx.auth.tenantId, limit)).map(decisionView) } };
   });
 
-  server.route('get', '/admin/decisions/:id', { scope: 'runtime:read', body: 'none' }, (ctx) => {
-    const d = decisions.get(ctx.auth.tenantId, ctx.params[0] as string);
+  server.route('get', '/admin/decisions/:id', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+    const d = await decisions.get(ctx.auth.tenantId, ctx.params[0] as string);
     if (!d) throw new GatewayError('not_found', 'decision not found');
     return { status: 200, body: decisionView(d) };
   });

@@ -64,7 +64,9 @@ describe('PostgreSQL: two replicas on one database', () => {
     const t = uniqueId('agents');
     const rev = a.changes.revision();
     const reg = await a.agents.put(t, { agent_id: 'team/bot-1', name: 'Bot', policy_pack: null, risk_budget: 50, suspended: false });
-    expect(reg).toEqual({ tenant_id: t, agent_id: 'team/bot-1', name: 'Bot', policy_pack: null, risk_budget: 50, suspended: false });
+    // A registration made at the control plane carries where it was made and when (migration 003).
+    expect(reg).toEqual({ tenant_id: t, agent_id: 'team/bot-1', name: 'Bot', policy_pack: null, risk_budget: 50, suspended: false, origin: 'control', metadata: null, created_at: expect.any(Number), updated_at: reg.created_at });
+    expect(Math.abs(reg.created_at - Date.now())).toBeLessThan(60_000);
     expect(a.agents.get(t, 'team/bot-1')).toEqual(reg);
     await vi.waitFor(() => expect(b.agents.get(t, 'team/bot-1')).toEqual(reg), { timeout: 5000 });
     await a.agents.put(t, { ...reg, suspended: true });

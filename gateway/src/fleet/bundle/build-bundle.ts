@@ -1,9 +1,12 @@
 import type { Repositories, SidecarTokenRecord } from '../../storage/repositories.js';
 import { sidecarCovers } from '../sidecar-auth.js';
-import { BUNDLE_FORMAT, type Bundle, type BundledAgent, type BundledUser, type TenantBundle } from './bundle-format.js';
+import { BUNDLE_FORMAT, type Bundle, type BundledAgent, type BundledResolution, type BundledUser, type TenantBundle } from './bundle-format.js';
 
 /** Where a bundle's agent registrations come from (the control plane's agents); none when absent. */
 export type AgentProfiles = (tenantId: string) => readonly BundledAgent[];
+
+/** The tenant's recent resolutions of held decisions (the control plane's); none when absent. */
+export type RecentResolutions = (tenantId: string) => readonly BundledResolution[];
 
 /** What a bundle is built from: the reads of the repositories it carries. */
 export type BundleSources = Pick<Repositories, 'tenants' | 'tokens' | 'users' | 'policies'>;
@@ -12,7 +15,7 @@ export type BundleSources = Pick<Repositories, 'tenants' | 'tokens' | 'users' | 
  * The bundle of the tenants a sidecar token covers, at `revision`: every token by its hash (a sidecar never holds a
  * token), users without their password hashes (a sidecar serves no logins), every policy, the agents' registrations.
  */
-export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, revision: number, agentProfiles?: AgentProfiles): Bundle {
+export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, revision: number, agentProfiles?: AgentProfiles, resolutions?: RecentResolutions): Bundle {
   const tenants: TenantBundle[] = [];
   for (const tenant of repos.tenants.list()) {
     if (!sidecarCovers(scope, tenant.id)) continue;
@@ -22,7 +25,9 @@ export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, rev
       if (hash) tokens.push({ hash, record });
     }
     const users = repos.users.list(tenant.id).map(withoutPassword);
-    tenants.push({ tenant, tokens, users, policies: repos.policies.all(tenant.id), agents: agentProfiles ? [...agentProfiles(tenant.id)] : [] });
+    const t: TenantBundle = { tenant, tokens, users, policies: repos.policies.all(tenant.id), agents: agentProfiles ? [...agentProfiles(tenant.id)] : [] };
+    if (resolutions) t.resolutions = [...resolutions(tenant.id)];
+    tenants.push(t);
   }
   return { format: BUNDLE_FORMAT, revision, generated_at: new Date().toISOString(), tenants };
 }

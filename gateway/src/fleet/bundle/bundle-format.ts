@@ -25,6 +25,19 @@ export interface TenantBundle {
   users: BundledUser[];
   policies: PolicyRecord[];
   agents: BundledAgent[];
+  /**
+   * Held decisions resolved at the control plane recently (FLEET_BUNDLE_RESOLUTIONS_WINDOW_S, at most
+   * FLEET_BUNDLE_RESOLUTIONS_MAX per tenant, newest first): the sidecar whose chain made the decision applies it once.
+   * Absent from bundles of control planes that do not resolve decisions.
+   */
+  resolutions?: BundledResolution[];
+}
+
+/** A resolution made at the control plane, for the sidecar whose chain (`<instance id>/<tenant id>`) holds the decision. */
+export interface BundledResolution {
+  decision_id: string;
+  chain_id: string;
+  resolution: { status: 'APPROVED' | 'REJECTED'; note: string; resolved_by: string; resolved_at: string };
 }
 
 /** A user as a sidecar needs it: who a token or session belongs to, and whether it is disabled. */

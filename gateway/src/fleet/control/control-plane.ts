@@ -20,6 +20,15 @@ import { registerBundleRoute } from '../bundle/bundle-route.js';
 import { registerLedgerIngestRoute } from '../shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../shipping/archive-event-routes.js';
 import { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
+import { registerAgentRoutes } from '../../routes/agents-routes.js';
+import { registerDecisionAdminRoutes } from '../../routes/decision-routes.js';
+import { registerConsoleRoutes } from '../../console/console-routes.js';
+import { PgAgentActivity } from '../postgres/pg-agent-activity.js';
+import { PgAgentDirectory } from '../agents/pg-agent-directory.js';
+import { registerAgentReportRoute } from '../agents/agent-report-route.js';
+import { PgDecisionArchive } from '../decisions/pg-decision-archive.js';
+import { ArchiveConsoleData } from './archive-console-data.js';
+import { archiveConsoleLedger } from './archive-console-ledger.js';
 
 export interface RunningControlPlane {
   readonly url: string;
@@ -35,7 +44,7 @@ export interface ControlPlaneOptions {
 
 /**
  * `aduana control` (docs/fleet.md): the governance API and the authentication service on PostgreSQL, plus the fleet
- * routes sidecars call (bundle, ledger). No proxy and no /v1/decide: sidecars serve those. Stateless apart from
+ * routes sidecars call (bundle, ledger, agent reports), agents and held decisions, and the console. No proxy and no /v1/decide: sidecars serve those. Stateless apart from
  * per-replica counters (the plan rate limit's buckets and failed-login counts) kept in a local LMDB under DATA_DIR, so
  * several replicas behind a load balancer serve one database.
  */
@@ -55,6 +64,13 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const archive = new PgLedgerArchive(db.pool);
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
+  // Agents and held decisions (docs/fleet.md, "Agents and decisions").
+  const activity = new PgAgentActivity(db.pool);
+  const agents = new PgAgentDirectory(db.agents, activity, { intervalMs: config.heartbeatIntervalS * 1000, requireRegistered: config.requireRegisteredAgents, maxPerTenant: config.agentsMaxPerTenant });
+  const decisions = new PgDecisionArchive(db.pool);
+  // A resolution reaches the sidecar through the bundle (it bumps the revision); nothing else to record here.
+  const onDecisionResolved = async (): Promise<void> => {};
+  const resolutionsWindowMs = config.fleetBundleResolutionsWindowS * 1000;
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
   const access = {
@@ -71,12 +87,21 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     sidecarTokens: db.sidecarTokens,
     changes: db.changes,
     agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
+    resolutions: (tenantId) => db.resolutions.recent(tenantId, Date.now() - resolutionsWindowMs, config.fleetBundleResolutionsMax),
   });
+  registerAgentRoutes(api, { agents, config });
+  registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
+  registerAgentReportRoute(api, { activity, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
   registerLedgerIngestRoute(api, { archive, sidecarTokens: db.sidecarTokens, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger });
+  registerConsoleRoutes(
+    auth,
+    { authenticator, sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, ledger: archiveConsoleLedger(archive) },
+    new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
+  );
   auth.finish();
 
   const port = await api.listen(config.host, config.port);

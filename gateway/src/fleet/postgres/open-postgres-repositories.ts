@@ -5,6 +5,7 @@ import { migrate } from './migrate.js';
 import type { TableSpec } from './mirrored-table.js';
 import { AGENTS, PgAgentRegistry } from './pg-agent-registry.js';
 import { PgChangeFeed } from './pg-change-feed.js';
+import { PgDecisionResolutions, RESOLUTIONS } from './pg-decision-resolutions.js';
 import { PgPolicyRepository, POLICIES } from './pg-policy-repository.js';
 import { PgSessionRepository, SESSIONS } from './pg-session-repository.js';
 import { PgSidecarTokenRepository, SIDECAR_TOKENS } from './pg-sidecar-token-repository.js';
@@ -25,6 +26,8 @@ export interface PostgresRepositories extends Repositories {
   readonly sidecarTokens: SidecarTokenRepository;
   /** Agents' registrations (what a bundle carries of them). */
   readonly agents: PgAgentRegistry;
+  /** Recent resolutions of held decisions (what bundles carry to the sidecars). */
+  readonly resolutions: PgDecisionResolutions;
   /** The fleet revision (what a sidecar's bundle carries) and its long-poll. */
   readonly changes: ChangeFeed;
   /** The pool, for what other parts of the control plane store in the same database (the shipped ledger). */
@@ -32,7 +35,7 @@ export interface PostgresRepositories extends Repositories {
   close(): Promise<void>;
 }
 
-const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS] as unknown as readonly TableSpec<never>[];
+const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS, RESOLUTIONS] as unknown as readonly TableSpec<never>[];
 
 /**
  * The control plane's storage (docs/fleet-storage.md): migrates the database to this build's schema
@@ -62,6 +65,7 @@ export async function openPostgresRepositories(url: string, options: PostgresRep
       sessions: new PgSessionRepository(pool, mirror, options.sessionTtlMs),
       sidecarTokens: new PgSidecarTokenRepository(pool, mirror),
       agents: new PgAgentRegistry(pool, mirror),
+      resolutions: new PgDecisionResolutions(mirror),
       changes: feed,
       pool,
       async close() {

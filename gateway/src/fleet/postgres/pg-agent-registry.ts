@@ -3,12 +3,23 @@ import type { BundledAgent } from '../bundle/bundle-format.js';
 import type { TableSpec } from './mirrored-table.js';
 import type { TableMirror } from './table-mirror.js';
 
-/** An agent's registration as the control plane holds it: what a bundle carries, with its tenant. */
+/**
+ * An agent's registration as the control plane holds it: what a bundle carries, with its tenant, where it was made
+ * (`control`: at the control plane; `sidecar`: first use or registration at a sidecar, reported by it) and its times
+ * (Unix ms).
+ */
 export interface AgentRegistration extends BundledAgent {
   tenant_id: string;
+  origin: 'control' | 'sidecar';
+  metadata: Record<string, unknown> | null;
+  created_at: number;
+  updated_at: number;
 }
 
-const RECORD = `jsonb_build_object('tenant_id', tenant_id, 'agent_id', agent_id, 'name', name, 'policy_pack', policy_pack, 'risk_budget', risk_budget, 'suspended', suspended)`;
+/** A registration as a write gives it. */
+export type AgentRegistrationInput = BundledAgent & { metadata?: Record<string, unknown> | null };
+
+const RECORD = `jsonb_build_object('tenant_id', tenant_id, 'agent_id', agent_id, 'name', name, 'policy_pack', policy_pack, 'risk_budget', risk_budget, 'suspended', suspended, 'origin', origin, 'metadata', metadata, 'created_at', created_at, 'updated_at', updated_at)`;
 
 export const AGENTS: TableSpec<AgentRegistration> = {
   table: 'agents',
@@ -19,7 +30,7 @@ export const AGENTS: TableSpec<AgentRegistration> = {
 
 /**
  * Agents' registrations at the control plane (name, pack, risk budget, suspension), mirrored like the other tables;
- * runtime state (heartbeats, risk scores) stays with each sidecar. A write bumps the fleet revision.
+ * runtime state (heartbeats, last seen) is in `agent_activity` (PgAgentActivity). A write bumps the fleet revision.
  */
 export class PgAgentRegistry {
   constructor(
@@ -39,13 +50,15 @@ export class PgAgentRegistry {
       .sort((a, b) => (a.agent_id < b.agent_id ? -1 : a.agent_id > b.agent_id ? 1 : 0));
   }
 
-  /** Creates or replaces a registration. */
-  async put(tenantId: string, agent: BundledAgent): Promise<AgentRegistration> {
+  /** Creates or replaces a registration made at the control plane (it wins over one a sidecar reported). */
+  async put(tenantId: string, agent: AgentRegistrationInput): Promise<AgentRegistration> {
+    const now = Date.now();
     const { rows } = await this.pool.query<{ rec: AgentRegistration }>(
-      `INSERT INTO agents (tenant_id, agent_id, name, policy_pack, risk_budget, suspended) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (tenant_id, agent_id) DO UPDATE SET name = EXCLUDED.name, policy_pack = EXCLUDED.policy_pack, risk_budget = EXCLUDED.risk_budget, suspended = EXCLUDED.suspended
+      `INSERT INTO agents (tenant_id, agent_id, name, policy_pack, risk_budget, suspended, origin, metadata, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'control', $7, $8, $8)
+       ON CONFLICT (tenant_id, agent_id) DO UPDATE SET name = EXCLUDED.name, policy_pack = EXCLUDED.policy_pack, risk_budget = EXCLUDED.risk_budget, suspended = EXCLUDED.suspended,
+         origin = 'control', metadata = COALESCE(EXCLUDED.metadata, agents.metadata), updated_at = EXCLUDED.updated_at
        RETURNING ${RECORD} AS rec`,
-      [tenantId, agent.agent_id, agent.name, agent.policy_pack, agent.risk_budget, agent.suspended],
+      [tenantId, agent.agent_id, agent.name, agent.policy_pack, agent.risk_budget, agent.suspended, agent.metadata === undefined ? null : JSON.stringify(agent.metadata), now],
     );
     const rec = rows[0]?.rec as AgentRegistration;
     await this.mirror.apply('agents', `${tenantId}/${agent.agent_id}`, rec);

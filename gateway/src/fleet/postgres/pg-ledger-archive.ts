@@ -35,12 +35,13 @@ interface ChainRow {
 // quote of every entry on both sides (bench:fleet-ingest, docs/benchmarks.md). The columns that may hold an empty
 // value (no agent; no completed subtree) start with a separator, so that one empty value is still one element.
 const INSERT_ENTRIES = `
-INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, hash, nodes, entry)
-SELECT $1, $3::bigint + u.i - 1, $2, u.c::timestamptz, u.t, nullif(u.a, ''), decode(u.h, 'hex'), decode(u.n, 'hex'), u.e
+INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, decision_id, hash, nodes, entry)
+SELECT $1, $3::bigint + u.i - 1, $2, u.c::timestamptz, u.t, nullif(u.a, ''), nullif(u.d, ''), decode(u.h, 'hex'), decode(u.n, 'hex'), u.e
 FROM unnest(
   string_to_array($4::text, E'\\n'), string_to_array($5::text, E'\\n'), (string_to_array(E'\\n' || $6::text, E'\\n'))[2:],
+  (string_to_array(E'\\n' || $10::text, E'\\n'))[2:],
   string_to_array($7::text, ','), (string_to_array(',' || $8::text, ','))[2:], string_to_array($9::text, E'\\n')
-) WITH ORDINALITY AS u(c, t, a, h, n, e, i)`;
+) WITH ORDINALITY AS u(c, t, a, d, h, n, e, i)`;
 
 const INSERT_CHECKPOINTS = `
 INSERT INTO ledger_checkpoints (chain_id, tree_size, checkpoint)
@@ -125,6 +126,7 @@ export class PgLedgerArchive {
       const created = new Array<string>(n);
       const types = new Array<string>(n);
       const agents = new Array<string>(n);
+      const decisionIds = new Array<string>(n);
       const hashes = new Array<string>(n);
       const nodes = new Array<string>(n);
       const texts = new Array<string>(n);
@@ -133,6 +135,7 @@ export class PgLedgerArchive {
         created[i] = new Date(e.createdAt).toISOString(); // what Date.parse accepted, in a form PostgreSQL reads alike
         types[i] = e.eventType;
         agents[i] = e.agentId ?? '';
+        decisionIds[i] = e.decisionId ?? '';
         hashes[i] = e.hashHex;
         nodes[i] = e.nodes.toString('hex');
         texts[i] = e.canonical;
@@ -147,6 +150,7 @@ export class PgLedgerArchive {
         hashes.join(','),
         nodes.join(','),
         texts.join('\n'),
+        decisionIds.join('\n'),
       ]);
     }
     if (verdict.checkpoints.length > 0) {

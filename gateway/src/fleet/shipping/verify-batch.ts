@@ -6,6 +6,9 @@ import { entryHash, leafHash } from '../../ledger/hash.js';
 import { pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
 import type { ShippedBatch } from './shipping-format.js';
 
+/** What a decision id looks like (`dec_` and a ULID); anything else is not indexed. */
+const DECISION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
 /** What the control plane holds of a chain: its head and the Merkle right edge over entries 1..seq. */
 export interface ChainHead {
   seq: number;
@@ -20,6 +23,8 @@ export interface VerifiedEntry {
   createdAt: string;
   eventType: string;
   agentId: string | null;
+  /** The decision's id when the entry records one (the control plane finds held decisions by it). */
+  decisionId: string | null;
   hash: Buffer;
   /** The same hash as lowercase hex: the shipped text, once it is verified equal to the recomputed hash. */
   hashHex: string;
@@ -149,11 +154,14 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
     const cp = checkpointsAt.get(e.seq);
     if (cp && rootFromPeaks(peaks).toString('hex') !== cp.root_hash) return invalid(`checkpoint at tree size ${e.seq}: root does not match the entries`);
     const agent = e.metadata.agent_id;
+    const decisionId = e.decision?.decision_id;
     verified.push({
       seq: e.seq,
       createdAt: e.created_at,
       eventType: e.event_type,
       agentId: typeof agent === 'string' ? agent : null,
+      // Indexed only when it is an id (no separator or control character can reach the column-wise insert).
+      decisionId: typeof decisionId === 'string' && DECISION_ID.test(decisionId) ? decisionId : null,
       hash: hashes[i]!,
       hashHex: e.hash,
       nodes: completed.length === 1 ? completed[0]! : Buffer.concat(completed),

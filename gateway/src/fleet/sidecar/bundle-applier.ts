@@ -4,7 +4,7 @@ import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { PolicySet } from '../../policy/compile-policy-set.js';
 import type { TenantRecord } from '../../tenants/tenant-store.js';
 import type { UserRecord } from '../../users/user-record.js';
-import type { Bundle, BundledAgent } from '../bundle/bundle-format.js';
+import type { Bundle, BundledAgent, BundledResolution } from '../bundle/bundle-format.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { checkBundle } from './validate-bundle.js';
 
@@ -33,6 +33,8 @@ export class BundleApplier {
     private readonly runtimes: TenantRuntimes,
     private readonly agents: AgentRegistry,
     private readonly logger: Logger,
+    /** Told of each tenant's resolutions of held decisions, after the bundle is in force. */
+    private readonly onResolutions?: (tenantId: string, resolutions: readonly BundledResolution[]) => Promise<void>,
   ) {
     this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
   }
@@ -66,6 +68,13 @@ export class BundleApplier {
     for (const id of dropped) this.runtimes.forget(id);
     for (const t of bundle.tenants) this.runtimes.refreshPlan(t.tenant.id);
     for (const t of bundle.tenants) for (const a of t.agents) await this.#applyAgent(t.tenant.id, a);
+    if (this.onResolutions) {
+      for (const t of bundle.tenants) {
+        if (!t.resolutions?.length) continue;
+        // The bundle is in force whatever happens here; a resolution that failed is tried again with the next bundle.
+        await this.onResolutions(t.tenant.id, t.resolutions).catch((err: unknown) => this.logger.error({ err, tenantId: t.tenant.id }, 'applying resolutions failed'));
+      }
+    }
     this.logger.info({ revision: bundle.revision, tenants: bundle.tenants.length, recompiled: compiled.length }, 'bundle applied');
     return meta;
   }

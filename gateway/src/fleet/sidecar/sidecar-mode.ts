@@ -12,6 +12,9 @@ import { instanceId } from './instance-id.js';
 import type { Ledger } from '../../ledger/index.js';
 import { LedgerShipper, type ShipperStatus } from '../shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
+import type { DecisionRecord, DecisionStore } from '../../decisions/decision-store.js';
+import { ResolutionApplier } from './resolution-applier.js';
+import { AgentReporter, type AgentReporterStatus } from './agent-reporter.js';
 
 /** What `/health` says of a sidecar's bundle. */
 export interface SidecarHealth {
@@ -29,6 +32,10 @@ export interface SidecarHealth {
   };
   /** The ledger's shipping to the control plane: what is not acknowledged yet, per chain. */
   shipping: ShipperStatus;
+  /** Reports of the agents seen here, to the control plane. */
+  agent_reports: AgentReporterStatus;
+  /** Resolutions of held decisions made at the control plane and applied here, since start. */
+  resolutions_applied: number;
 }
 
 /**
@@ -42,17 +49,29 @@ export class SidecarMode {
     readonly applier: BundleApplier,
     readonly client: BundleClient,
     readonly shipper: LedgerShipper,
+    readonly reporter: AgentReporter,
+    private readonly resolutions: ResolutionApplier,
     private readonly controlPlaneUrl: string,
   ) {}
 
-  static async open(config: GatewayConfig, store: GatewayStore, runtimes: TenantRuntimes, agents: AgentRegistry, ledger: Ledger, logger: Logger): Promise<SidecarMode> {
-    const applier = new BundleApplier(store, runtimes, agents, logger);
+  static async open(
+    config: GatewayConfig,
+    store: GatewayStore,
+    runtimes: TenantRuntimes,
+    agents: AgentRegistry,
+    ledger: Ledger,
+    logger: Logger,
+    decisions: DecisionStore,
+    recordResolution: (d: DecisionRecord) => Promise<void>,
+  ): Promise<SidecarMode> {
+    const id = await instanceId(store.fleet);
+    const resolutions = new ResolutionApplier(id, decisions, recordResolution, logger);
+    const applier = new BundleApplier(store, runtimes, agents, logger, (tenantId, list) => resolutions.apply(tenantId, list));
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs },
       applier,
       logger,
     );
-    const id = await instanceId(store.fleet);
     // The local ledger is the outbox: the shipper keeps only how far the control plane acknowledged each chain.
     const shipper = new LedgerShipper({
       ledger,
@@ -69,12 +88,24 @@ export class SidecarMode {
       lingerMs: config.shipLingerMs,
       onError: (err) => logger.warn({ err }, 'ledger shipping to the control plane failed; retrying'),
     });
-    return new SidecarMode(id, applier, client, shipper, config.controlPlaneUrl);
+    const reporter = new AgentReporter({
+      agents,
+      controlPlaneUrl: config.controlPlaneUrl,
+      sidecarToken: config.sidecarToken,
+      intervalMs: config.fleetAgentReportMs,
+      batchMax: config.fleetAgentReportMax,
+      backoffBaseMs: config.fleetRetryBaseMs,
+      backoffMaxMs: config.fleetRetryMaxMs,
+      timeoutMs: config.shipTimeoutMs,
+      logger,
+    });
+    return new SidecarMode(id, applier, client, shipper, reporter, resolutions, config.controlPlaneUrl);
   }
 
   start(): void {
     this.client.start();
     this.shipper.start();
+    this.reporter.start();
   }
 
   get status(): Readonly<BundleClientStatus> {
@@ -96,11 +127,21 @@ export class SidecarMode {
   /** The HTTP servers' route guard: admin writes answer 409 sidecar_read_only, naming the control plane. */
   readonly routeGuard = (route: RouteInfo, options: RouteOptions): ((ctx: RequestContext) => void) | null => {
     if (options.scope !== 'admin:manage' || route.method === 'get') return null;
-    const refusal = `this gateway is a sidecar: make this change at its control plane, ${this.controlPlaneUrl}`;
+    const refusal = this.#refusal();
     return () => {
       throw new GatewayError('sidecar_read_only', refusal);
     };
   };
+
+  /** The console's resolve at a sidecar: refused as the API's is (held decisions are resolved at the control plane). */
+  readonly refuseResolve = (): void => {
+    throw new GatewayError('sidecar_read_only', this.#refusal());
+  };
+
+  // Agents' suspend and resume and held decisions' resolve are served there too (docs/fleet.md).
+  #refusal(): string {
+    return `this gateway is a sidecar: make this change at its control plane, ${this.controlPlaneUrl} (its API and console serve every admin change, agents' suspend and resume and held decisions' resolve included)`;
+  }
 
   health(): SidecarHealth {
     const current = this.applier.current;
@@ -118,10 +159,12 @@ export class SidecarMode {
         refused: this.applier.refused,
       },
       shipping: this.shipper.status(),
+      agent_reports: { ...this.reporter.status },
+      resolutions_applied: this.resolutions.applied,
     };
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.client.close(), this.shipper.close()]);
+    await Promise.all([this.client.close(), this.shipper.close(), this.reporter.close()]);
   }
 }

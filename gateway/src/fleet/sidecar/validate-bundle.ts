@@ -70,6 +70,22 @@ const BUNDLE_SCHEMA = {
               },
             },
           },
+          resolutions: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['decision_id', 'chain_id', 'resolution'],
+              properties: {
+                decision_id: { type: 'string', minLength: 1, maxLength: 256 },
+                chain_id: { type: 'string', minLength: 1, maxLength: 512 },
+                resolution: {
+                  type: 'object',
+                  required: ['status', 'note', 'resolved_by', 'resolved_at'],
+                  properties: { status: { enum: ['APPROVED', 'REJECTED'] }, note: { type: 'string' }, resolved_by: { type: 'string' }, resolved_at: TIME },
+                },
+              },
+            },
+          },
         },
       },
     },

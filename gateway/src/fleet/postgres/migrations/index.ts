@@ -1,5 +1,6 @@
 import { migration001Core } from './001-core.js';
 import { LEDGER_MIGRATION } from './002-ledger.js';
+import { AGENTS_DECISIONS_MIGRATION } from './003-agents-decisions.js';
 
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
@@ -11,4 +12,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION];
+export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION, AGENTS_DECISIONS_MIGRATION];

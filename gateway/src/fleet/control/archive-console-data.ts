@@ -1,0 +1,45 @@
+import type { AgentSummary, ConsoleData, DecisionFilter, Overview } from '../../console/console-data.js';
+import { DecisionConsoleData } from '../../console/console-data.js';
+import type { DecisionRecord } from '../../decisions/decision-store.js';
+import type { AgentDirectory } from '../../agents/agent-directory.js';
+import type { PgDecisionArchive } from '../decisions/pg-decision-archive.js';
+
+/** Agents the console's page shows (the API pages through all of them). */
+const AGENTS_SHOWN = 500;
+
+/**
+ * The console's data at the control plane: agents from PostgreSQL, decisions from the shipped ledgers with their
+ * resolutions. Each page reads the newest CONSOLE_SCAN_LIMIT decisions once and computes from them exactly as the
+ * embedded console does (the same code, over a snapshot).
+ */
+export class ArchiveConsoleData implements ConsoleData {
+  constructor(
+    private readonly decisionArchive: PgDecisionArchive,
+    private readonly agents: AgentDirectory,
+    private readonly scanLimit: number,
+  ) {}
+
+  async decisions(tenantId: string, filter: DecisionFilter): Promise<DecisionRecord[]> {
+    return (await this.#snapshot(tenantId)).decisions(tenantId, filter);
+  }
+
+  decision(tenantId: string, id: string): Promise<DecisionRecord | undefined> {
+    return this.decisionArchive.get(tenantId, id);
+  }
+
+  async listAgents(tenantId: string, now: number): Promise<AgentSummary[]> {
+    return (await this.#snapshot(tenantId)).listAgents(tenantId, now);
+  }
+
+  async overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): Promise<Overview> {
+    return (await this.#snapshot(tenantId)).overview(tenantId, fromMs, toMs, bucketCount);
+  }
+
+  /** The embedded console's computation over what was read now (a decision list and an agent page). */
+  async #snapshot(tenantId: string): Promise<DecisionConsoleData> {
+    const [recent, page] = await Promise.all([this.decisionArchive.recent(tenantId, this.scanLimit), this.agents.list(tenantId, { limit: AGENTS_SHOWN })]);
+    const store = { recent: () => recent, get: (_t: string, id: string) => recent.find((d) => d.decision_id === id) };
+    const agents = { intervalMs: this.agents.intervalMs, list: () => page };
+    return new DecisionConsoleData(store, agents, this.scanLimit);
+  }
+}

@@ -1,0 +1,294 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createLogger } from '@aduana/shared';
+import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
+import { loadGatewayConfig } from '../../src/config.js';
+import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
+import { openPostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
+import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
+import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
+import { startTcpRelay } from '../helpers/fleet/tcp-relay.js';
+
+/**
+ * Agents, held decisions and the console at the control plane (docs/fleet.md, "Agents and decisions"): a real
+ * PostgreSQL, two control-plane replicas on it and a real sidecar, all in this process, talking HTTP on loopback.
+ */
+
+const PASSWORD = 'control plane console 123';
+let pg: LocalPostgres;
+let databaseUrl = '';
+const dirs: string[] = [];
+let cp: RunningControlPlane;
+let cp2: RunningControlPlane;
+let sidecar: TestSidecar;
+let sidecarToken = '';
+let admin = '';
+let operator = '';
+
+const tmp = (name: string): string => {
+  const d = mkdtempSync(join(tmpdir(), `aduana-cpad-${name}-`));
+  dirs.push(d);
+  return d;
+};
+
+const replica = (name: string): Promise<RunningControlPlane> =>
+  startControlPlane({
+    config: loadGatewayConfig({}, { databaseUrl, dataDir: tmp(name), port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', heartbeatIntervalS: 30 }),
+    logger: createLogger(name, { level: 'silent' }),
+  });
+
+const decide = (base: string, agent: string, text: string): Promise<CallResult> =>
+  call(base, 'POST', '/v1/decide', { token: operator, body: { agent_id: agent, action: { type: 'chat', payload: { text } } } });
+
+beforeAll(async () => {
+  pg = await startLocalPostgres();
+  databaseUrl = await pg.createDatabase('cp_agents_decisions');
+  cp = await replica('control-a');
+  admin = cp.bootstrapToken as string;
+  expect(admin).toMatch(/^adu_pat_/);
+  cp2 = await replica('control-b');
+  const repos = await openPostgresRepositories(databaseUrl, { sessionTtlMs: 3_600_000 });
+  sidecarToken = (await repos.sidecarTokens.create('cpad', null)).token;
+  // Enterprise: the plan's rate limit never interferes with the polling below.
+  expect(await repos.tenants.setPlan('default', 'enterprise')).toBeDefined();
+  await repos.close();
+  const op = await call(cp.authUrl, 'POST', '/token', { token: admin, body: { name: 'cpad operator', role: 'operator' } });
+  expect(op.status, op.text).toBe(200);
+  operator = op.body.token;
+  const hold = await call(cp.url, 'POST', '/v1/policies', { token: admin, body: { name: 'hold', type: 'content_filter', risk: 40, rules: { patterns: ['wire money'], action: 'REQUIRE_APPROVAL' } } });
+  expect(hold.status, hold.text).toBe(200);
+  // The sidecar reports its agents every 100 ms here (FLEET_AGENT_REPORT_MS).
+  sidecar = await startSidecar(cp.url, sidecarToken, tmp('sidecar'), { fleetAgentReportMs: 100, shipLingerMs: 0 });
+  await vi.waitFor(async () => expect((await decide(sidecar.url, 'warm-up', 'hello')).body?.envelope?.execution_status).toBe('ALLOW'), { timeout: 10_000, interval: 50 });
+}, 120_000);
+
+afterAll(async () => {
+  await sidecar?.close();
+  await cp2?.close();
+  await cp?.close();
+  await pg?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}, 60_000);
+
+describe('agents at the control plane', () => {
+  it('an agent suspended at the control plane is DENY (agent_suspended) at the sidecar, and ALLOW again after resume', async () => {
+    const reg = await call(cp.url, 'POST', '/v1/agents/register', { token: admin, body: { agent_id: 'bot-s', name: 'Bot S' } });
+    expect(reg.status, reg.text).toBe(201);
+    expect(reg.body).toMatchObject({ agent_id: 'bot-s', name: 'Bot S', status: 'ACTIVE', created: true });
+    await vi.waitFor(async () => expect((await decide(sidecar.url, 'bot-s', 'hello')).body.envelope.execution_status).toBe('ALLOW'), { timeout: 5000, interval: 25 });
+
+    expectEnvelope(await call(cp.url, 'POST', '/v1/agents/bot-s/suspend', { token: operator }), 403, 'permission_denied');
+    expectEnvelope(await call(cp.url, 'POST', '/v1/agents/nobody/suspend', { token: admin }), 404, 'not_found');
+    const suspended = await call(cp.url, 'POST', '/v1/agents/bot-s/suspend', { token: admin });
+    expect(suspended.status, suspended.text).toBe(200);
+    expect(suspended.body.status).toBe('SUSPENDED');
+    await vi.waitFor(
+      async () => {
+        const d = await decide(sidecar.url, 'bot-s', 'hello');
+        expect(d.body.envelope.execution_status).toBe('DENY');
+        expect(d.headers['x-svc-rule']).toBe('agent_suspended');
+      },
+      { timeout: 2000, interval: 25 },
+    );
+    // Listed by status at the control plane, with the total.
+    const listed = await call(cp.url, 'GET', '/v1/agents?status=SUSPENDED', { token: operator });
+    expect(listed.body).toMatchObject({ total: 1, cursor: null });
+    expect(listed.body.data.map((a: { agent_id: string }) => a.agent_id)).toEqual(['bot-s']);
+
+    // At the sidecar, suspend and resume are still the control plane's: 409 naming it.
+    const refused = expectEnvelope(await call(sidecar.url, 'POST', '/v1/agents/bot-s/resume', { token: admin }), 409, 'invalid_request');
+    expect(refused.message).toContain(cp.url);
+    expect(refused.message).toMatch(/suspend and resume/);
+
+    const resumed = await call(cp.url, 'POST', '/v1/agents/bot-s/resume', { token: admin });
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.status).toBe('ACTIVE');
+    await vi.waitFor(async () => expect((await decide(sidecar.url, 'bot-s', 'hello')).body.envelope.execution_status).toBe('ALLOW'), { timeout: 2000, interval: 25 });
+  });
+
+  it('a heartbeat at the sidecar reaches the control plane: last_seen and ACTIVE, moving forward with later heartbeats', async () => {
+    const before = Date.now();
+    const hb = await call(sidecar.url, 'POST', '/v1/heartbeat', { token: operator, body: { agent_id: 'hb-1', status: 'busy' } });
+    expect(hb.status, hb.text).toBe(200);
+    let first = '';
+    await vi.waitFor(
+      async () => {
+        const a = await call(cp.url, 'GET', '/v1/agents/hb-1', { token: operator });
+        expect(a.status, a.text).toBe(200);
+        expect(a.body).toMatchObject({ agent_id: 'hb-1', status: 'ACTIVE', heartbeat: { reported_status: 'busy' } });
+        expect(Date.parse(a.body.last_seen)).toBeGreaterThanOrEqual(before - 1);
+        first = a.body.last_seen;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await call(sidecar.url, 'POST', '/v1/heartbeat', { token: operator, body: { agent_id: 'hb-1', status: 'idle' } })).status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const a = await call(cp.url, 'GET', '/v1/agents/hb-1', { token: operator });
+        expect(Date.parse(a.body.last_seen)).toBeGreaterThan(Date.parse(first));
+        expect(a.body.heartbeat.reported_status).toBe('idle');
+      },
+      { timeout: 5000, interval: 50 },
+    );
+  });
+
+  it('an agent first used at the sidecar appears at the control plane; a registration made at the control plane wins', async () => {
+    expect((await decide(sidecar.url, 'first-use-1', 'hello')).body.envelope.execution_status).toBe('ALLOW');
+    await vi.waitFor(
+      async () => {
+        const page = await call(cp.url, 'GET', '/v1/agents?limit=500', { token: operator });
+        expect(page.body.data.map((a: { agent_id: string }) => a.agent_id)).toContain('first-use-1');
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    const fu = await call(cp.url, 'GET', '/v1/agents/first-use-1', { token: operator });
+    expect(fu.body).toMatchObject({ agent_id: 'first-use-1', name: 'first-use-1', status: 'ACTIVE' });
+
+    expect((await call(cp.url, 'POST', '/v1/agents/register', { token: admin, body: { agent_id: 'cp-wins', name: 'Control name' } })).status).toBe(201);
+    await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', '/v1/agents/cp-wins', { token: operator })).body?.name).toBe('Control name'), { timeout: 5000, interval: 25 });
+    // Renamed at the sidecar (runtime traffic may do that there) and reported: the control plane keeps its own.
+    expect((await call(sidecar.url, 'POST', '/v1/agents', { token: operator, body: { agent_id: 'cp-wins', name: 'Sidecar name' } })).status).toBe(200);
+    const health = async () => (await call(sidecar.url, 'GET', '/health')).body.fleet.agent_reports.reported as number;
+    const reported = await health();
+    await vi.waitFor(async () => expect(await health()).toBeGreaterThan(reported), { timeout: 5000, interval: 50 });
+    expect((await call(cp.url, 'GET', '/v1/agents/cp-wins', { token: operator })).body.name).toBe('Control name');
+  });
+
+  it('POST /v1/fleet/agents needs a sidecar token, and a malformed report writes nothing', async () => {
+    const report = { format: 'aduana-agent-report/1', tenants: [{ tenant_id: 'default', agents: [{ agent_id: 'forged', name: 'x', policy_pack: null, risk_budget: null, metadata: null, created_at: 1, last_seen: 1, heartbeat_base: 1, reported_status: '', risk_score: 0 }] }] };
+    expectEnvelope(await call(cp.url, 'POST', '/v1/fleet/agents', { token: admin, body: report }), 401, 'authentication_error');
+    const bad = { ...report, tenants: [report.tenants[0], { tenant_id: 'default', agents: [{ agent_id: 'half' }] }] };
+    expectEnvelope(await call(cp.url, 'POST', '/v1/fleet/agents', { token: sidecarToken, body: bad }), 400, 'invalid_request');
+    expectEnvelope(await call(cp.url, 'GET', '/v1/agents/forged', { token: operator }), 404, 'not_found');
+  });
+});
+
+describe('agent reports while the control plane is away', () => {
+  it('queue at the sidecar and reach the control plane once it is back', async () => {
+    const cpPort = Number(new URL(cp.url).port);
+    let relay = await startTcpRelay(cpPort);
+    const away = await startSidecar(relay.url, sidecarToken, tmp('sidecar-away'), { fleetAgentReportMs: 100 });
+    try {
+      await vi.waitFor(async () => expect((await decide(away.url, 'warm-up', 'hello')).status).toBe(200), { timeout: 10_000, interval: 50 });
+      await relay.close();
+      expect((await call(away.url, 'POST', '/v1/heartbeat', { token: operator, body: { agent_id: 'away-1' } })).status).toBe(200);
+      const failures = async () => (await call(away.url, 'GET', '/health')).body.fleet.agent_reports.failures as number;
+      await vi.waitFor(async () => expect(await failures()).toBeGreaterThanOrEqual(2), { timeout: 5000, interval: 50 });
+      expectEnvelope(await call(cp.url, 'GET', '/v1/agents/away-1', { token: operator }), 404, 'not_found');
+      relay = await startTcpRelay(cpPort, relay.port);
+      await vi.waitFor(async () => expect((await call(cp.url, 'GET', '/v1/agents/away-1', { token: operator })).body).toMatchObject({ agent_id: 'away-1', status: 'ACTIVE' }), { timeout: 5000, interval: 50 });
+      expect(await failures()).toBe(0);
+    } finally {
+      await away.close();
+      await relay.close();
+    }
+  });
+});
+
+describe('held decisions at the control plane', () => {
+  const shippedAt = async (id: string): Promise<CallResult> => {
+    let r: CallResult | undefined;
+    await vi.waitFor(
+      async () => {
+        r = await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator });
+        expect(r.status, r.text).toBe(200);
+      },
+      { timeout: 5000, interval: 25 },
+    );
+    return r as CallResult;
+  };
+
+  it('a held decision made at a sidecar is resolved once at the control plane; the sidecar applies it and chains decision.resolved', async () => {
+    const held = (await decide(sidecar.url, 'payer', 'please wire money')).body.envelope;
+    expect(held.execution_status).toBe('REQUIRE_APPROVAL');
+    const allowed = (await decide(sidecar.url, 'payer', 'good morning')).body.envelope.decision_id as string;
+
+    const shipped = await shippedAt(held.decision_id);
+    expect(shipped.body).toMatchObject({ decision_id: held.decision_id, tenant_id: 'default', agent_id: 'payer', execution_status: 'REQUIRE_APPROVAL', resolution: null });
+    const list = await call(cp.url, 'GET', '/admin/decisions?limit=10', { token: operator });
+    expect(list.body.data.map((d: { decision_id: string }) => d.decision_id)).toContain(held.decision_id);
+    await shippedAt(allowed);
+
+    const resolve = (base: string, id: string, token: string, body: unknown) => call(base, 'POST', `/admin/decisions/${id}/resolve`, { token, body });
+    expectEnvelope(await resolve(cp.url, held.decision_id, operator, { resolution: 'APPROVED' }), 403, 'permission_denied');
+    expectEnvelope(await resolve(cp.url, held.decision_id, admin, { resolution: 'MAYBE' }), 400, 'invalid_request');
+    expectEnvelope(await resolve(cp.url, held.decision_id, admin, {}), 400, 'invalid_request');
+    expect((await call(cp.url, 'GET', `/admin/decisions/${held.decision_id}`, { token: operator })).body.resolution).toBeNull();
+    expectEnvelope(await resolve(cp.url, 'dec_unknown', admin, { resolution: 'APPROVED' }), 404, 'not_found');
+    expectEnvelope(await resolve(cp.url, allowed, admin, { resolution: 'APPROVED' }), 409, 'invalid_request');
+    // Not at the sidecar: 409 naming the control plane.
+    expect(expectEnvelope(await resolve(sidecar.url, held.decision_id, admin, { resolution: 'APPROVED' }), 409, 'invalid_request').message).toContain(cp.url);
+
+    const ok = await resolve(cp.url, held.decision_id, admin, { resolution: 'APPROVED', note: 'checked' });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.resolution).toMatchObject({ status: 'APPROVED', note: 'checked' });
+    expectEnvelope(await resolve(cp.url, held.decision_id, admin, { resolution: 'REJECTED' }), 409, 'invalid_request');
+    expectEnvelope(await resolve(cp2.url, held.decision_id, admin, { resolution: 'REJECTED' }), 409, 'invalid_request');
+
+    // The sidecar that made it sees the resolution, and its own chain records it once; the shipment brings that back.
+    await vi.waitFor(
+      async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${held.decision_id}`, { token: operator })).body.resolution).toMatchObject({ status: 'APPROVED', note: 'checked', resolved_by: ok.body.resolution.resolved_by }),
+      { timeout: 5000, interval: 25 },
+    );
+    await vi.waitFor(
+      async () => {
+        const events = await call(cp.url, 'GET', '/v1/events?event_type=decision.resolved&limit=100', { token: operator });
+        const mine = events.body.events.filter((e: { payload: { decision_id: string } }) => e.payload.decision_id === held.decision_id);
+        expect(mine).toHaveLength(1);
+        expect(mine[0].payload.resolution).toMatchObject({ status: 'APPROVED' });
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect((await call(sidecar.url, 'GET', '/health')).body.fleet.resolutions_applied).toBe(1);
+  });
+
+  it('concurrent resolves on two control-plane replicas: exactly one wins', async () => {
+    const id = (await decide(sidecar.url, 'payer', 'wire money twice')).body.envelope.decision_id as string;
+    await shippedAt(id);
+    const answers = await Promise.all([
+      call(cp.url, 'POST', `/admin/decisions/${id}/resolve`, { token: admin, body: { resolution: 'APPROVED' } }),
+      call(cp2.url, 'POST', `/admin/decisions/${id}/resolve`, { token: admin, body: { resolution: 'REJECTED' } }),
+      call(cp.url, 'POST', `/admin/decisions/${id}/resolve`, { token: admin, body: { resolution: 'REJECTED' } }),
+      call(cp2.url, 'POST', `/admin/decisions/${id}/resolve`, { token: admin, body: { resolution: 'APPROVED' } }),
+    ]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409, 409, 409]);
+    const winner = answers.find((a) => a.status === 200)!.body.resolution.status;
+    expect((await call(cp2.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution.status).toBe(winner);
+    await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution?.status).toBe(winner), { timeout: 5000, interval: 25 });
+  });
+});
+
+describe('the console at the control plane', () => {
+  it('lists the decisions the sidecars shipped and the agents, and an admin resolves a held decision there', async () => {
+    const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'admin@cpad.example', name: 'Admin', role: 'admin', password: PASSWORD } });
+    expect(created.status, created.text).toBe(201);
+    const id = (await decide(sidecar.url, 'console-agent', 'wire money for the console')).body.envelope.decision_id as string;
+    await vi.waitFor(async () => expect((await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator })).status).toBe(200), { timeout: 5000, interval: 25 });
+
+    const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'admin@cpad.example', password: PASSWORD } });
+    expect(login.status, login.text).toBe(200);
+    const cookie = `aduana_session=${login.body.session_token}`;
+    const page = await call(cp.authUrl, 'GET', '/console/decisions?since=all', { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`data-decision="${id}"`);
+    expect(page.text).toContain(`data-resolve="APPROVED"`);
+    const agents = await call(cp.authUrl, 'GET', '/console/agents', { headers: { cookie } });
+    expect(agents.status).toBe(200);
+    expect(agents.text).toContain('console-agent');
+    expect(agents.text).toContain('bot-s');
+    expect((await call(cp.authUrl, 'GET', '/console', { headers: { cookie } })).status).toBe(200);
+    expect((await call(cp.authUrl, 'GET', '/console/ledger', { headers: { cookie } })).status).toBe(200);
+
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] as string;
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
+    const posted = await call(cp.authUrl, 'POST', `/console/decisions/${id}/resolve`, { rawBody: `csrf=${encodeURIComponent(csrf)}&resolution=REJECTED&note=from+the+console`, headers: form });
+    expect(posted.status, posted.text).toBe(303);
+    expect((await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution).toMatchObject({ status: 'REJECTED', note: 'from the console' });
+    // The same code path as the API: a second resolve from the console is 409.
+    expectEnvelope(await call(cp.authUrl, 'POST', `/console/decisions/${id}/resolve`, { rawBody: `csrf=${encodeURIComponent(csrf)}&resolution=APPROVED`, headers: form }), 409, 'invalid_request');
+    await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution?.status).toBe('REJECTED'), { timeout: 5000, interval: 25 });
+  });
+});
