@@ -157,7 +157,15 @@ describe('/v1/telemetry/metrics', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toContain('text/plain');
     const families = new Map(parsePrometheusTextFormat(r.text).map((f) => [f.name, f]));
-    expect(families.get('aduana_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
+    const duration = families.get('aduana_http_request_duration_seconds');
+    expect(duration?.type).toBe('HISTOGRAM');
+    // The policy, the decision and the proxied call were answered by the gateway's server before this scrape.
+    // (The parser flattens a labelled histogram's series into one: read the gateway's series from the text.)
+    const sample = (line: RegExp) => Number(line.exec(r.text)?.[1]);
+    const count = sample(/^aduana_http_request_duration_seconds_count\{server="gateway"\} (\S+)$/m);
+    expect(count).toBeGreaterThanOrEqual(3);
+    expect(sample(/^aduana_http_request_duration_seconds_bucket\{le="\+Inf",server="gateway"\} (\S+)$/m)).toBe(count);
+    expect(sample(/^aduana_http_request_duration_seconds_sum\{server="gateway"\} (\S+)$/m)).toBeGreaterThan(0);
     const decisions = families.get('aduana_decisions_total');
     expect(decisions?.type).toBe('COUNTER');
     expect(Number(decisions?.metrics.find((m) => m.labels?.['verdict'] === 'DENY')?.value)).toBeGreaterThanOrEqual(1);

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { BucketHistogram, type BucketSeries } from './bucket-histogram.js';
 import type { ExportQueue } from './exporters/export-queue.js';
 
 export interface PrometheusSources {
@@ -13,28 +14,27 @@ export interface PrometheusSources {
 /**
  * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registry (never the global
  * one). Process-wide figures without tenant or agent labels; per-tenant figures are /v1/telemetry/query/stats. The
- * request path adds to plain counters, handed to prom-client when scraped (no label hashing per decision); the latency
- * histogram observes through a pre-bound child per server.
+ * request path adds to plain counters and bucket arrays, handed to prom-client when scraped (no label hashing per
+ * decision).
  */
 export class PrometheusMetrics {
   readonly registry = new Registry();
-  readonly #requestDuration: Histogram;
+  readonly #requestDuration: BucketHistogram;
   readonly #upstreamErrors: Counter;
-  readonly #ledgerAppend: Histogram;
+  readonly #ledgerAppend: BucketSeries;
   // Decisions are counted in plain Maps and handed to prom-client at scrape time: no label hashing per decision.
   readonly #verdicts = new Map<string, number>();
   readonly #rules = new Map<string, number>();
-  readonly #serverChildren = new Map<string, Histogram.Internal<string>>();
 
   constructor(sources: PrometheusSources) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'aduana_' });
-    this.#requestDuration = new Histogram({
+    this.#requestDuration = new BucketHistogram({
       name: 'aduana_http_request_duration_seconds',
-      help: 'Time from request to answer, by server (api, auth)',
-      labelNames: ['server'],
+      help: 'Time from request to answer, by server (gateway, auth)',
+      labelName: 'server',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
+      registry: this.registry,
     });
     const verdicts = this.#verdicts;
     const rules = this.#rules;
@@ -59,12 +59,12 @@ export class PrometheusMetrics {
       },
     });
     this.#upstreamErrors = new Counter({ name: 'aduana_upstream_errors_total', help: 'Proxied calls the upstream failed, by outcome', labelNames: ['outcome'], registers });
-    this.#ledgerAppend = new Histogram({
+    this.#ledgerAppend = new BucketHistogram({
       name: 'aduana_ledger_append_seconds',
       help: 'Time from a decision entry being queued to its group commit being flushed',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-      registers,
-    });
+      registry: this.registry,
+    }).series();
     new Gauge({
       name: 'aduana_ledger_entries',
       help: 'Entries in the ledger, all tenants',
@@ -132,12 +132,7 @@ export class PrometheusMetrics {
 
   /** A request answered by `server` after `seconds`. */
   requestDone(server: string, seconds: number): void {
-    let child = this.#serverChildren.get(server);
-    if (!child) {
-      child = this.#requestDuration.labels(server);
-      this.#serverChildren.set(server, child);
-    }
-    child.observe(seconds);
+    this.#requestDuration.series(server).observe(seconds);
   }
 
   decision(verdict: string, rule: string): void {
