@@ -58,17 +58,24 @@ const batchOf = (parts: { metrics?: unknown[]; logs?: unknown[]; errors?: unknow
 beforeAll(async () => {
   pg = await startLocalPostgres();
   databaseUrl = await pg.createDatabase('cp_telemetry');
-  cp = await startControlPlane({
-    config: loadGatewayConfig({}, { databaseUrl, dataDir: tmp('control'), port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent' }),
-    logger: createLogger('control', { level: 'silent' }),
-  });
-  admin = cp.bootstrapToken as string;
+  const control = () =>
+    startControlPlane({
+      config: loadGatewayConfig({}, { databaseUrl, dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent' }),
+      logger: createLogger('control', { level: 'silent' }),
+    });
+  const dataDir = tmp('control');
+  // The first start creates tenant `default` and the admin token.
+  const bootstrapping = await control();
+  admin = bootstrapping.bootstrapToken as string;
   const repos = await openPostgresRepositories(databaseUrl, { sessionTtlMs: 3_600_000 });
   sidecarToken = (await repos.sidecarTokens.create('cptel', null)).token;
   otherSidecarToken = (await repos.sidecarTokens.create('cptel-other', ['other'])).token;
-  // Enterprise: the plan's rate limit never interferes with the polling below.
+  // Enterprise: the plan's rate limit never interferes with the polling below. The control plane started afresh
+  // reads it at its first request (a running one re-reads plans only every few seconds).
   expect(await repos.tenants.setPlan('default', 'enterprise')).toBeDefined();
   await repos.close();
+  await bootstrapping.close();
+  cp = await control();
   const op = await call(cp.authUrl, 'POST', '/token', { token: admin, body: { name: 'cptel operator', role: 'operator' } });
   expect(op.status, op.text).toBe(200);
   operator = op.body.token;
@@ -278,6 +285,28 @@ describe('telemetry while the control plane is away', () => {
     } finally {
       await away.close();
       await relay.close();
+    }
+  });
+
+  it('a sidecar stopped with telemetry queued ships it after its restart', async () => {
+    const cpPort = Number(new URL(cp.url).port);
+    const relay = await startTcpRelay(cpPort);
+    const dir = tmp('sidecar-restart');
+    const first = await startSidecar(relay.url, sidecarToken, dir, FAST);
+    try {
+      await vi.waitFor(async () => expect((await decide(first.url, 'warm-up')).status).toBe(200), { timeout: 10_000, interval: 50 });
+      await relay.close();
+      expect((await ingest(first.url, { agentId: 'tel-restart', log: { level: 'info', message: 'queued across a restart' } })).status).toBe(200);
+      await vi.waitFor(async () => expect((await call(first.url, 'GET', '/health')).body.fleet.telemetry.failures).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 50 });
+    } finally {
+      await first.stop();
+    }
+    // Back on the same data dir, now pointing straight at the control plane.
+    const second = await startSidecar(cp.url, sidecarToken, dir, FAST);
+    try {
+      await vi.waitFor(async () => expect((await call(cp.url, 'GET', '/v1/telemetry/query/logs?agentId=tel-restart', { token: operator })).body.total).toBe(1), { timeout: 10_000, interval: 50 });
+    } finally {
+      await second.stop();
     }
   });
 });
