@@ -10,6 +10,8 @@ import { openPostgresRepositories } from '../../src/fleet/postgres/open-postgres
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
 import { startTcpRelay } from '../helpers/fleet/tcp-relay.js';
+import { DEFAULT_DATABASE_OPTIONS, openPool } from '../../src/fleet/postgres/database.js';
+import { PgTelemetryStore } from '../../src/fleet/telemetry/pg-telemetry-store.js';
 
 /**
  * Telemetry at the control plane (docs/fleet.md, "Telemetry"): a real PostgreSQL, a real control plane on it and two
@@ -213,6 +215,34 @@ describe('telemetry shipped from sidecars', () => {
     const logs = await call(cp.url, 'GET', '/v1/telemetry/query/logs?agentId=tel-refused', { token: operator });
     expect(logs.body).toEqual({ data: [], total: 0, cursor: null });
     expect((await stats(cp.url, 'decision.latency_ms', 'tel-refused')).body.series).toEqual([]);
+  });
+});
+
+describe('retention at the control plane', () => {
+  it('prune deletes what is older than the cutoff and keeps the rest', async () => {
+    const pool = openPool(databaseUrl, DEFAULT_DATABASE_OPTIONS);
+    try {
+      const store = new PgTelemetryStore(pool);
+      const old = Date.now() - 10 * 86_400_000;
+      const at = (ms: number) => new Date(ms).toISOString();
+      const item = (ms: number, tag: string) => ({
+        metrics: [{ tenant_id: 'default', agent_id: `tel-prune-${tag}`, second: Math.floor(ms / 1000), slot: [[1], 1, null, null, null, null] }],
+        logs: [{ tenant_id: 'default', id: newId('log'), timestamp: at(ms), level: 'info' as const, message: 'prune probe', agent_id: `tel-prune-${tag}`, trace_id: 't', attributes: {} }],
+        errors: [{ tenant_id: 'default', id: newId('err'), timestamp: at(ms), level: 'error', message: `prune probe ${tag}`, agent_id: `tel-prune-${tag}`, rule_id: '', trace_id: 't' }],
+      });
+      await store.storeItems(item(old, 'old'));
+      await store.storeItems(item(Date.now(), 'new'));
+      const removed = await store.prune(Date.now() - 7 * 86_400_000, 1);
+      expect(removed).toBeGreaterThanOrEqual(4);
+      expect((await store.logs('default', { agentId: 'tel-prune-old', limit: 10 })).total).toBe(0);
+      expect((await store.logs('default', { agentId: 'tel-prune-new', limit: 10 })).total).toBe(1);
+      expect((await store.stats('default', 'decision.count', Math.floor(old / 1000) - 1, Math.floor(old / 1000) + 1, 'tel-prune-old')).series).toEqual([]);
+      const titles = (await store.issues('default', 500)).data.map((i) => i.title);
+      expect(titles).toContain('prune probe new');
+      expect(titles).not.toContain('prune probe old');
+    } finally {
+      await pool.end();
+    }
   });
 });
 
