@@ -169,6 +169,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     logger,
   );
   telemetryRef = telemetry;
+  sidecar?.shipTelemetry(metrics, telemetry);
   audit.observe(telemetry.onDecision);
   audit.timeAppends((seconds) => prometheus.ledgerAppended(seconds));
   const heartbeats = new HeartbeatMonitor(agents, telemetry.onMissedHeartbeats, () => Promise.all([metrics.flush(), agents.flush()]));

@@ -5,6 +5,9 @@ import { assertOwnTenant, cursorParam, limitParam, queryTenant } from '../http/l
 import { isValidLedgerName } from '../ledger/index.js';
 import { METRICS, type MetricName } from '../telemetry/metric-store.js';
 import { parseIngest } from '../telemetry/ingest-request.js';
+import { localTelemetryQueries } from '../telemetry/local-telemetry-queries.js';
+import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
+import type { GatewayConfig } from '../config.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
 const SECONDS = /^\d{1,12}$/;
@@ -17,25 +20,28 @@ function agentParam(ctx: RequestContext): string | undefined {
   return raw;
 }
 
-/** Telemetry (docs/telemetry.md): status, ingest, logs, stats, error issues and events, Prometheus metrics. */
-export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): void {
-  const { telemetry, config, prometheus } = deps;
+type TelemetryRouteConfig = Pick<GatewayConfig, 'telemetryIngestBodyLimit' | 'telemetryRetentionDays' | 'listDefaultLimit' | 'listMaxLimit'>;
 
-  server.route('get', '/v1/telemetry/status', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: telemetry.status() }));
+/**
+ * Telemetry's status, ingest and queries (docs/telemetry.md): one validation for both the embedded gateway (LMDB)
+ * and the control plane (PostgreSQL, docs/fleet.md), whichever `queries` holds the data.
+ */
+export function registerTelemetryQueryRoutes(server: HttpServer, queries: TelemetryQueries, config: TelemetryRouteConfig): void {
+  server.route('get', '/v1/telemetry/status', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: queries.status() }));
 
   server.route('post', '/v1/telemetry/ingest', { scope: 'runtime:write', body: 'json', maxBody: config.telemetryIngestBodyLimit }, async (ctx) => {
     const req = parseIngest(ctx.body, ctx.trace.traceId);
     assertOwnTenant(ctx, req.tenantId);
-    return { status: 200, body: await telemetry.ingest(ctx.auth.tenantId, req) };
+    return { status: 200, body: await queries.ingest(ctx.auth.tenantId, req) };
   });
 
-  server.route('get', '/v1/telemetry/query/logs', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/telemetry/query/logs', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
-    return { status: 200, body: telemetry.logs.query(ctx.auth.tenantId, { agentId: agentParam(ctx), limit, cursor: cursorParam(ctx) }) };
+    return { status: 200, body: await queries.logs(ctx.auth.tenantId, { agentId: agentParam(ctx), limit, cursor: cursorParam(ctx) }) };
   });
 
-  server.route('get', '/v1/telemetry/query/stats', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/telemetry/query/stats', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const metric = ctx.query.get('metric') ?? '';
     if (!METRICS.includes(metric as MetricName)) throw new GatewayError('invalid_request', `metric: one of ${METRICS.join(', ')}`);
@@ -44,15 +50,15 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
     if (!SECONDS.test(from) || !SECONDS.test(to)) throw new GatewayError('invalid_request', 'from and to: required, Unix seconds');
     if (Number(to) < Number(from)) throw new GatewayError('invalid_request', 'to: must not be before from');
     // Nothing older than the retention is kept: a window reaching before it would answer a partial series as if whole.
-    const oldest = Math.floor((Date.now() - telemetry.retentionMs) / 1000);
+    const oldest = Math.floor((Date.now() - queries.retentionMs) / 1000);
     if (Number(from) < oldest) throw new GatewayError('invalid_request', `from: telemetry is kept for ${config.telemetryRetentionDays} days; from must be at least ${oldest}`);
-    return { status: 200, body: deps.metrics.query(ctx.auth.tenantId, metric as MetricName, Number(from), Number(to), agentParam(ctx)) };
+    return { status: 200, body: await queries.stats(ctx.auth.tenantId, metric as MetricName, Number(from), Number(to), agentParam(ctx)) };
   });
 
   server.route('get', '/v1/telemetry/query/errors/issues', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
-    return { status: 200, body: await telemetry.errors.listIssues(ctx.auth.tenantId, limit) };
+    return { status: 200, body: await queries.issues(ctx.auth.tenantId, limit) };
   });
 
   server.route('get', '/v1/telemetry/query/errors/events', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
@@ -60,8 +66,14 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const issueId = ctx.query.get('issueId') ?? undefined;
     if (issueId !== undefined && !/^iss_[0-9a-f]{32}$/.test(issueId)) throw new GatewayError('invalid_request', 'issueId: an issue id');
-    return { status: 200, body: await telemetry.errors.listEvents(ctx.auth.tenantId, limit, issueId) };
+    return { status: 200, body: await queries.events(ctx.auth.tenantId, limit, issueId) };
   });
+}
+
+/** The embedded gateway's (and a sidecar's) telemetry: the routes above on its LMDB stores, and Prometheus. */
+export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): void {
+  const { telemetry, config, prometheus } = deps;
+  registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics), config);
 
   server.route('get', '/v1/telemetry/metrics', { scope: 'runtime:read', body: 'none' }, async () => ({
     status: 200,

@@ -23,6 +23,16 @@ export function fingerprint(level: string, ruleId: string, message: string): str
   return sha256Hex(`${level}\n${ruleId}\n${message.replace(VARIABLE, '<*>')}`).slice(0, 32);
 }
 
+/** The issue an event belongs to: its fingerprint's id. */
+export function issueIdOf(level: string, ruleId: string, message: string): string {
+  return `iss_${fingerprint(level, ruleId, message)}`;
+}
+
+/** An issue's title: its first event's message, cut. */
+export function issueTitle(message: string): string {
+  return message.slice(0, 200);
+}
+
 /**
  * Error events under [tenant, event id] (ULIDs: newest last) and issues under [tenant, issue id]. Writes are buffered
  * and committed together within a second (an error storm is one transaction per second, not one per event); reads
@@ -41,7 +51,7 @@ export class ErrorStore {
 
   /** Queues an event; returns it (its issue id is its fingerprint's). */
   record(tenantId: string, input: ErrorInput): ErrorEvent {
-    const issueId = `iss_${fingerprint(input.level, input.ruleId, input.message)}`;
+    const issueId = issueIdOf(input.level, input.ruleId, input.message);
     const event: ErrorEvent = {
       id: newId('err'),
       issueId,
@@ -50,7 +60,7 @@ export class ErrorStore {
       message: input.message,
       context: { agentId: input.agentId, ruleId: input.ruleId, traceId: input.traceId },
     };
-    this.#pending.push({ tenantId, input, event, title: input.message.slice(0, 200) });
+    this.#pending.push({ tenantId, input, event, title: issueTitle(input.message) });
     if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), 1000).unref();
     return event;
   }

@@ -2,10 +2,23 @@ import type { Database } from 'lmdb';
 import { GatewayError } from '../errors.js';
 import type { LogEntry } from './telemetry-records.js';
 
+export interface LogPage {
+  data: LogEntry[];
+  total: number;
+  cursor: string | null;
+}
+
 export interface LogQuery {
   agentId?: string | undefined;
   limit: number;
   cursor?: string | null | undefined;
+}
+
+/** A logs page's cursor: the last id of the previous page (400 otherwise). */
+export function logCursor(cursor: string | null | undefined): string | null {
+  const after = cursor ?? null;
+  if (after !== null && !/^log_[0-9A-Za-z]{1,64}$/.test(after)) throw new GatewayError('invalid_request', 'cursor: invalid');
+  return after;
 }
 
 /**
@@ -26,9 +39,8 @@ export class LogStore {
   }
 
   /** Newest first; `cursor` is the last id of the previous page. */
-  query(tenantId: string, q: LogQuery): { data: LogEntry[]; total: number; cursor: string | null } {
-    const after = q.cursor ?? null;
-    if (after !== null && !/^log_[0-9A-Za-z]{1,64}$/.test(after)) throw new GatewayError('invalid_request', 'cursor: invalid');
+  query(tenantId: string, q: LogQuery): LogPage {
+    const after = logCursor(q.cursor);
     const data: LogEntry[] = [];
     let total: number;
     if (q.agentId !== undefined) {

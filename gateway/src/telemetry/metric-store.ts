@@ -1,16 +1,13 @@
 import type { Database } from 'lmdb';
 import { migrateToSlots } from './metric-layout.js';
-import { COUNTER_INDEX, COUNTERS, emptySlot, mergeSlots, METRIC_INDEX, SLOT_TAG, type MetricName, type Slot, type SlotKey } from './metric-slot.js';
+import { COUNTER_INDEX, emptySlot, mergeSlots, METRIC_INDEX, SLOT_TAG, type MetricName, type Slot, type SlotKey } from './metric-slot.js';
+import { summarize, type MetricSeries } from './metric-summary.js';
 
 export { METRICS, type MetricName } from './metric-slot.js';
+export type { MetricSeries } from './metric-summary.js';
 
-export interface MetricSeries {
-  metric: string;
-  series: { timestamp: number; value: number }[];
-  avg: number;
-  p95: number;
-  p99: number;
-}
+/** The samples of one flush: second -> tenant -> agent -> slot (read-only once handed over). */
+export type FlushedSamples = ReadonlyMap<number, ReadonlyMap<string, ReadonlyMap<string, Slot>>>;
 
 const DECISION_COUNT = METRIC_INDEX.get('decision.count') as number;
 const DECISION_LATENCY = METRIC_INDEX.get('decision.latency_ms') as number;
@@ -47,6 +44,8 @@ export class MetricStore {
   /** Seconds up to this one may already hold samples on disk. */
   #through: number;
   #timer: NodeJS.Timeout | null = null;
+  /** Fleet mode: hears each flush's samples (a sidecar ships them); null in the embedded default. */
+  #onFlush: ((samples: FlushedSamples) => void) | null = null;
 
   constructor(private readonly db: Database) {
     const migrated = migrateToSlots(db);
@@ -99,6 +98,11 @@ export class MetricStore {
     return slot;
   }
 
+  /** Fleet mode: `listener` hears the samples of every flush, once a second at most (never on the request path). */
+  observeFlush(listener: (samples: FlushedSamples) => void): void {
+    this.#onFlush = listener;
+  }
+
   /** Writes buffered samples, appending to what a second already holds (also called at shutdown). */
   flush(): Promise<unknown> {
     if (this.#timer) clearTimeout(this.#timer);
@@ -129,6 +133,7 @@ export class MetricStore {
     });
     const done = () => this.#writing.delete(pending);
     written.then(done, done);
+    this.#onFlush?.(pending);
     return written;
   }
 
@@ -168,13 +173,7 @@ export class MetricStore {
         }
       }
     }
-    const series = [...perSecond.entries()].sort((a, b) => a[0] - b[0]).map(([timestamp, value]) => ({ timestamp, value }));
-    // A count's statistics are over its per-second totals (all agents together), a measure's over its samples.
-    const stats = COUNTERS.has(metric) ? series.map((p) => p.value) : values;
-    stats.sort((a, b) => a - b);
-    const pct = (p: number) => (stats.length ? (stats[Math.min(stats.length - 1, Math.ceil(p * stats.length) - 1)] as number) : 0);
-    const avg = stats.length ? stats.reduce((a, b) => a + b, 0) / stats.length : 0;
-    return { metric, series, avg, p95: pct(0.95), p99: pct(0.99) };
+    return summarize(metric, perSecond, values);
   }
 
   /** Deletes samples older than `beforeSecond`, a chunk at a time so the event loop keeps turning; returns how many keys went. */

@@ -11,7 +11,7 @@ import type { LogStore } from './log-store.js';
 import type { MetricStore } from './metric-store.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
 import { Sanitizer } from './sanitizer.js';
-import { isErrorLevel, type LogEntry, type LogLevel } from './telemetry-records.js';
+import { isErrorLevel, type ErrorEvent, type LogEntry, type LogLevel } from './telemetry-records.js';
 
 export interface TelemetryOptions {
   otlpEndpoint: string;
@@ -31,6 +31,12 @@ export interface IngestInput {
   traceId: string;
   agentId: string;
   log: { level: LogLevel; message: string; attributes?: Record<string, unknown> };
+}
+
+/** Fleet mode: hears every stored log and error event (already redacted), so a sidecar ships them. */
+export interface TelemetryOutbox {
+  onLog(tenantId: string, entry: LogEntry): void;
+  onError(tenantId: string, event: ErrorEvent): void;
 }
 
 interface Exporters {
@@ -56,6 +62,8 @@ export class TelemetryService {
   readonly #sentry: ExportQueue<ForwardedError> | null;
   readonly #queues: ExportQueue<unknown>[];
   #pruneTimer: NodeJS.Timeout | null = null;
+  /** Null in the embedded default: nothing is shipped. */
+  #outbox: TelemetryOutbox | null = null;
   #pruning: Promise<unknown> = Promise.resolve();
 
   /** The forwarders a configuration asks for; their packages are loaded only then (memory of a sidecar without them). */
@@ -113,6 +121,11 @@ export class TelemetryService {
     return this.#queues;
   }
 
+  /** Fleet mode: every log and error event stored from now on is also handed to `outbox`. */
+  shipTo(outbox: TelemetryOutbox): void {
+    this.#outbox = outbox;
+  }
+
   start(): void {
     this.#otlpLogs?.start();
     this.#otlpMetrics?.start(this.options.flushMs);
@@ -164,6 +177,7 @@ export class TelemetryService {
     const attributes = this.sanitizer.value(input.log.attributes ?? {}) as Record<string, unknown>;
     const entry: LogEntry = { id: newId('log'), timestamp: new Date(now).toISOString(), level: input.log.level, message, agentId: input.agentId, traceId: input.traceId, attributes };
     await this.logs.append(tenantId, entry);
+    this.#outbox?.onLog(tenantId, entry);
     const providers: string[] = [];
     if (this.#otlpLogs) {
       this.#otlpLogs.push({ atMs: now, level: entry.level, message, attributes: this.#otelAttributes(tenantId, input.agentId, input.traceId, attributes) });
@@ -211,6 +225,7 @@ export class TelemetryService {
   #error(tenantId: string, e: { level: string; message: string; agentId: string; ruleId: string; traceId: string; atMs: number }, redacted = false): void {
     const message = redacted ? e.message : this.sanitizer.text(e.message);
     const event = this.errors.record(tenantId, { ...e, message });
+    this.#outbox?.onError(tenantId, event);
     this.#sentry?.push({
       atMs: e.atMs,
       level: e.level,

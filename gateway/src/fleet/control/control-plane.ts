@@ -29,6 +29,11 @@ import { registerAgentReportRoute } from '../agents/agent-report-route.js';
 import { PgDecisionArchive } from '../decisions/pg-decision-archive.js';
 import { ArchiveConsoleData } from './archive-console-data.js';
 import { archiveConsoleLedger } from './archive-console-ledger.js';
+import { registerTelemetryQueryRoutes } from '../../routes/telemetry-routes.js';
+import { PgTelemetryStore } from '../telemetry/pg-telemetry-store.js';
+import { pgTelemetryQueries } from '../telemetry/pg-telemetry-queries.js';
+import { registerTelemetryShipRoute } from '../telemetry/telemetry-ship-route.js';
+import { TelemetryPruner } from '../telemetry/telemetry-pruner.js';
 
 export interface RunningControlPlane {
   readonly url: string;
@@ -44,7 +49,7 @@ export interface ControlPlaneOptions {
 
 /**
  * `aduana control` (docs/fleet.md): the governance API and the authentication service on PostgreSQL, plus the fleet
- * routes sidecars call (bundle, ledger, agent reports), agents and held decisions, and the console. No proxy and no /v1/decide: sidecars serve those. Stateless apart from
+ * routes sidecars call (bundle, ledger, agent reports, telemetry), agents, held decisions, telemetry queries and the console. No proxy and no /v1/decide: sidecars serve those. Stateless apart from
  * per-replica counters (the plan rate limit's buckets and failed-login counts) kept in a local LMDB under DATA_DIR, so
  * several replicas behind a load balancer serve one database.
  */
@@ -71,6 +76,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // A resolution reaches the sidecar through the bundle (it bumps the revision); nothing else to record here.
   const onDecisionResolved = async (): Promise<void> => {};
   const resolutionsWindowMs = config.fleetBundleResolutionsWindowS * 1000;
+  // Telemetry the sidecars ship, queried as at a sidecar (docs/fleet.md, "Telemetry").
+  const telemetryStore = new PgTelemetryStore(db.pool);
+  const telemetryPruner = new TelemetryPruner(telemetryStore, config.telemetryRetentionDays * 86_400_000, config.telemetryPruneIntervalS * 1000, logger);
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
   const access = {
@@ -93,6 +101,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
   registerAgentReportRoute(api, { activity, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
   registerLedgerIngestRoute(api, { archive, sidecarTokens: db.sidecarTokens, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
+  registerTelemetryShipRoute(api, { store: telemetryStore, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetTelemetryBodyLimit, maxItems: config.fleetTelemetryBatchMax });
+  registerTelemetryQueryRoutes(api, pgTelemetryQueries(telemetryStore, config.telemetryRetentionDays), config);
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
@@ -109,6 +119,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, authPort }, 'control plane listening');
   sessionPruner.start();
+  telemetryPruner.start();
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
@@ -118,6 +129,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
         await sessionPruner.close();
+        await telemetryPruner.close();
         await db.close();
         await local.close();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

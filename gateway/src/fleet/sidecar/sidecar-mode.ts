@@ -15,6 +15,9 @@ import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
 import type { DecisionRecord, DecisionStore } from '../../decisions/decision-store.js';
 import { ResolutionApplier } from './resolution-applier.js';
 import { AgentReporter, type AgentReporterStatus } from './agent-reporter.js';
+import { TelemetryShipper, type TelemetryShipperStatus } from './telemetry-shipper.js';
+import type { MetricStore } from '../../telemetry/metric-store.js';
+import type { TelemetryService } from '../../telemetry/telemetry-service.js';
 
 /** What `/health` says of a sidecar's bundle. */
 export interface SidecarHealth {
@@ -36,6 +39,8 @@ export interface SidecarHealth {
   agent_reports: AgentReporterStatus;
   /** Resolutions of held decisions made at the control plane and applied here, since start. */
   resolutions_applied: number;
+  /** Telemetry (metric samples, logs, error events) shipped to the control plane. */
+  telemetry: TelemetryShipperStatus;
 }
 
 /**
@@ -50,6 +55,7 @@ export class SidecarMode {
     readonly client: BundleClient,
     readonly shipper: LedgerShipper,
     readonly reporter: AgentReporter,
+    readonly telemetry: TelemetryShipper,
     private readonly resolutions: ResolutionApplier,
     private readonly controlPlaneUrl: string,
   ) {}
@@ -99,13 +105,36 @@ export class SidecarMode {
       timeoutMs: config.shipTimeoutMs,
       logger,
     });
-    return new SidecarMode(id, applier, client, shipper, reporter, resolutions, config.controlPlaneUrl);
+    const telemetry = new TelemetryShipper({
+      fleet: store.fleet,
+      instanceId: id,
+      controlPlaneUrl: config.controlPlaneUrl,
+      sidecarToken: config.sidecarToken,
+      intervalMs: config.fleetTelemetryShipMs,
+      batchMax: config.fleetTelemetryBatchMax,
+      bodyLimit: config.fleetTelemetryBodyLimit,
+      queueMax: config.fleetTelemetryQueueMax,
+      backoffBaseMs: config.fleetRetryBaseMs,
+      backoffMaxMs: config.fleetRetryMaxMs,
+      timeoutMs: config.shipTimeoutMs,
+      logger,
+    });
+    return new SidecarMode(id, applier, client, shipper, reporter, telemetry, resolutions, config.controlPlaneUrl);
+  }
+
+  /** Ships the telemetry stored from now on: every metric flush's samples, every log and error event. */
+  shipTelemetry(metrics: MetricStore, telemetry: TelemetryService): void {
+    metrics.observeFlush(this.telemetry.onMetrics);
+    telemetry.shipTo(this.telemetry);
+    // At close, what the stores still buffer is queued (and kept) before the queue is.
+    this.telemetry.flushBeforeClose(() => Promise.all([metrics.flush(), telemetry.errors.flush()]));
   }
 
   start(): void {
     this.client.start();
     this.shipper.start();
     this.reporter.start();
+    this.telemetry.start();
   }
 
   get status(): Readonly<BundleClientStatus> {
@@ -161,10 +190,11 @@ export class SidecarMode {
       shipping: this.shipper.status(),
       agent_reports: { ...this.reporter.status },
       resolutions_applied: this.resolutions.applied,
+      telemetry: this.telemetry.status(),
     };
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.client.close(), this.shipper.close(), this.reporter.close()]);
+    await Promise.all([this.client.close(), this.shipper.close(), this.reporter.close(), this.telemetry.close()]);
   }
 }

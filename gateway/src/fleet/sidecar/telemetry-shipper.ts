@@ -1,0 +1,223 @@
+import { request } from 'undici';
+import type { Database } from 'lmdb';
+import { newId, type Logger } from '@aduana/shared';
+import type { FlushedSamples } from '../../telemetry/metric-store.js';
+import type { ErrorEvent, LogEntry } from '../../telemetry/telemetry-records.js';
+import { shipBackoffMs } from '../shipping/ship-backoff.js';
+import { TELEMETRY_BATCH_FORMAT, type ShippedError, type ShippedLog, type ShippedMetric, type TelemetryBatch } from '../telemetry/telemetry-batch-format.js';
+
+export interface TelemetryShipperOptions {
+  /** The sidecar's fleet database: the queue is kept there across a graceful restart. */
+  fleet: Database;
+  instanceId: string;
+  controlPlaneUrl: string;
+  sidecarToken: string;
+  /** How often it ships (FLEET_TELEMETRY_SHIP_MS). */
+  intervalMs: number;
+  /** Most items in one batch (FLEET_TELEMETRY_BATCH_MAX). */
+  batchMax: number;
+  /** Largest batch body (FLEET_TELEMETRY_BODY_LIMIT): a batch is halved until it fits. */
+  bodyLimit: number;
+  /** Most items held (FLEET_TELEMETRY_QUEUE_MAX): past it new items are dropped and counted. */
+  queueMax: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  timeoutMs: number;
+  logger: Logger;
+}
+
+export interface TelemetryShipperStatus {
+  /** Items waiting, the batch in flight included. */
+  queued: number;
+  /** Items the control plane acknowledged since start. */
+  shipped: number;
+  /** Items dropped since start: the queue was full, or the control plane refused them for good (400, 403, 413). */
+  dropped: { queue_full: number; rejected: number };
+  /** Consecutive failed sends (0 once one succeeds). */
+  failures: number;
+  last_success: string | null;
+  last_error: string | null;
+}
+
+type Item = { metric: ShippedMetric } | { log: ShippedLog } | { error: ShippedError };
+
+/** The LMDB key of the queue kept across a graceful restart. */
+const OUTBOX = 'telemetry_outbox';
+
+interface Outbox {
+  inflight: TelemetryBatch | null;
+  queue: Item[];
+}
+
+/** Statuses after which resending the same batch cannot succeed. */
+const REJECTED: ReadonlySet<number> = new Set([400, 403, 413]);
+
+/**
+ * Ships this sidecar's telemetry to the control plane (docs/fleet.md, "Telemetry"): the samples of every metric flush,
+ * every stored log and error event (all PII-redacted already) are queued in memory, off the request path, and sent
+ * every FLEET_TELEMETRY_SHIP_MS in batches. A batch keeps its id until acknowledged and is resent as it was after a
+ * failure (capped backoff with jitter), so the control plane, which stores each batch id once, never counts twice.
+ * The queue is bounded; what it cannot hold is dropped and counted, never silently. A graceful stop keeps the queue
+ * in LMDB and the next start ships it.
+ */
+export class TelemetryShipper {
+  #queue: Item[] = [];
+  #inflight: TelemetryBatch | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<void> | null = null;
+  #closed = false;
+  #warnedFull = false;
+  #flushLocal: () => Promise<unknown> = () => Promise.resolve();
+  readonly #abort = new AbortController();
+  readonly #endpoint: string;
+  readonly #status = { shipped: 0, dropped: { queue_full: 0, rejected: 0 }, failures: 0, last_success: null as string | null, last_error: null as string | null };
+
+  constructor(private readonly o: TelemetryShipperOptions) {
+    this.#endpoint = new URL('/v1/fleet/telemetry', o.controlPlaneUrl).toString();
+    const kept = o.fleet.get(OUTBOX) as Outbox | undefined;
+    if (kept) {
+      this.#inflight = kept.inflight;
+      this.#queue = kept.queue;
+      // Taken: were it kept, a start after a crash would queue these items again under new batch ids.
+      void o.fleet.remove(OUTBOX);
+    }
+  }
+
+  /** Called before the queue is kept at close: the local stores hand over what they still buffer. */
+  flushBeforeClose(flush: () => Promise<unknown>): void {
+    this.#flushLocal = flush;
+  }
+
+  status(): TelemetryShipperStatus {
+    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight) : 0), ...this.#status, dropped: { ...this.#status.dropped } };
+  }
+
+  /** A metric flush's samples: one item per tenant, agent and second. */
+  readonly onMetrics = (samples: FlushedSamples): void => {
+    for (const [second, tenants] of samples) {
+      for (const [tenant_id, agents] of tenants) {
+        for (const [agent_id, slot] of agents) this.#push({ metric: { tenant_id, agent_id, second, slot } });
+      }
+    }
+  };
+
+  readonly onLog = (tenantId: string, e: LogEntry): void => {
+    this.#push({ log: { tenant_id: tenantId, id: e.id, timestamp: e.timestamp, level: e.level, message: e.message, agent_id: e.agentId, trace_id: e.traceId, attributes: e.attributes } });
+  };
+
+  readonly onError = (tenantId: string, e: ErrorEvent): void => {
+    this.#push({ error: { tenant_id: tenantId, id: e.id, timestamp: e.timestamp, level: e.level, message: e.message, agent_id: e.context.agentId, rule_id: e.context.ruleId, trace_id: e.context.traceId } });
+  };
+
+  start(): void {
+    this.#schedule(this.o.intervalMs);
+  }
+
+  /** Sends everything queued, batch by batch; resolves to the items acknowledged. Throws at the first failure. */
+  async shipOnce(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const batch = this.#inflight ?? this.#nextBatch();
+      if (batch === null) return sent;
+      this.#inflight = batch;
+      const n = itemsOf(batch);
+      const status = await this.#post(JSON.stringify(batch));
+      this.#inflight = null;
+      if (status === 200) {
+        this.#status.shipped += n;
+        sent += n;
+      } else {
+        this.#status.dropped.rejected += n;
+        this.o.logger.error({ status, items: n }, 'the control plane refused a telemetry batch for good; its items are dropped');
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#abort.abort();
+    await this.#running?.catch(() => {});
+    await this.#flushLocal();
+    const outbox: Outbox = { inflight: this.#inflight, queue: this.#queue };
+    if (outbox.inflight || outbox.queue.length > 0) await this.o.fleet.put(OUTBOX, outbox);
+    else await this.o.fleet.remove(OUTBOX);
+  }
+
+  #push(item: Item): void {
+    if (this.#queue.length >= this.o.queueMax) {
+      this.#status.dropped.queue_full++;
+      if (!this.#warnedFull) this.o.logger.warn({ queueMax: this.o.queueMax }, 'telemetry queue for the control plane is full; new items are dropped and counted');
+      this.#warnedFull = true;
+      return;
+    }
+    this.#queue.push(item);
+  }
+
+  /** The next batch from the head of the queue: at most batchMax items, halved until its body fits. */
+  #nextBatch(): TelemetryBatch | null {
+    let n = Math.min(this.o.batchMax, this.#queue.length);
+    while (n > 0) {
+      const batch = toBatch(this.o.instanceId, this.#queue.slice(0, n));
+      if (n === 1 || Buffer.byteLength(JSON.stringify(batch)) <= this.o.bodyLimit) {
+        this.#queue.splice(0, n);
+        return batch;
+      }
+      n = Math.ceil(n / 2);
+    }
+    return null;
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#running = this.#run();
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  async #run(): Promise<void> {
+    try {
+      await this.shipOnce();
+      this.#status.failures = 0;
+      this.#status.last_success = new Date().toISOString();
+      this.#warnedFull = false;
+      this.#schedule(this.o.intervalMs);
+    } catch (err) {
+      if (this.#closed) return;
+      this.#status.failures++;
+      this.#status.last_error = err instanceof Error ? err.message : String(err);
+      this.o.logger.warn({ err }, 'telemetry shipping to the control plane failed; retrying');
+      this.#schedule(Math.max(shipBackoffMs(this.#status.failures, this.o.backoffBaseMs, this.o.backoffMaxMs), Math.min(this.o.intervalMs, this.o.backoffBaseMs)));
+    }
+  }
+
+  /** 200, or a status that will never succeed; throws for one worth retrying (network, 401, 408, 429, 5xx). */
+  async #post(body: string): Promise<number> {
+    const res = await request(this.#endpoint, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.o.sidecarToken}`, 'content-type': 'application/json' },
+      body,
+      headersTimeout: this.o.timeoutMs,
+      bodyTimeout: this.o.timeoutMs,
+      signal: this.#abort.signal,
+    });
+    const text = await res.body.text();
+    if (res.statusCode === 200 || REJECTED.has(res.statusCode)) return res.statusCode;
+    throw new Error(`control plane answered ${res.statusCode} to a telemetry batch: ${text.slice(0, 300)}`);
+  }
+}
+
+function toBatch(instanceId: string, items: readonly Item[]): TelemetryBatch {
+  const batch: TelemetryBatch = { format: TELEMETRY_BATCH_FORMAT, instance_id: instanceId, batch_id: newId('tlb'), metrics: [], logs: [], errors: [] };
+  for (const it of items) {
+    if ('metric' in it) batch.metrics.push(it.metric);
+    else if ('log' in it) batch.logs.push(it.log);
+    else batch.errors.push(it.error);
+  }
+  return batch;
+}
+
+function itemsOf(b: TelemetryBatch): number {
+  return b.metrics.length + b.logs.length + b.errors.length;
+}

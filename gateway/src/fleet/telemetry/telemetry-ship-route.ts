@@ -1,0 +1,49 @@
+import { GatewayError } from '../../errors.js';
+import { HANDLED, type HttpServer } from '../../http/server.js';
+import { parseJsonBody } from '../../http/json-body.js';
+import { CLIENT_ABORTED } from '../../http/read-body.js';
+import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
+import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
+import type { PgTelemetryStore } from './pg-telemetry-store.js';
+import { parseTelemetryBatch, type TelemetryBatch } from './telemetry-batch-format.js';
+
+export interface TelemetryShipRouteOptions {
+  store: Pick<PgTelemetryStore, 'storeBatch'>;
+  tenants: Pick<TenantRepository, 'get'>;
+  sidecarTokens: SidecarTokenRepository;
+  /** Largest batch body, bytes (FLEET_TELEMETRY_BODY_LIMIT; 413 past it). */
+  maxBody: number;
+  /** Most items in one batch (FLEET_TELEMETRY_BATCH_MAX; 413 past it). */
+  maxItems: number;
+}
+
+/**
+ * POST /v1/fleet/telemetry at the control plane (docs/fleet.md, "Telemetry"): a sidecar's batch of metric samples,
+ * logs and error events. The whole batch is checked before anything is stored (malformed 400, too large 413, a tenant
+ * the token does not cover 403), then stored in one transaction, once per batch id: a resend answers 200 and stores
+ * nothing. Items of a tenant the control plane no longer has are skipped, and named in the answer.
+ */
+export function registerTelemetryShipRoute(server: HttpServer, options: TelemetryShipRouteOptions): void {
+  server.route('post', '/v1/fleet/telemetry', { scope: null, body: 'none' }, async (ctx) => {
+    const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
+    let raw: Buffer;
+    try {
+      raw = await server.readBody(ctx, options.maxBody);
+    } catch (err) {
+      if (err === CLIENT_ABORTED) return HANDLED;
+      throw err;
+    }
+    ctx.onAbort = null;
+    const batch = parseTelemetryBatch(parseJsonBody(raw), options.maxItems);
+    const tenants = new Set<string>();
+    for (const x of [...batch.metrics, ...batch.logs, ...batch.errors]) tenants.add(x.tenant_id);
+    for (const t of tenants) {
+      if (!sidecarCovers(sidecar, t)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${t}`);
+    }
+    const skipped = [...tenants].filter((t) => !options.tenants.get(t));
+    const known = (x: { tenant_id: string }) => !skipped.includes(x.tenant_id);
+    const kept: TelemetryBatch = skipped.length === 0 ? batch : { ...batch, metrics: batch.metrics.filter(known), logs: batch.logs.filter(known), errors: batch.errors.filter(known) };
+    const { duplicate, stored } = await options.store.storeBatch(kept);
+    return { status: 200, body: { batch_id: batch.batch_id, duplicate, stored, skipped_tenants: skipped } };
+  });
+}
