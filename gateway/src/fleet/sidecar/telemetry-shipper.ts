@@ -49,6 +49,11 @@ interface Outbox {
   queue: Item[];
 }
 
+interface Pending {
+  batch: TelemetryBatch;
+  body: string;
+}
+
 /** Statuses after which resending the same batch cannot succeed. */
 const REJECTED: ReadonlySet<number> = new Set([400, 403, 413]);
 
@@ -62,7 +67,8 @@ const REJECTED: ReadonlySet<number> = new Set([400, 403, 413]);
  */
 export class TelemetryShipper {
   #queue: Item[] = [];
-  #inflight: TelemetryBatch | null = null;
+  /** The batch being sent and its body, kept until acknowledged (a resend sends the same bytes). */
+  #inflight: Pending | null = null;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<void> | null = null;
   #closed = false;
@@ -76,7 +82,7 @@ export class TelemetryShipper {
     this.#endpoint = new URL('/v1/fleet/telemetry', o.controlPlaneUrl).toString();
     const kept = o.fleet.get(OUTBOX) as Outbox | undefined;
     if (kept) {
-      this.#inflight = kept.inflight;
+      this.#inflight = kept.inflight ? { batch: kept.inflight, body: JSON.stringify(kept.inflight) } : null;
       this.#queue = kept.queue;
       // Taken: were it kept, a start after a crash would queue these items again under new batch ids.
       void o.fleet.remove(OUTBOX);
@@ -89,7 +95,7 @@ export class TelemetryShipper {
   }
 
   status(): TelemetryShipperStatus {
-    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight) : 0), ...this.#status, dropped: { ...this.#status.dropped } };
+    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight.batch) : 0), ...this.#status, dropped: { ...this.#status.dropped } };
   }
 
   /** A metric flush's samples: one item per tenant, agent and second. */
@@ -117,11 +123,11 @@ export class TelemetryShipper {
   async shipOnce(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const batch = this.#inflight ?? this.#nextBatch();
-      if (batch === null) return sent;
-      this.#inflight = batch;
-      const n = itemsOf(batch);
-      const status = await this.#post(JSON.stringify(batch));
+      const pending = this.#inflight ?? this.#nextBatch();
+      if (pending === null) return sent;
+      this.#inflight = pending;
+      const n = itemsOf(pending.batch);
+      const status = await this.#post(pending.body);
       this.#inflight = null;
       if (status === 200) {
         this.#status.shipped += n;
@@ -139,7 +145,7 @@ export class TelemetryShipper {
     this.#abort.abort();
     await this.#running?.catch(() => {});
     await this.#flushLocal();
-    const outbox: Outbox = { inflight: this.#inflight, queue: this.#queue };
+    const outbox: Outbox = { inflight: this.#inflight?.batch ?? null, queue: this.#queue };
     if (outbox.inflight || outbox.queue.length > 0) await this.o.fleet.put(OUTBOX, outbox);
     else await this.o.fleet.remove(OUTBOX);
   }
@@ -155,13 +161,14 @@ export class TelemetryShipper {
   }
 
   /** The next batch from the head of the queue: at most batchMax items, halved until its body fits. */
-  #nextBatch(): TelemetryBatch | null {
+  #nextBatch(): Pending | null {
     let n = Math.min(this.o.batchMax, this.#queue.length);
     while (n > 0) {
       const batch = toBatch(this.o.instanceId, this.#queue.slice(0, n));
-      if (n === 1 || Buffer.byteLength(JSON.stringify(batch)) <= this.o.bodyLimit) {
+      const body = JSON.stringify(batch);
+      if (n === 1 || Buffer.byteLength(body) <= this.o.bodyLimit) {
         this.#queue.splice(0, n);
-        return batch;
+        return { batch, body };
       }
       n = Math.ceil(n / 2);
     }
