@@ -28,23 +28,26 @@ export class AuditTrail {
 
   /**
    * Throws (synchronously, before anything is written) when the ledger refuses the entry, so the caller can refuse the
-   * call rather than serve it unrecorded; a later disk failure is logged.
+   * call rather than serve it unrecorded; a later disk failure is logged. `payload` and `metadata` are cheapest with
+   * their keys in code-unit order (any order is canonicalised correctly).
    */
   record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
+    // Keys in RFC 8785 order, so the ledger's canonical JSON is the native JSON.stringify (shared canonicalJson).
+    // The callers' metadata (session and decision ids) sorts between the record's agent and trace ids.
     const appended = this.ledger.enqueueGrouped(d.tenant_id, {
-      event_type: d.event_type,
-      payload,
-      metadata: { agent_id: d.agent_id, trace_id: d.trace_id, ...metadata },
+      created_at: d.created_at,
       decision: {
         decision_id: d.decision_id,
         execution_status: d.execution_status,
+        policies_evaluated: d.policies_evaluated,
+        policy_version: d.policy_version,
         risk_score: d.risk_score,
         rule: d.rule,
-        policy_version: d.policy_version,
-        policies_evaluated: d.policies_evaluated,
-        triggered: d.triggered.map((t) => ({ policy_id: t.policyId, type: t.type, action: t.action, risk: t.risk })),
+        triggered: d.triggered.map((t) => ({ action: t.action, policy_id: t.policyId, risk: t.risk, type: t.type })),
       },
-      created_at: d.created_at,
+      event_type: d.event_type,
+      metadata: { agent_id: d.agent_id, ...metadata, trace_id: d.trace_id },
+      payload,
     });
     const failed = (err: unknown) => this.logger.error({ err, decisionId: d.decision_id }, 'ledger append failed');
     const timer = this.#appendTimer;

@@ -74,7 +74,7 @@ export class DecisionEngine {
     };
     envelope.latency_ms = Math.round((performance.now() - startedAt) * 1000) / 1000;
     // The ledger keeps the context's known fields (the request's hash commits to the rest): an entry stays bounded.
-    const context = req.context ? { session_id: req.context.session_id ?? null, risk_budget: req.context.risk_budget ?? null } : null;
+    const context = req.context ? { risk_budget: req.context.risk_budget ?? null, session_id: req.context.session_id ?? null } : null;
     try {
       this.audit.record(
         {
@@ -94,10 +94,10 @@ export class DecisionEngine {
           latency_ms: envelope.latency_ms,
         },
         {
-          action: { type: req.action.type, method: req.action.method ?? null, target: req.action.target ?? null },
-          request_sha256: rawBody ? sha256Hex(rawBody) : null,
+          action: { method: req.action.method ?? null, target: req.action.target ?? null, type: req.action.type },
           context,
           latency_ms: envelope.latency_ms,
+          request_sha256: rawBody ? sha256Hex(rawBody) : null,
         },
         { session_id: req.context?.session_id ?? '' },
         envelope.latency_ms,

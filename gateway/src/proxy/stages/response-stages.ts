@@ -27,7 +27,7 @@ export function meterUsageStage(runtimes: TenantRuntimes, prices: PriceTable): R
 export function recordUsage(c: ProxyContext, runtimes: TenantRuntimes, prices: PriceTable, u: Partial<Usage>): void {
   const prompt = Number(u.prompt_tokens) || 0;
   const completion = Number(u.completion_tokens) || 0;
-  c.usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(u.total_tokens) || prompt + completion };
+  c.usage = { completion_tokens: completion, prompt_tokens: prompt, total_tokens: Number(u.total_tokens) || prompt + completion };
   c.costBrl = prices.cost(c.model, prompt, completion);
   runtimes.addSpend(c.principal!.tenantId, c.http.agentId, c.costBrl, Date.now());
 }
