@@ -1,6 +1,9 @@
 import { hashToken, isWellFormedToken } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import { bearerToken } from '../auth/authenticate.js';
+import { HANDLED, type HttpServer } from '../http/server.js';
+import type { RequestContext } from '../http/request-context.js';
+import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { SidecarTokenRecord, SidecarTokenRepository } from '../storage/repositories.js';
 
 /**
@@ -20,4 +23,27 @@ export function authenticateSidecar(authorization: string, tokens: SidecarTokenR
 /** Whether a sidecar token covers a tenant. */
 export function sidecarCovers(rec: SidecarTokenRecord, tenantId: string): boolean {
   return rec.tenants === null || rec.tenants.includes(tenantId);
+}
+
+/**
+ * A fleet route's request from a sidecar (ledger, agent reports, telemetry): the token is checked from the head,
+ * before a byte of the (large) body is read, then the body up to `maxBody` (413 past it). HANDLED when the sidecar
+ * went away mid-body: nothing to answer.
+ */
+export async function readSidecarRequest(
+  server: HttpServer,
+  ctx: RequestContext,
+  tokens: SidecarTokenRepository,
+  maxBody: number,
+): Promise<{ sidecar: SidecarTokenRecord; raw: Buffer } | typeof HANDLED> {
+  const sidecar = authenticateSidecar(ctx.authorization, tokens);
+  let raw: Buffer;
+  try {
+    raw = await server.readBody(ctx, maxBody);
+  } catch (err) {
+    if (err === CLIENT_ABORTED) return HANDLED;
+    throw err;
+  }
+  ctx.onAbort = null;
+  return { sidecar, raw };
 }

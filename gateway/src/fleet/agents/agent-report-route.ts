@@ -1,9 +1,8 @@
 import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
-import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
+import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
 import type { PgAgentActivity } from '../postgres/pg-agent-activity.js';
 import { parseAgentReport } from './agent-report-format.js';
 
@@ -25,15 +24,9 @@ export interface AgentReportRouteOptions {
  */
 export function registerAgentReportRoute(server: HttpServer, options: AgentReportRouteOptions): void {
   server.route('post', '/v1/fleet/agents', { scope: null, body: 'none' }, async (ctx) => {
-    const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
-    let raw: Buffer;
-    try {
-      raw = await server.readBody(ctx, options.maxBody);
-    } catch (err) {
-      if (err === CLIENT_ABORTED) return HANDLED;
-      throw err;
-    }
-    ctx.onAbort = null;
+    const got = await readSidecarRequest(server, ctx, options.sidecarTokens, options.maxBody);
+    if (got === HANDLED) return HANDLED;
+    const { sidecar, raw } = got;
     const report = parseAgentReport(parseJsonBody(raw), options.maxAgents);
     for (const t of report.tenants) {
       if (!sidecarCovers(sidecar, t.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${t.tenant_id}`);

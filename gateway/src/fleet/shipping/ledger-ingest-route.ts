@@ -1,8 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
-import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { SidecarTokenRepository } from '../../storage/repositories.js';
-import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
+import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 import { parseShippedBody, readShippedBatch } from './read-shipped-batch.js';
 
@@ -24,15 +23,9 @@ export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIng
   const maxBody = options.maxBody ?? 16 * 1024 * 1024;
   const maxEntries = options.maxEntries ?? 10_000;
   server.route('post', '/v1/fleet/ledger', { scope: null, body: 'none' }, async (ctx) => {
-    const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
-    let raw: Buffer;
-    try {
-      raw = await server.readBody(ctx, maxBody);
-    } catch (err) {
-      if (err === CLIENT_ABORTED) return HANDLED;
-      throw err;
-    }
-    ctx.onAbort = null;
+    const got = await readSidecarRequest(server, ctx, options.sidecarTokens, maxBody);
+    if (got === HANDLED) return HANDLED;
+    const { sidecar, raw } = got;
     const batch = readShippedBatch(parseShippedBody(raw), maxEntries);
     if (!sidecarCovers(sidecar, batch.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${batch.tenant_id}`);
     return { status: 200, body: await options.archive.ingest(batch) };

@@ -1,7 +1,6 @@
-import { request } from 'undici';
 import type { Logger } from '@aduana/shared';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
-import { shipBackoffMs } from '../shipping/ship-backoff.js';
+import { ControlPlaneLoop, type ControlPlaneLoopStatus } from './control-plane-loop.js';
 import { AGENT_REPORT_FORMAT, type AgentReport, type ReportedAgent } from '../agents/agent-report-format.js';
 
 export interface AgentReporterOptions {
@@ -18,11 +17,7 @@ export interface AgentReporterOptions {
   logger: Logger;
 }
 
-export interface AgentReporterStatus {
-  last_success: string | null;
-  last_error: string | null;
-  /** Consecutive failed reports (0 once one succeeds). */
-  failures: number;
+export interface AgentReporterStatus extends ControlPlaneLoopStatus {
   /** Agents reported since start. */
   reported: number;
 }
@@ -36,23 +31,19 @@ export interface AgentReporterStatus {
  */
 export class AgentReporter {
   #acked = 0;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #closed = false;
-  readonly #abort = new AbortController();
-  readonly #endpoint: string;
-  readonly #status: AgentReporterStatus = { last_success: null, last_error: null, failures: 0, reported: 0 };
+  #reported = 0;
+  readonly #loop: ControlPlaneLoop;
 
   constructor(private readonly o: AgentReporterOptions) {
-    this.#endpoint = new URL('/v1/fleet/agents', o.controlPlaneUrl).toString();
+    this.#loop = new ControlPlaneLoop({ ...o, what: 'agent report', path: '/v1/fleet/agents' }, () => this.reportOnce());
   }
 
   get status(): Readonly<AgentReporterStatus> {
-    return this.#status;
+    return { ...this.#loop.status, reported: this.#reported };
   }
 
   start(): void {
-    this.#schedule(this.o.intervalMs);
+    this.#loop.start();
   }
 
   /** Sends one report of everything seen since the last acknowledged one; resolves to the agents sent. */
@@ -80,55 +71,17 @@ export class AgentReporter {
     }
     let sent = 0;
     for (const report of batches(byTenant, this.o.batchMax)) {
-      await this.#post(JSON.stringify(report));
+      const { status, text } = await this.#loop.post(JSON.stringify(report));
+      if (status !== 200) throw this.#loop.refused(status, text);
       for (const t of report.tenants) sent += t.agents.length;
     }
     this.#acked = startedAt;
-    this.#status.reported += sent;
+    this.#reported += sent;
     return sent;
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#abort.abort();
-    await this.#running?.catch(() => {});
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.#run();
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      await this.reportOnce();
-      this.#status.failures = 0;
-      this.#status.last_success = new Date().toISOString();
-      this.#schedule(this.o.intervalMs);
-    } catch (err) {
-      if (this.#closed) return;
-      this.#status.failures++;
-      this.#status.last_error = err instanceof Error ? err.message : String(err);
-      this.o.logger.warn({ err }, 'agent report to the control plane failed; retrying');
-      this.#schedule(Math.max(shipBackoffMs(this.#status.failures, this.o.backoffBaseMs, this.o.backoffMaxMs), Math.min(this.o.intervalMs, this.o.backoffBaseMs)));
-    }
-  }
-
-  async #post(body: string): Promise<void> {
-    const res = await request(this.#endpoint, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.o.sidecarToken}`, 'content-type': 'application/json' },
-      body,
-      headersTimeout: this.o.timeoutMs,
-      bodyTimeout: this.o.timeoutMs,
-      signal: this.#abort.signal,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 200) throw new Error(`control plane answered ${res.statusCode} to an agent report: ${text.slice(0, 300)}`);
+  close(): Promise<void> {
+    return this.#loop.close();
   }
 }
 

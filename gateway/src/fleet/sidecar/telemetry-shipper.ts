@@ -1,9 +1,8 @@
-import { request } from 'undici';
 import type { Database } from 'lmdb';
 import { newId, type Logger } from '@aduana/shared';
 import type { FlushedSamples } from '../../telemetry/metric-store.js';
 import type { ErrorEvent, LogEntry } from '../../telemetry/telemetry-records.js';
-import { shipBackoffMs } from '../shipping/ship-backoff.js';
+import { ControlPlaneLoop, type ControlPlaneLoopStatus } from './control-plane-loop.js';
 import { TELEMETRY_BATCH_FORMAT, type ShippedError, type ShippedLog, type ShippedMetric, type TelemetryBatch } from '../telemetry/telemetry-batch-format.js';
 
 export interface TelemetryShipperOptions {
@@ -26,17 +25,13 @@ export interface TelemetryShipperOptions {
   logger: Logger;
 }
 
-export interface TelemetryShipperStatus {
+export interface TelemetryShipperStatus extends ControlPlaneLoopStatus {
   /** Items waiting, the batch in flight included. */
   queued: number;
   /** Items the control plane acknowledged since start. */
   shipped: number;
   /** Items dropped since start: the queue was full, or the control plane refused them for good (400, 403, 413). */
   dropped: { queue_full: number; rejected: number };
-  /** Consecutive failed sends (0 once one succeeds). */
-  failures: number;
-  last_success: string | null;
-  last_error: string | null;
 }
 
 type Item = { metric: ShippedMetric } | { log: ShippedLog } | { error: ShippedError };
@@ -69,17 +64,15 @@ export class TelemetryShipper {
   #queue: Item[] = [];
   /** The batch being sent and its body, kept until acknowledged (a resend sends the same bytes). */
   #inflight: Pending | null = null;
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
-  #closed = false;
   #warnedFull = false;
   #flushLocal: () => Promise<unknown> = () => Promise.resolve();
-  readonly #abort = new AbortController();
-  readonly #endpoint: string;
-  readonly #status = { shipped: 0, dropped: { queue_full: 0, rejected: 0 }, failures: 0, last_success: null as string | null, last_error: null as string | null };
+  readonly #counts = { shipped: 0, dropped: { queue_full: 0, rejected: 0 } };
+  readonly #loop: ControlPlaneLoop;
 
   constructor(private readonly o: TelemetryShipperOptions) {
-    this.#endpoint = new URL('/v1/fleet/telemetry', o.controlPlaneUrl).toString();
+    this.#loop = new ControlPlaneLoop({ ...o, what: 'telemetry batch', path: '/v1/fleet/telemetry' }, () => this.shipOnce(), () => {
+      this.#warnedFull = false;
+    });
     const kept = o.fleet.get(OUTBOX) as Outbox | undefined;
     if (kept) {
       this.#inflight = kept.inflight ? { batch: kept.inflight, body: JSON.stringify(kept.inflight) } : null;
@@ -95,7 +88,7 @@ export class TelemetryShipper {
   }
 
   status(): TelemetryShipperStatus {
-    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight.batch) : 0), ...this.#status, dropped: { ...this.#status.dropped } };
+    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight.batch) : 0), shipped: this.#counts.shipped, dropped: { ...this.#counts.dropped }, ...this.#loop.status };
   }
 
   /** A metric flush's samples: one item per tenant, agent and second. */
@@ -116,7 +109,7 @@ export class TelemetryShipper {
   };
 
   start(): void {
-    this.#schedule(this.o.intervalMs);
+    this.#loop.start();
   }
 
   /** Sends everything queued, batch by batch; resolves to the items acknowledged. Throws at the first failure. */
@@ -127,23 +120,21 @@ export class TelemetryShipper {
       if (pending === null) return sent;
       this.#inflight = pending;
       const n = itemsOf(pending.batch);
-      const status = await this.#post(pending.body);
+      const { status, text } = await this.#loop.post(pending.body);
+      if (status !== 200 && !REJECTED.has(status)) throw this.#loop.refused(status, text);
       this.#inflight = null;
       if (status === 200) {
-        this.#status.shipped += n;
+        this.#counts.shipped += n;
         sent += n;
       } else {
-        this.#status.dropped.rejected += n;
+        this.#counts.dropped.rejected += n;
         this.o.logger.error({ status, items: n }, 'the control plane refused a telemetry batch for good; its items are dropped');
       }
     }
   }
 
   async close(): Promise<void> {
-    this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#abort.abort();
-    await this.#running?.catch(() => {});
+    await this.#loop.close();
     await this.#flushLocal();
     const outbox: Outbox = { inflight: this.#inflight?.batch ?? null, queue: this.#queue };
     if (outbox.inflight || outbox.queue.length > 0) await this.o.fleet.put(OUTBOX, outbox);
@@ -152,7 +143,7 @@ export class TelemetryShipper {
 
   #push(item: Item): void {
     if (this.#queue.length >= this.o.queueMax) {
-      this.#status.dropped.queue_full++;
+      this.#counts.dropped.queue_full++;
       if (!this.#warnedFull) this.o.logger.warn({ queueMax: this.o.queueMax }, 'telemetry queue for the control plane is full; new items are dropped and counted');
       this.#warnedFull = true;
       return;
@@ -173,45 +164,6 @@ export class TelemetryShipper {
       n = Math.ceil(n / 2);
     }
     return null;
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.#run();
-    }, delayMs);
-    this.#timer.unref();
-  }
-
-  async #run(): Promise<void> {
-    try {
-      await this.shipOnce();
-      this.#status.failures = 0;
-      this.#status.last_success = new Date().toISOString();
-      this.#warnedFull = false;
-      this.#schedule(this.o.intervalMs);
-    } catch (err) {
-      if (this.#closed) return;
-      this.#status.failures++;
-      this.#status.last_error = err instanceof Error ? err.message : String(err);
-      this.o.logger.warn({ err }, 'telemetry shipping to the control plane failed; retrying');
-      this.#schedule(Math.max(shipBackoffMs(this.#status.failures, this.o.backoffBaseMs, this.o.backoffMaxMs), Math.min(this.o.intervalMs, this.o.backoffBaseMs)));
-    }
-  }
-
-  /** 200, or a status that will never succeed; throws for one worth retrying (network, 401, 408, 429, 5xx). */
-  async #post(body: string): Promise<number> {
-    const res = await request(this.#endpoint, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${this.o.sidecarToken}`, 'content-type': 'application/json' },
-      body,
-      headersTimeout: this.o.timeoutMs,
-      bodyTimeout: this.o.timeoutMs,
-      signal: this.#abort.signal,
-    });
-    const text = await res.body.text();
-    if (res.statusCode === 200 || REJECTED.has(res.statusCode)) return res.statusCode;
-    throw new Error(`control plane answered ${res.statusCode} to a telemetry batch: ${text.slice(0, 300)}`);
   }
 }
 

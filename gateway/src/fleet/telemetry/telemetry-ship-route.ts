@@ -1,9 +1,8 @@
 import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import { parseJsonBody } from '../../http/json-body.js';
-import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
-import { authenticateSidecar, sidecarCovers } from '../sidecar-auth.js';
+import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
 import type { PgTelemetryStore } from './pg-telemetry-store.js';
 import { parseTelemetryBatch, type TelemetryBatch } from './telemetry-batch-format.js';
 
@@ -25,15 +24,9 @@ export interface TelemetryShipRouteOptions {
  */
 export function registerTelemetryShipRoute(server: HttpServer, options: TelemetryShipRouteOptions): void {
   server.route('post', '/v1/fleet/telemetry', { scope: null, body: 'none' }, async (ctx) => {
-    const sidecar = authenticateSidecar(ctx.authorization, options.sidecarTokens);
-    let raw: Buffer;
-    try {
-      raw = await server.readBody(ctx, options.maxBody);
-    } catch (err) {
-      if (err === CLIENT_ABORTED) return HANDLED;
-      throw err;
-    }
-    ctx.onAbort = null;
+    const got = await readSidecarRequest(server, ctx, options.sidecarTokens, options.maxBody);
+    if (got === HANDLED) return HANDLED;
+    const { sidecar, raw } = got;
     const batch = parseTelemetryBatch(parseJsonBody(raw), options.maxItems);
     const tenants = new Set<string>();
     for (const x of [...batch.metrics, ...batch.logs, ...batch.errors]) tenants.add(x.tenant_id);
