@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Database, Key } from 'lmdb';
 import { LedgerError, LedgerRetention, verifyCheckpointSignature, verifyConsistency, verifyInclusion, type Checkpoint, type Ledger, type PruneBoundary } from './index.js';
@@ -8,6 +13,28 @@ import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 const OLD = '2026-01-01T00:00:00.000Z';
 const LATER = new Date('2026-06-01T00:00:00.000Z'); // every OLD entry is older than this
 const CHECKPOINT_EVERY = 8;
+
+const SCRIPT = fileURLToPath(new URL('../../../scripts/verify-ledger-export.mjs', import.meta.url));
+
+/** Exports the tenant into a string. */
+async function exportText(ledger: Ledger): Promise<string> {
+  let text = '';
+  await ledger.exportJsonl('acme', new Writable({ write: (chunk: Buffer, _enc, done) => ((text += chunk.toString()), done()) }));
+  return text;
+}
+
+/** The offline verifier's exit code and output for an export's text. */
+async function verifyOffline(dir: string, text: string): Promise<{ code: number; out: string }> {
+  const path = join(dir, `check-${Math.random().toString(36).slice(2)}.jsonl`);
+  writeFileSync(path, text);
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, path]);
+    return { code: 0, out: stdout };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, out: e.stdout + e.stderr };
+  }
+}
 
 function sink(): Writable {
   return new Writable({ write: (_chunk, _enc, done) => done() });
@@ -177,6 +204,29 @@ describe('ledger retention: what remains stays provable', () => {
     expect(await tl.ledger.prune('acme', { before: LATER, releasedThrough: 41 })).toMatchObject({ pruned_through: 40, removed: 16 });
     expect(await tl.ledger.verify('acme')).toMatchObject({ ok: true, prunedThrough: 40, checked: 1 });
     expect(verifyInclusion(tl.ledger.inclusionProof('acme', 41))).toBe(true);
+  });
+});
+
+describe('ledger retention: exports after pruning', () => {
+  it('start at the boundary, and the offline verifier proves them from it', async () => {
+    const tl = new TempLedger({ checkpointEvery: CHECKPOINT_EVERY });
+    t = tl;
+    await fill(tl, 37);
+    await tl.ledger.exportJsonl('acme', sink());
+    expect((await tl.ledger.prune('acme', { before: LATER, releasedThrough: 37 })).pruned_through).toBe(32);
+    const text = await exportText(tl.ledger);
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(1 + 5);
+    expect(JSON.parse(lines[0]!).boundary).toMatchObject({ pruned_through: 32, root_hash: checkpointAt(tl.ledger, 32).root_hash });
+    expect(JSON.parse(lines[1]!).seq).toBe(33);
+    const ok = await verifyOffline(tl.dir, text);
+    expect(ok).toMatchObject({ code: 0 });
+    expect(ok.out).toMatch(/5 entries \(33\.\.37; 1\.\.32 pruned/);
+    // A boundary moved past a dropped line, or a dropped first line, fails offline too.
+    const header = JSON.parse(lines[0]!);
+    const moved = [JSON.stringify({ ...header, boundary: { ...header.boundary, pruned_through: 33 } }), ...lines.slice(2)].join('\n');
+    expect((await verifyOffline(tl.dir, moved)).code).toBe(1);
+    expect((await verifyOffline(tl.dir, [lines[0], ...lines.slice(2)].join('\n'))).code).toBe(1);
   });
 });
 
