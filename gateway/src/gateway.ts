@@ -127,11 +127,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d)) : null;
-  // Retention (off by default): a sidecar's entries are released once exported or acknowledged by its control plane.
+  // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
+  // shipper resumes from that cursor, and a local export past it must not let an unshipped entry go.
   const retention = new LedgerRetention(ledger, {
     days: config.ledgerRetentionDays,
     intervalMs: config.ledgerPruneIntervalS * 1000,
-    ...(sidecar ? { releasedThrough: (tenantId: string) => Math.max(ledger.exportedThrough(tenantId), sidecar.shipper.ackedThrough(tenantId)) } : {}),
+    ...(sidecar ? { releasedThrough: (tenantId: string) => sidecar.shipper.ackedThrough(tenantId) } : {}),
     onPruned: (result) => logger.info(result, 'ledger entries pruned by retention'),
     onError: (err, tenantId) => logger.error({ err, tenantId }, 'ledger retention failed for a tenant'),
   });

@@ -7,8 +7,8 @@ export interface RetentionOptions {
   /** How often every tenant is looked at (LEDGER_PRUNE_INTERVAL_S), ms. */
   intervalMs: number;
   /**
-   * Seq through which a tenant's entries left this ledger: by default its export mark; a sidecar passes the larger of
-   * that and the control plane's acknowledged cursor.
+   * Seq through which a tenant's entries left this ledger: by default its export mark; a sidecar passes its control
+   * plane's acknowledged cursor (the shipper resumes from it, so nothing past it may go).
    */
   releasedThrough?: (tenantId: string) => number;
   /** Entries per event-loop turn and per delete transaction (default 1,000). */
