@@ -24,6 +24,8 @@ export const GATEWAY_CONFIG = {
   ledgerCompression: { env: 'LEDGER_COMPRESSION', type: 'boolean', default: false, description: 'store new ledger records LZ4-compressed (~60 % less disk per entry, ~30 µs more event-loop CPU per entry; compressed records are always readable)' },
   checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
+  ledgerRetentionDays: { env: 'LEDGER_RETENTION_DAYS', type: 'integer', default: 0, minimum: 0, maximum: 36_500, description: 'ledger entries older than this many days are pruned once a signed checkpoint covers them and they were exported (a sidecar: acknowledged by its control plane); 0 = keep every entry' },
+  ledgerPruneIntervalS: { env: 'LEDGER_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: 'how often ledger retention looks for entries to prune (with LEDGER_RETENTION_DAYS > 0), seconds' },
   anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
   policyMaxPolicies: { env: 'POLICY_MAX_POLICIES', type: 'integer', default: 1000, minimum: 1, description: 'policies per tenant (400 past it)' },
   policyMaxPatterns: { env: 'POLICY_MAX_PATTERNS', type: 'integer', default: 200, minimum: 1, description: 'content-filter patterns per tenant, all filters together (400 past it)' },

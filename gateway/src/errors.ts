@@ -26,6 +26,7 @@ export const ERRORS = {
   not_found: { status: 404, type: 'not_found', message: 'resource not found' },
   identity_provider_off: { status: 404, type: 'not_found', message: 'sign-in with an identity provider is not configured' },
   route_not_found: { status: 404, type: 'not_found', message: 'no such route' },
+  ledger_pruned: { status: 410, type: 'not_found', message: 'the ledger entry was removed by retention (LEDGER_RETENTION_DAYS)' },
   method_not_allowed: { status: 405, type: 'invalid_request', message: 'method not allowed on this route' },
   conflict: { status: 409, type: 'invalid_request', message: 'resource is not in a state that allows this' },
   sidecar_read_only: { status: 409, type: 'invalid_request', message: 'this gateway is a sidecar: make changes at its control plane' },

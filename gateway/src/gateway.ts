@@ -19,7 +19,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerAuthRoutes } from './auth-service/auth-routes.js';
 import { bootstrap } from './tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { Ledger } from './ledger/index.js';
+import { Ledger, LedgerRetention } from './ledger/index.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
@@ -63,6 +63,8 @@ export interface RunningGateway {
   bodyBytesInFlight(): number;
   /** Fleet mode: the sidecar's bundle state and instance id; null in the embedded default. */
   readonly sidecar: SidecarMode | null;
+  /** Ledger retention's schedule (runs only with LEDGER_RETENTION_DAYS > 0). */
+  readonly retention: LedgerRetention;
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
@@ -125,6 +127,15 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d)) : null;
+  // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
+  // shipper resumes from that cursor, and a local export past it must not let an unshipped entry go.
+  const retention = new LedgerRetention(ledger, {
+    days: config.ledgerRetentionDays,
+    intervalMs: config.ledgerPruneIntervalS * 1000,
+    ...(sidecar ? { releasedThrough: (tenantId: string) => sidecar.shipper.ackedThrough(tenantId) } : {}),
+    onPruned: (result) => logger.info(result, 'ledger entries pruned by retention'),
+    onError: (err, tenantId) => logger.error({ err, tenantId }, 'ledger retention failed for a tenant'),
+  });
   // Loaded only with Redis configured: ioredis subclasses String, which leaves String.prototype in dictionary mode for
   // the whole process and every optimised property load on a string slower (docs/benchmarks.md, "Winning it back").
   const shared = config.redisUrl
@@ -280,6 +291,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   telemetry.start();
   sidecar?.start();
   sessionPruner.start();
+  retention.start();
 
   let closing: Promise<void> | null = null;
   return {
@@ -289,6 +301,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     routes: Object.freeze({ api: api.routes, auth: auth.routes }),
     bodyBytesInFlight: () => budget.bytesInFlight,
     sidecar,
+    retention,
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {
@@ -297,6 +310,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await upstream.close();
         await heartbeats.stop();
         await sessionPruner.close();
+        await retention.close();
         await telemetry.close();
         await shared?.close();
         await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush(), evalPool.close()]);

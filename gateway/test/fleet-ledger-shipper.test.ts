@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerShipper, type LedgerShipperOptions } from '../src/fleet/shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../src/fleet/shipping/ship-cursor-store.js';
 import { shipBackoffMs } from '../src/fleet/shipping/ship-backoff.js';
+import { LedgerRetention } from '../src/ledger/index.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
 import { startTcpRelay } from './helpers/fleet/tcp-relay.js';
 import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
@@ -167,6 +168,32 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     } finally {
       await shipper.close();
       await small.close();
+      await side.dispose();
+    }
+  });
+
+  it('lets retention prune only what the control plane acknowledged, and ships on past the pruned boundary', async () => {
+    const side = new TempLedger({ checkpointEvery: 10, checkpointIntervalMs: 3_600_000 });
+    const shipper = shipperFor(side, 'inst-retention', { intervalMs: 3_600_000, lingerMs: 0 });
+    // The sidecar's gate (gateway.ts): released once acknowledged; every entry is old enough for a one-day retention.
+    const retention = new LedgerRetention(side.ledger, { days: 1, intervalMs: 3_600_000, releasedThrough: (t) => shipper.ackedThrough(t), now: () => Date.now() + 2 * 86_400_000 });
+    try {
+      for (let i = 0; i < 3; i++) await side.ledger.append('acme', events(10, `r${i}`)); // checkpoints at 10, 20, 30
+      expect(await retention.runOnce()).toEqual([{ tenant_id: 'acme', pruned_through: 0, removed: 0 }]);
+      shipper.start();
+      await waitFor('the chain acknowledged', () => shipper.ackedThrough('acme') === 30);
+      // Through the last checkpoint below the head (30 stays: the next append links to it).
+      expect(await retention.runOnce()).toEqual([{ tenant_id: 'acme', pruned_through: 20, removed: 20 }]);
+      await side.ledger.append('acme', events(5, 'after'));
+      shipper.wake();
+      await waitFor('the entries after pruning acknowledged', () => shipper.ackedThrough('acme') === 35);
+      expect(await cpCount('inst-retention/acme')).toBe(35);
+      expect(await side.ledger.verify('acme')).toMatchObject({ ok: true, prunedThrough: 20, checked: 15 });
+      const [report] = (await db.archive.verifyTenant('acme')).filter((c) => c.chain_id === 'inst-retention/acme');
+      expect(report).toMatchObject({ ok: true, checked: 35 });
+    } finally {
+      await retention.close();
+      await shipper.close();
       await side.dispose();
     }
   });

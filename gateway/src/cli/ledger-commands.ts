@@ -40,7 +40,7 @@ export async function runLedgerCommand(argv: string[]): Promise<number> {
       if (!r.ok) broken++;
       process.stdout.write(
         r.ok
-          ? `${id}\tok\t${r.checked} entries\t${r.checkpointsChecked} checkpoints\n`
+          ? `${id}\tok\t${r.checked} entries\t${r.checkpointsChecked} checkpoints${r.prunedThrough > 0 ? `\t(1..${r.prunedThrough} pruned by retention)` : ''}\n`
           : `${id}\tBROKEN at seq ${r.firstBrokenSeq}\t${r.reason}\t(${r.checked} entries verified before it)\n`,
       );
     }

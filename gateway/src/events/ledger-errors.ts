@@ -13,6 +13,8 @@ export function fromLedgerError(err: unknown): unknown {
       return new GatewayError('invalid_request', err.message);
     case 'out_of_range':
       return new GatewayError('not_found', err.message);
+    case 'pruned':
+      return new GatewayError('ledger_pruned', err.message);
     case 'closed':
       return new GatewayError('shutting_down');
     default:

@@ -40,6 +40,15 @@ export function verifyCheckpointSignature(cp: Checkpoint, publicKey: LedgerPubli
   }
 }
 
+/** Checks an Ed25519 signature (base64) over `data` made by the ledger key `publicKey`. */
+export function verifyLedgerSignature(data: Buffer, signature: string, publicKey: LedgerPublicKey): boolean {
+  try {
+    return verify(null, data, createPublicKey(publicKey.pem), Buffer.from(signature, 'base64'));
+  } catch {
+    return false;
+  }
+}
+
 export const SIGNING_KEY_FILE = 'ledger-signing-key.pem';
 
 /** The Ed25519 key that signs checkpoints: created once in `keyDir` (mode 0600), reused on every later open. */
@@ -83,6 +92,11 @@ export class CheckpointSigner {
     const key = createPrivateKey(pem);
     if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${file} is not an Ed25519 private key`);
     return new CheckpointSigner(key);
+  }
+
+  /** Ed25519 over `data`, base64: for the ledger's other signed statements (the retention boundary, boundary.ts). */
+  signBytes(data: Buffer): string {
+    return sign(null, data, this.#privateKey).toString('base64');
   }
 
   sign(fields: { tenant_id: string; tree_size: number; root_hash: string; timestamp: string }): Checkpoint {

@@ -1,10 +1,11 @@
-/** Why a ledger call failed; the HTTP layer maps `code` to its error registry (invalid_* → 400, out_of_range → 404). */
+/** Why a ledger call failed; the HTTP layer maps `code` to its error registry (invalid_* → 400, out_of_range → 404, pruned → 410). */
 export type LedgerErrorCode =
   | 'invalid_input' // an input is malformed or not JSON-serialisable; `index` names the first bad item of a batch
   | 'invalid_tenant'
   | 'invalid_query'
   | 'invalid_cursor'
   | 'out_of_range' // a seq or tree size beyond the committed chain
+  | 'pruned' // the entry, or a tree size or proof that needs it, was removed by retention (below the pruned boundary)
   | 'write_failed' // LMDB refused the write; nothing of that batch is on disk
   | 'closed';
 

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
+import type { PruneBoundary } from './boundary.js';
 import type { Checkpoint, LedgerPublicKey } from './checkpoint.js';
-import { committedSize, entryLine, listCheckpoints, type LedgerDbs } from './store.js';
+import { markExported } from './export-mark.js';
+import { committedSize, entryLine, listCheckpoints, readBoundary, type LedgerDbs } from './store.js';
 
 export const EXPORT_FORMAT = 'aduana-ledger-export/1';
 
@@ -19,6 +21,11 @@ export interface ExportHeader {
   merkle: string;
   public_key: LedgerPublicKey;
   checkpoints: Checkpoint[];
+  /**
+   * Only after retention pruned entries 1..pruned_through: the signed boundary the first line after the header
+   * (seq pruned_through + 1) links to; it must match the checkpoint of its size among `checkpoints`.
+   */
+  boundary?: PruneBoundary;
 }
 
 const CHUNK = 64 * 1024;
@@ -35,6 +42,8 @@ export async function exportTenantJsonl(
   };
   // Entries 1..size are committed and never change, so appends racing the export cannot make it inconsistent.
   const size = committedSize(dbs, tenantId);
+  const boundary = readBoundary(dbs, tenantId);
+  const from = boundary?.pruned_through ?? 0;
   const checkpoints = size > 0 ? [...listCheckpoints(dbs, tenantId).filter((cp) => cp.tree_size < size), checkpointAt(size)] : [];
   const header: ExportHeader = {
     format: EXPORT_FORMAT,
@@ -46,11 +55,12 @@ export async function exportTenantJsonl(
     merkle: 'RFC 9162: leaf = sha256(0x00 || entry hash bytes), node = sha256(0x01 || left || right)',
     public_key: publicKey,
     checkpoints,
+    ...(boundary ? { boundary } : {}),
   };
   await write(`${JSON.stringify(header)}\n`);
   let written = 0;
   let chunk = '';
-  for (const { value } of dbs.entries.getRange({ start: [tenantId, 1], end: [tenantId, size + 1] })) {
+  for (const { value } of dbs.entries.getRange({ start: [tenantId, from + 1], end: [tenantId, size + 1] })) {
     chunk += entryLine(value);
     written++;
     if (chunk.length >= CHUNK) {
@@ -59,5 +69,7 @@ export async function exportTenantJsonl(
     }
   }
   if (chunk) await write(chunk);
+  // Every line is handed to the stream: retention may now prune through `size` (once a checkpoint and age allow).
+  if (size > 0) await markExported(dbs, tenantId, size);
   return written;
 }

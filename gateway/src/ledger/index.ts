@@ -12,3 +12,6 @@ export { verifyInclusion, verifyConsistency } from './proofs.js';
 export { isValidName as isValidLedgerName, MAX_NAME_LENGTH } from './entry-input.js';
 // How the entries database is opened (compression), for tools that read a data directory (bench:ledger-disk).
 export { ENTRIES_DB_OPTIONS } from './store.js';
+export { LedgerRetention, type RetentionOptions } from './retention.js';
+export type { PruneLimits, PruneResult } from './prune.js';
+export type { PruneBoundary } from './boundary.js';

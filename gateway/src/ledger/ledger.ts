@@ -9,6 +9,8 @@ import { decodeCursor, encodeCursor } from './cursor.js';
 import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './entry-input.js';
 import { LedgerError } from './errors.js';
 import { exportTenantJsonl } from './export-jsonl.js';
+import { exportedThrough } from './export-mark.js';
+import { pruneTenant, type PruneLimits, type PruneResult } from './prune.js';
 import { GENESIS_PREV_HASH } from './hash.js';
 import type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
 import { consistencyPath, inclusionPath, rangeHash } from './merkle.js';
@@ -21,6 +23,7 @@ import {
   listCheckpoints,
   MAX_SEQ,
   openLedgerDbs,
+  prunedThrough,
   readRecord,
   subtreeReader,
   type LedgerDbs,
@@ -81,6 +84,10 @@ export class Ledger {
   readonly #now: () => Date;
   readonly #interval: NodeJS.Timeout;
   readonly #verifyWorkerThreshold: number | undefined;
+  /** Exports in progress per tenant: retention leaves such a tenant alone until they finish. */
+  readonly #exporting = new Map<string, number>();
+  /** The prune in progress (one at a time); close() waits for it. */
+  #pruning: Promise<PruneResult> | null = null;
   #closed = false;
 
   private constructor(root: RootDatabase, options: LedgerOptions) {
@@ -167,13 +174,18 @@ export class Ledger {
     if (agentId !== null && eventType !== null) prefix = [tenantId, 'at', agentId, eventType];
     else if (agentId !== null) prefix = [tenantId, 'a', agentId];
     else if (eventType !== null) prefix = [tenantId, 't', eventType];
-    const total = prefix ? (this.#dbs.counts.get(prefix) ?? 0) : committedSize(this.#dbs, tenantId);
+    // Retention: entries through `pruned` are gone; `total` counts what is still held (counter minus pruned tally).
+    const pruned = prunedThrough(this.#dbs, tenantId);
+    const total = prefix
+      ? (this.#dbs.counts.get(prefix) ?? 0) - (pruned > 0 ? prunedCount(this.#dbs.retention.get([tenantId, 'p', ...prefix.slice(1)])) : 0)
+      : committedSize(this.#dbs, tenantId) - pruned;
 
     const asc = order === 'asc';
+    // Bounded by the boundary too, so keys a crash left below it (deleted by the next prune) are never listed.
     const range = (base: string[]) =>
       asc
-        ? { start: [...base, (after ?? 0) + 1], end: [...base, MAX_SEQ], limit: limit + 1 }
-        : { start: [...base, after !== null ? after - 1 : MAX_SEQ], end: [...base, 0], reverse: true, limit: limit + 1 };
+        ? { start: [...base, Math.max(after ?? 0, pruned) + 1], end: [...base, MAX_SEQ], limit: limit + 1 }
+        : { start: [...base, after !== null ? after - 1 : MAX_SEQ], end: [...base, pruned], reverse: true, limit: limit + 1 };
     const events: LedgerEntry[] = [];
     if (prefix) {
       for (const key of this.#dbs.index.getKeys(range(prefix))) {
@@ -189,9 +201,11 @@ export class Ledger {
     return { events, cursor: more ? encodeCursor(order, events[events.length - 1]!.seq) : null, total };
   }
 
+  /** The entry, or undefined; LedgerError('pruned') for a seq retention removed. */
   get(tenantId: string, seq: number): LedgerEntry | undefined {
     checkTenant(tenantId);
     if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
+    this.#checkNotPruned(tenantId, seq, `entry ${seq}`);
     const record = readRecord(this.#dbs, tenantId, seq);
     return record ? decodeEntry(record) : undefined;
   }
@@ -226,6 +240,7 @@ export class Ledger {
   rootAt(tenantId: string, treeSize?: number): string {
     checkTenant(tenantId);
     const size = this.#checkSize(tenantId, treeSize ?? committedSize(this.#dbs, tenantId), 0);
+    if (size > 0) this.#checkNotPruned(tenantId, size + 1, `the root of tree size ${size}`);
     return Buffer.from(rangeHash(subtreeReader(this.#dbs, tenantId), 0, size)).toString('hex');
   }
 
@@ -233,6 +248,7 @@ export class Ledger {
     checkTenant(tenantId);
     const size = this.#checkSize(tenantId, treeSize ?? committedSize(this.#dbs, tenantId), 1);
     if (!Number.isSafeInteger(seq) || seq < 1 || seq > size) throw new LedgerError('out_of_range', `seq ${seq} is not in the tree of size ${size}`);
+    this.#checkNotPruned(tenantId, seq, `an inclusion proof of entry ${seq}`);
     const read = subtreeReader(this.#dbs, tenantId);
     const record = readRecord(this.#dbs, tenantId, seq)!;
     return {
@@ -250,6 +266,7 @@ export class Ledger {
     checkTenant(tenantId);
     const to = this.#checkSize(tenantId, toSize ?? committedSize(this.#dbs, tenantId), 1);
     if (!Number.isSafeInteger(fromSize) || fromSize < 1 || fromSize > to) throw new LedgerError('out_of_range', `from size must be in 1..${to}`);
+    this.#checkNotPruned(tenantId, fromSize + 1, `a consistency proof from tree size ${fromSize}`);
     const read = subtreeReader(this.#dbs, tenantId);
     return {
       tenant_id: tenantId,
@@ -292,11 +309,52 @@ export class Ledger {
    * for exactly that size), then one line per entry (canonical JSON with `hash`). Returns the entries written.
    * scripts/verify-ledger-export.mjs verifies the file offline.
    */
-  exportJsonl(tenantId: string, out: NodeJS.WritableStream): Promise<number> {
+  async exportJsonl(tenantId: string, out: NodeJS.WritableStream): Promise<number> {
     checkTenant(tenantId);
-    return exportTenantJsonl(this.#dbs, tenantId, out, this.#signer.publicKey, (size) =>
-      this.#checkpointer.forSize(tenantId, size, this.#writer.peekState(tenantId)),
-    );
+    this.#exporting.set(tenantId, (this.#exporting.get(tenantId) ?? 0) + 1);
+    try {
+      // A prune already running finishes first, so the export starts from a boundary that stays put.
+      while (this.#pruning) await this.#pruning.catch(() => {});
+      return await exportTenantJsonl(this.#dbs, tenantId, out, this.#signer.publicKey, (size) =>
+        this.#checkpointer.forSize(tenantId, size, this.#writer.peekState(tenantId)),
+      );
+    } finally {
+      const n = this.#exporting.get(tenantId)! - 1;
+      if (n === 0) this.#exporting.delete(tenantId);
+      else this.#exporting.set(tenantId, n);
+    }
+  }
+
+  /** Seq through which a complete export was written (0 = never): retention's release mark outside fleet mode. */
+  exportedThrough(tenantId: string): number {
+    checkTenant(tenantId);
+    return exportedThrough(this.#dbs, tenantId);
+  }
+
+  /** Entries 1..prunedThrough were removed by retention (0 = none). */
+  prunedThrough(tenantId: string): number {
+    checkTenant(tenantId);
+    return prunedThrough(this.#dbs, tenantId);
+  }
+
+  /**
+   * Retention (docs/ledger.md, "Retention"): removes the tenant's oldest entries, only through a signed checkpoint,
+   * at most `releasedThrough`, and only entries created before `before`; re-verifies them first and leaves a signed
+   * boundary that verify and proofs start from. Runs in chunks that yield to the event loop; one prune at a time,
+   * and none while the tenant is being exported (resolves with nothing removed).
+   */
+  async prune(tenantId: string, limits: PruneLimits): Promise<PruneResult> {
+    this.#checkOpen();
+    checkTenant(tenantId);
+    while (this.#pruning) await this.#pruning.catch(() => {});
+    if (this.#exporting.has(tenantId)) return { tenant_id: tenantId, pruned_through: prunedThrough(this.#dbs, tenantId), removed: 0 };
+    const run = pruneTenant(this.#dbs, this.#signer, tenantId, limits);
+    this.#pruning = run;
+    try {
+      return await run;
+    } finally {
+      this.#pruning = null;
+    }
   }
 
   /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops anchoring. */
@@ -306,6 +364,7 @@ export class Ledger {
     this.#groupQueue.flushAll();
     this.#closed = true;
     clearInterval(this.#interval);
+    await this.#pruning?.catch(() => {});
     await this.#writer.settled();
     this.#checkpointer.due(this.#writer.states);
     await flushOfCurrentTxn(this.#dbs.root);
@@ -321,6 +380,12 @@ export class Ledger {
     if (this.#closed) throw new LedgerError('closed', 'the ledger is closed');
   }
 
+  /** Throws LedgerError('pruned') when `seq` is at or below the tenant's pruning boundary. */
+  #checkNotPruned(tenantId: string, seq: number, what: string): void {
+    const pruned = prunedThrough(this.#dbs, tenantId);
+    if (seq <= pruned) throw new LedgerError('pruned', `${what} needs entries that retention pruned (entries 1..${pruned} are gone)`);
+  }
+
   #checkSize(tenantId: string, size: number, min: number): number {
     const committed = committedSize(this.#dbs, tenantId);
     if (!Number.isSafeInteger(size) || size < min || size > committed) throw new LedgerError('out_of_range', `tree size must be in ${min}..${committed}`);
@@ -330,6 +395,10 @@ export class Ledger {
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+function prunedCount(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
 }
 
 function checkTenant(tenantId: string): void {

@@ -11,6 +11,8 @@ import type { ChainBreak } from './record-check.js';
 export interface RecordCheckWorkerData {
   /** [tree_size, root hex] of each checkpoint, ascending. */
   roots: ReadonlyArray<readonly [number, string]>;
+  /** The state before the first record (record-check.ts ChainStart): seq, its entry hash, the tree's peaks [level, hex]. */
+  start: { seq: number; prev: string; peaks: ReadonlyArray<readonly [number, string]> };
 }
 
 /** A chunk of records back to back, and where each starts (one more offset than records: the end). */
@@ -22,15 +24,15 @@ export interface RecordChunk {
 export type RecordCheckRequest = RecordChunk | 'finish';
 export type RecordCheckReply = { done: false } | { done: true; broken: ChainBreak | null };
 
-const { roots } = workerData as RecordCheckWorkerData;
+const { roots, start: from } = workerData as RecordCheckWorkerData;
 const port = parentPort!;
-const peaks: Peak[] = [];
+const peaks: Peak[] = from.peaks.map(([level, hex]) => ({ level, hash: Buffer.from(hex, 'hex') }));
 let input = Buffer.allocUnsafe(64 * 1024);
 const leafIn = Buffer.alloc(33);
 const nodeIn = Buffer.alloc(65);
 nodeIn[0] = 1;
-const prevStored = Buffer.alloc(32); // the previous record's stored hash (zeros before seq 1 stand for genesis)
-let seq = 0;
+const prevStored = Buffer.from(from.prev, 'hex'); // the previous record's stored hash (zeros before seq 1 stand for genesis)
+let seq = from.seq;
 let nextRoot = 0;
 let broken: ChainBreak | null = null;
 
@@ -78,7 +80,7 @@ function check(records: Buffer, offsets: Uint32Array): ChainBreak | null {
     peaks.push({ level, hash: h });
     for (let r = roots[nextRoot]; r !== undefined && r[0] === seq; r = roots[++nextRoot]) {
       if (rootHex() !== r[1]) {
-        const lastGood = nextRoot > 0 ? roots[nextRoot - 1]![0] : 0;
+        const lastGood = nextRoot > 0 ? roots[nextRoot - 1]![0] : from.seq;
         return { seq, reason: 'entries ' + (lastGood + 1) + '..' + seq + ' differ from the signed checkpoint at tree size ' + seq + ' (chain rewritten)' };
       }
     }

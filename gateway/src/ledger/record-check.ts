@@ -26,20 +26,32 @@ export interface RecordChecker {
   finish(): Promise<ChainBreak | null>;
 }
 
-const GENESIS = '0'.repeat(64);
+/** Where checking starts: before seq 1 (genesis), or at a pruning boundary (its entry hash and tree peaks). */
+export interface ChainStart {
+  /** Last seq before the first record handed in. */
+  seq: number;
+  /** Hash of entry `seq` (hex); genesis zeros when seq is 0. */
+  prev: string;
+  peaks: Peak[];
+}
 
 /** In the caller's thread: for short chains, where a worker's start-up costs more than it saves. */
 export class InlineRecordChecker implements RecordChecker {
   readonly hashesAll = true;
   readonly #roots: ReadonlyArray<readonly [number, string]>;
-  readonly #peaks: Peak[] = [];
-  #prev = GENESIS;
-  #seq = 0;
+  readonly #peaks: Peak[];
+  #prev: string;
+  #seq: number;
   #nextRoot = 0;
   #broken: ChainBreak | null = null;
+  readonly #startSeq: number;
 
-  constructor(roots: ReadonlyArray<readonly [number, string]>) {
+  constructor(roots: ReadonlyArray<readonly [number, string]>, start: ChainStart) {
     this.#roots = roots;
+    this.#startSeq = start.seq;
+    this.#peaks = start.peaks.map((p) => ({ level: p.level, hash: Buffer.from(p.hash) }));
+    this.#prev = start.prev;
+    this.#seq = start.seq;
   }
 
   add(record: Buffer): void {
@@ -65,7 +77,7 @@ export class InlineRecordChecker implements RecordChecker {
     }
     for (let r = this.#roots[this.#nextRoot]; r !== undefined && r[0] === seq; r = this.#roots[++this.#nextRoot]) {
       if (rootFromPeaks(this.#peaks).toString('hex') !== r[1]) {
-        const lastGood = this.#nextRoot > 0 ? this.#roots[this.#nextRoot - 1]![0] : 0;
+        const lastGood = this.#nextRoot > 0 ? this.#roots[this.#nextRoot - 1]![0] : this.#startSeq;
         this.#broken = { seq, reason: `entries ${lastGood + 1}..${seq} differ from the signed checkpoint at tree size ${seq} (chain rewritten)` };
         return;
       }
@@ -104,8 +116,9 @@ export class WorkerRecordChecker implements RecordChecker {
   #onDone: ((broken: ChainBreak | null) => void) | null = null;
   #failure: unknown = null;
 
-  constructor(roots: ReadonlyArray<readonly [number, string]>) {
-    this.#worker = startModuleWorker(WORKER_MODULE, { workerData: { roots } satisfies RecordCheckWorkerData });
+  constructor(roots: ReadonlyArray<readonly [number, string]>, start: ChainStart) {
+    const from = { seq: start.seq, prev: start.prev, peaks: start.peaks.map((p) => [p.level, p.hash.toString('hex')] as const) };
+    this.#worker = startModuleWorker(WORKER_MODULE, { workerData: { roots, start: from } satisfies RecordCheckWorkerData });
     this.#worker.unref();
     this.#worker.on('message', (msg: RecordCheckReply) => {
       if (msg.done) {

@@ -1,6 +1,8 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
+import { boundaryPeaks, peakNodes, type PruneBoundary } from './boundary.js';
 import type { Checkpoint } from './checkpoint.js';
 import type { LedgerEntry } from './entry-input.js';
+import { LedgerError } from './errors.js';
 import { leafHash } from './hash.js';
 import type { SubtreeReader } from './merkle.js';
 import { checkRecord, recordCanonical, recordHash, recordNode } from './record-codec.js';
@@ -18,6 +20,12 @@ export interface LedgerDbs {
   readonly index: Database<Buffer, Key>;
   /** counters, same key shapes without seq; [tenant, 'n'] = committed chain size */
   readonly counts: Database<number, Key>;
+  /**
+   * Retention's state (docs/ledger.md, "Retention"): [tenant, 'boundary'] -> PruneBoundary, [tenant, 'exported'] ->
+   * seq a complete export reached, [tenant, 'p', ...counter key without tenant] -> entries of that counter pruned.
+   * Written only by exports and the pruner, never by an append.
+   */
+  readonly retention: Database<PruneBoundary | number, Key>;
   /** [tenant, tree_size] -> Checkpoint */
   readonly checkpoints: Database<Checkpoint, Key>;
 }
@@ -42,6 +50,7 @@ export function openLedgerDbs(root: RootDatabase, compress = false): LedgerDbs {
     index: root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' }),
     counts: root.openDB<number, Key>({ name: 'ledger_counts' }),
     checkpoints: root.openDB<Checkpoint, Key>({ name: 'ledger_checkpoints' }),
+    retention: root.openDB<PruneBoundary | number, Key>({ name: 'ledger_retention' }),
   };
 }
 
@@ -66,14 +75,38 @@ export function entryLine(record: Buffer): string {
   return `${canonical.slice(0, -1)},"hash":"${Buffer.from(recordHash(record)).toString('hex')}"}\n`;
 }
 
-/** Reads stored subtree roots of one tenant's tree (merkle.ts); throws if the committed chain lacks the record. */
+/**
+ * Reads stored subtree roots of one tenant's tree (merkle.ts). A subtree whose record was pruned is answered from the
+ * boundary's peaks when it is one of them (the only ones a tree or proof past the boundary needs), else with
+ * LedgerError('pruned'); a record missing above the boundary throws a RangeError (damage).
+ */
 export function subtreeReader(dbs: LedgerDbs, tenantId: string): SubtreeReader {
+  let pruned: { through: number; nodes: Map<string, Buffer> } | null = null;
   return (level, index) => {
     const seq = (index + 1) * 2 ** level;
     const record = readRecord(dbs, tenantId, seq);
-    if (record === undefined) throw new RangeError(`ledger record ${tenantId}#${seq} is missing`);
-    return level === 0 ? leafHash(recordHash(record)) : recordNode(record, level);
+    if (record !== undefined) return level === 0 ? leafHash(recordHash(record)) : recordNode(record, level);
+    // Only here, on a missing record, is the boundary read: an unpruned ledger pays nothing for retention.
+    if (pruned === null) {
+      const b = readBoundary(dbs, tenantId);
+      pruned = b ? { through: b.pruned_through, nodes: peakNodes(boundaryPeaks(b)) } : { through: 0, nodes: new Map() };
+    }
+    if (seq > pruned.through) throw new RangeError(`ledger record ${tenantId}#${seq} is missing`);
+    const node = pruned.nodes.get(`${level}/${index}`);
+    if (node === undefined) throw new LedgerError('pruned', `this needs entries up to seq ${seq}, which were pruned (entries 1..${pruned.through} are gone)`);
+    return node;
   };
+}
+
+/** The tenant's pruning boundary, if retention pruned anything. */
+export function readBoundary(dbs: LedgerDbs, tenantId: string): PruneBoundary | undefined {
+  const value = dbs.retention.get([tenantId, 'boundary']);
+  return typeof value === 'object' ? value : undefined;
+}
+
+/** Last pruned seq (0 = nothing pruned). */
+export function prunedThrough(dbs: LedgerDbs, tenantId: string): number {
+  return readBoundary(dbs, tenantId)?.pruned_through ?? 0;
 }
 
 /** Committed chain size, as stored in the same transaction as the entries. */

@@ -1,15 +1,21 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { boundaryPeaks, checkBoundary } from './boundary.js';
 import { verifyCheckpointSignature, type LedgerPublicKey } from './checkpoint.js';
 import { chainTail } from './entry-input.js';
 import { entryHashOfBytes, GENESIS_PREV_HASH } from './hash.js';
 import { checkRecord, completedLevels, recordNodeCount } from './record-codec.js';
-import { committedSize, listCheckpoints, MAX_SEQ, type LedgerDbs } from './store.js';
-import { InlineRecordChecker, WorkerRecordChecker, type ChainBreak, type RecordChecker } from './record-check.js';
+import { committedSize, listCheckpoints, MAX_SEQ, readBoundary, type LedgerDbs } from './store.js';
+import { InlineRecordChecker, WorkerRecordChecker, type ChainBreak, type ChainStart, type RecordChecker } from './record-check.js';
 
 export interface VerifyReport {
   ok: boolean;
-  /** Entries that checked out, from seq 1 up to the first break. */
+  /** Entries that checked out, from the first one held (seq 1, or the one after the pruning boundary) up to the first break. */
   checked: number;
+  /**
+   * Entries 1..prunedThrough were removed by retention (0 = none): what remains was verified from the signed pruning
+   * boundary, which must match the signed checkpoint at that size; checkpoints below it are signature-checked only.
+   */
+  prunedThrough: number;
   /** First seq where the chain breaks (changed, missing or moved entry, or a checkpoint it contradicts), or null. */
   firstBrokenSeq: number | null;
   reason: string | null;
@@ -40,6 +46,14 @@ const SEQ_KEY = Buffer.from('","seq":');
 export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: LedgerPublicKey, options: VerifyOptions = {}): Promise<VerifyReport> {
   const expectedSize = committedSize(dbs, tenantId);
   const checkpoints = listCheckpoints(dbs, tenantId);
+  // After retention, the chain starts at the boundary, which must be the key's and agree with the checkpoint at its size.
+  const boundary = readBoundary(dbs, tenantId);
+  const pruned = boundary?.pruned_through ?? 0;
+  if (boundary) {
+    const bad = checkBoundary(boundary, tenantId, checkpoints.find((cp) => cp.tree_size === pruned), publicKey);
+    if (bad) return { ok: false, checked: 0, prunedThrough: pruned, firstBrokenSeq: pruned + 1, reason: bad, expectedSize, checkpointsChecked: 0 };
+  }
+  const start: ChainStart = boundary ? { seq: pruned, prev: boundary.entry_hash, peaks: boundaryPeaks(boundary) } : { seq: 0, prev: GENESIS_PREV_HASH, peaks: [] };
   const breaks: ChainBreak[] = [];
   for (const cp of checkpoints) {
     if (!verifyCheckpointSignature(cp, publicKey) || cp.tenant_id !== tenantId) {
@@ -47,12 +61,12 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
       break;
     }
   }
-  const roots = checkpoints.map((cp) => [cp.tree_size, cp.root_hash] as const);
+  const roots = checkpoints.filter((cp) => cp.tree_size > pruned).map((cp) => [cp.tree_size, cp.root_hash] as const);
   const checker: RecordChecker =
-    expectedSize >= (options.workerThreshold ?? 16_384) ? new WorkerRecordChecker(roots) : new InlineRecordChecker(roots);
+    expectedSize - pruned >= (options.workerThreshold ?? 16_384) ? new WorkerRecordChecker(roots, start) : new InlineRecordChecker(roots, start);
   let linkBreak: ChainBreak | null;
   try {
-    linkBreak = await checkLinks(dbs, tenantId, checker, expectedSize);
+    linkBreak = await checkLinks(dbs, tenantId, checker, expectedSize, start);
   } finally {
     const hashBreak = await checker.finish(); // also stops the worker when the walk threw
     if (hashBreak) breaks.push(hashBreak);
@@ -60,31 +74,33 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
   if (linkBreak) breaks.push(linkBreak);
 
   const first = breaks.reduce<ChainBreak | null>((a, b) => (a === null || b.seq < a.seq ? b : a), null);
-  const checked = first ? first.seq - 1 : expectedSize;
+  const through = first ? first.seq - 1 : expectedSize; // last seq that checked out
+  const checked = through - pruned;
   if (!first) {
-    const orphan = checkpoints.find((cp) => cp.tree_size > checked);
+    const orphan = checkpoints.find((cp) => cp.tree_size > through);
     if (orphan) {
-      const reason = `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${checked}): entries were removed`;
-      return { ok: false, checked, firstBrokenSeq: checked + 1, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
+      const reason = `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${through}): entries were removed`;
+      return { ok: false, checked, prunedThrough: pruned, firstBrokenSeq: through + 1, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
     }
   }
   return {
     ok: first === null,
     checked,
+    prunedThrough: pruned,
     firstBrokenSeq: first?.seq ?? null,
     reason: first?.reason ?? null,
     expectedSize,
-    checkpointsChecked: checkpoints.filter((cp) => cp.tree_size <= checked).length,
+    checkpointsChecked: checkpoints.filter((cp) => cp.tree_size <= through).length,
   };
 }
 
 /** Position and links; hands each record to the checker. Returns the first break it sees itself, if any. */
-async function checkLinks(dbs: LedgerDbs, tenantId: string, checker: RecordChecker, expectedSize: number): Promise<ChainBreak | null> {
+async function checkLinks(dbs: LedgerDbs, tenantId: string, checker: RecordChecker, expectedSize: number, start: ChainStart): Promise<ChainBreak | null> {
   const suffix = Buffer.from(chainTail(GENESIS_PREV_HASH, 0, JSON.stringify(tenantId)).split('"seq":0')[1]!); // ,"tenant_id":"…"}
-  const prev = Buffer.from(GENESIS_PREV_HASH, 'latin1'); // previous record's stored hash, as the ASCII hex its successor names
+  const prev = Buffer.from(start.prev, 'latin1'); // previous record's stored hash, as the ASCII hex its successor names
   const digits = Buffer.allocUnsafe(32);
-  let seq = 0;
-  for (const { key, value } of dbs.entries.getRange({ start: [tenantId, 1], end: [tenantId, MAX_SEQ] })) {
+  let seq = start.seq;
+  for (const { key, value } of dbs.entries.getRange({ start: [tenantId, seq + 1], end: [tenantId, MAX_SEQ] })) {
     seq++;
     const keySeq = (key as [string, number])[1];
     if (keySeq !== seq) return { seq, reason: `entry ${seq} is missing (next stored entry is ${keySeq})` };

@@ -18,6 +18,7 @@ export function archiveConsoleLedger(archive: Pick<PgLedgerArchive, 'chains' | '
       return {
         ok: !broken,
         checked: reports.reduce((n, r) => n + r.checked, 0),
+        prunedThrough: 0, // the control plane's archive keeps every shipped entry
         firstBrokenSeq: broken ? broken.firstBrokenSeq : null,
         reason: broken ? `chain ${broken.chain_id}: ${broken.reason ?? 'broken'}` : null,
         expectedSize: reports.reduce((n, r) => n + r.expectedSize, 0),

@@ -119,6 +119,11 @@ export class LedgerShipper {
     });
   }
 
+  /** Highest seq of the tenant's chain the control plane acknowledged: ledger retention may prune through it. */
+  ackedThrough(tenantId: string): number {
+    return this.#o.cursors.get(tenantId).acked_seq;
+  }
+
   chainId(tenantId: string): string {
     return `${this.#o.instanceId}/${tenantId}`;
   }
