@@ -93,7 +93,7 @@ function readHeader(line) {
 /** A pruned export: start from the signed boundary, which must fold to the signed checkpoint at its size. */
 function startAtBoundary(b) {
   const { signature, ...signed } = b;
-  let ok = false;
+  let ok;
   try {
     ok = verify(null, Buffer.from(jcs({ ...signed, kind: BOUNDARY_KIND })), publicKey, Buffer.from(signature, 'base64'));
   } catch {
