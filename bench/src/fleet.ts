@@ -98,14 +98,15 @@ interface Target {
 
 let agentSeq = 0;
 
-async function once(t: Target): Promise<number> {
+/** One call: its round trip (ms) and, through a gateway, the governance time it reports (x-svc-latency-us). */
+async function once(t: Target): Promise<{ ms: number; governanceUs: number }> {
   // Agent ids rotate, as in bench:overhead: the paid pack's per-agent rate limit (120 a minute) never trips.
   const headers = t.pid ? { ...t.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` } : t.headers;
   const t0 = performance.now();
   const res = await t.pool.request({ method: 'POST', path: t.path, headers, body: CHAT });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`${t.name}: HTTP ${res.statusCode}`);
-  return performance.now() - t0;
+  return { ms: performance.now() - t0, governanceUs: Number(res.headers['x-svc-latency-us'] ?? Number.NaN) };
 }
 
 async function main(): Promise<void> {
@@ -195,12 +196,16 @@ async function main(): Promise<void> {
       ...(sidecars[1] ? [mk('sidecar', sidecars[1].url, admin, sidecars[1].pid)] : []),
     ];
     const samples: number[][] = targets.map(() => []);
+    const governance: number[][] = targets.map(() => []);
     const cpu0 = await Promise.all(targets.map((t) => (t.pid ? processCpuMs(t.pid) : 0)));
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
       for (let j = 0; j < targets.length; j++) {
         const k = (i + j) % targets.length;
-        const ms = await once(targets[k]!);
-        if (i >= WARMUP) samples[k]!.push(ms);
+        const r = await once(targets[k]!);
+        if (i >= WARMUP) {
+          samples[k]!.push(r.ms);
+          governance[k]!.push(r.governanceUs);
+        }
       }
     }
     const cpu1 = await Promise.all(targets.map((t) => (t.pid ? processCpuMs(t.pid) : 0)));
@@ -211,12 +216,13 @@ async function main(): Promise<void> {
     for (let k = 1; k < targets.length; k++) {
       const s = summary(samples[k]!.map((v, i) => v - direct[i]!));
       const cpuUs = ((cpu1[k]! - cpu0[k]!) * 1000) / (WARMUP + ROUNDS);
-      added[targets[k]!.name] = { ...s, cpuUsPerCall: cpuUs };
-      rows.push([targets[k]!.name, fmt(s.p50, 3), fmt(s.p99, 3), fmt(cpuUs, 0), `${fmt((s.p50 / embeddedP50 - 1) * 100, 1)} %`]);
+      const gov = summary(governance[k]!);
+      added[targets[k]!.name] = { ...s, cpuUsPerCall: cpuUs, governanceUs: gov };
+      rows.push([targets[k]!.name, fmt(s.p50, 3), fmt(s.p99, 3), fmt(gov.p50, 0), fmt(cpuUs, 0), `${fmt((s.p50 / embeddedP50 - 1) * 100, 1)} %`]);
     }
     results['proxyAddedMs'] = added;
     console.log(`\nProxy overhead, fleet against embedded (${ROUNDS} interleaved rounds after ${WARMUP}; paid pack; target: within 5 %)`);
-    console.log(table(['path', 'added p50 ms', 'added p99 ms', 'gateway CPU µs/call', 'p50 vs embedded'], rows));
+    console.log(table(['path', 'added p50 ms', 'added p99 ms', 'governance p50 µs', 'gateway CPU µs/call', 'p50 vs embedded'], rows));
     console.log(`gateway V8 flags: ${gatewayNodeFlags().join(' ') || '(none)'}`);
     writeResults('fleet', results);
   } finally {
