@@ -8,7 +8,7 @@
  * 2. The sidecar's proxy overhead against the embedded default: paired rounds through the mock provider directly,
  *    the embedded gateway, a sidecar without Redis and a sidecar with Redis; added latency and gateway CPU per call.
  *
- *   npm run bench:fleet -- [--changes N] [--sidecars N] [--rounds N] [--warmup N]
+ *   npm run bench:fleet -- [--changes N] [--sidecars N] [--rounds N] [--warmup N] [--twin]
  */
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
@@ -25,11 +25,14 @@ import { aduana } from './harness/cli.js';
 import { summary, processCpuMs } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
+import { roundOrder } from './harness/round-order.js';
 
 const { values: opt } = parseArgs({
   options: {
     changes: { type: 'string', default: '100' },
     sidecars: { type: 'string', default: '2' },
+    // A second embedded gateway, started after the propagation run: two identical gateways should measure alike.
+    twin: { type: 'boolean', default: false },
     rounds: { type: 'string', default: '2000' },
     warmup: { type: 'string', default: '300' },
   },
@@ -132,6 +135,17 @@ async function main(): Promise<void> {
       SIDECAR_TOKEN: sidecarToken,
       ...(withRedis ? { REDIS_URL: redis.url } : {}),
     });
+    const embeddedGateway = async (): Promise<{ gw: SpawnedGateway; admin: string }> => {
+      const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' });
+      stops.unshift(() => gw.stop());
+      const env = { DATA_DIR: gw.dataDir };
+      aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
+      const token = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
+      if ((await json(`${gw.url}/v1/policies/apply-pack`, 'POST', token, { pack: 'RUNTIME_PAID_POLICIES' })).status !== 200) throw new Error('apply-pack (embedded)');
+      return { gw, admin: token };
+    };
+    // The reference starts beside the sidecars and lives through the same run.
+    const { gw: embedded, admin: eAdmin } = await embeddedGateway();
     const sidecars: SpawnedGateway[] = [];
     for (let i = 0; i < SIDECARS; i++) sidecars.push(await spawnGateway(fleetEnv(i === 0)));
     stops.unshift(...sidecars.map((s) => () => s.stop()));
@@ -172,12 +186,7 @@ async function main(): Promise<void> {
     ]));
 
     // 2. Proxy overhead: embedded against sidecars (the policies of the propagation run are removed first).
-    const embedded = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' });
-    stops.unshift(() => embedded.stop());
-    const eEnv = { DATA_DIR: embedded.dataDir };
-    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], eEnv);
-    const eAdmin = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], eEnv).trim();
-    if ((await json(`${embedded.url}/v1/policies/apply-pack`, 'POST', eAdmin, { pack: 'RUNTIME_PAID_POLICIES' })).status !== 200) throw new Error('apply-pack (embedded)');
+    const twin = opt.twin ? await embeddedGateway() : null;
     const list = await json(`${control.url}/v1/policies?enabled=all&limit=500`, 'GET', admin);
     for (const p of list.body['data'] as { id: string; name: string }[]) if (/^p\d+$/.test(p.name)) await json(`${control.url}/v1/policies/${p.id}`, 'DELETE', admin);
     await new Promise((r) => setTimeout(r, 1000));
@@ -194,13 +203,13 @@ async function main(): Promise<void> {
       mk('embedded', embedded.url, eAdmin, embedded.pid),
       mk('sidecar + Redis', sidecars[0]!.url, admin, sidecars[0]!.pid),
       ...(sidecars[1] ? [mk('sidecar', sidecars[1].url, admin, sidecars[1].pid)] : []),
+      ...(twin ? [mk('embedded, started last', twin.gw.url, twin.admin, twin.gw.pid)] : []),
     ];
     const samples: number[][] = targets.map(() => []);
     const governance: number[][] = targets.map(() => []);
     const cpu0 = await Promise.all(targets.map((t) => (t.pid ? processCpuMs(t.pid) : 0)));
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
-      for (let j = 0; j < targets.length; j++) {
-        const k = (i + j) % targets.length;
+      for (const k of roundOrder(targets.length)) {
         const r = await once(targets[k]!);
         if (i >= WARMUP) {
           samples[k]!.push(r.ms);

@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
+import { roundOrder } from './harness/round-order.js';
 import { runLoad } from './harness/load.js';
 import { gatewayNodeFlags, spawnGateway } from './harness/spawn-gateway.js';
 import { spawnRelay } from './harness/spawn-relay.js';
@@ -103,10 +104,8 @@ async function once(t: Target, payload: string): Promise<{ total: number; ttfb: 
 async function paired(targets: Target[], payload: string, rounds: number, pick: (r: Awaited<ReturnType<typeof once>>) => number) {
   const samples: number[][] = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
-    // Rotate the order every round so neither path always goes first.
-    const order = targets.map((_, k) => (k + i) % targets.length);
     const got: number[] = [];
-    for (const k of order) {
+    for (const k of roundOrder(targets.length)) {
       const r = await once(targets[k] as Target, payload);
       if (r.status !== 200) throw new Error(`${(targets[k] as Target).name}: HTTP ${r.status}`);
       got[k] = pick(r);
