@@ -1,7 +1,7 @@
 import { canonicalJson } from '@aduana/shared';
 import { verifyCheckpointSignature, verifyLedgerSignature, type Checkpoint, type CheckpointSigner, type LedgerPublicKey } from './checkpoint.js';
 import { leafHash } from './hash.js';
-import { pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
+import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
 
 /**
  * What retention keeps of a pruned prefix (docs/ledger.md, "Retention"): entries 1..pruned_through are gone, and
@@ -58,16 +58,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function boundaryPeaks(b: PruneBoundary): Peak[] {
   const before = b.pruned_through - 1;
   if (!Number.isSafeInteger(before) || before < 0 || !HEX64.test(b.entry_hash)) throw new RangeError('malformed pruning boundary');
-  const peaks: Peak[] = [];
-  let i = 0;
-  for (let level = Math.floor(Math.log2(Math.max(before, 1))); level >= 0; level--) {
-    if (Math.floor(before / 2 ** level) % 2 === 1) {
-      const hex = b.frontier[i++];
-      if (hex === undefined || !HEX64.test(hex)) throw new RangeError('malformed pruning boundary');
-      peaks.push({ level, hash: Buffer.from(hex, 'hex') });
-    }
-  }
-  if (i !== b.frontier.length) throw new RangeError('malformed pruning boundary');
+  const levels = peakLevels(before);
+  if (levels.length !== b.frontier.length || !b.frontier.every((hex) => HEX64.test(hex))) throw new RangeError('malformed pruning boundary');
+  const peaks: Peak[] = levels.map((level, i) => ({ level, hash: Buffer.from(b.frontier[i]!, 'hex') }));
   pushLeaf(peaks, leafHash(Buffer.from(b.entry_hash, 'hex')));
   return peaks;
 }

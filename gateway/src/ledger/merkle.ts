@@ -57,16 +57,24 @@ export function rootFromPeaks(peaks: readonly Peak[]): Buffer {
   return root;
 }
 
+/** The levels of the peaks of a tree of `size` leaves, highest first: one per set bit of `size`. */
+export function peakLevels(size: number): number[] {
+  const levels: number[] = [];
+  // Not bitwise: tree sizes may pass 2^31, where bitwise operators wrap.
+  for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0 && size > 0; level--) {
+    if (Math.floor(size / 2 ** level) % 2 === 1) levels.push(level);
+  }
+  return levels;
+}
+
 /** The peaks of a tree of `size` leaves, read from storage: one read per set bit of `size`. */
 export function peaksOf(read: SubtreeReader, size: number): Peak[] {
   const peaks: Peak[] = [];
   let start = 0;
-  for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0; level--) {
+  for (const level of peakLevels(size)) {
     const width = 2 ** level;
-    if (size - start >= width) {
-      peaks.push({ level, hash: Buffer.from(read(level, start / width)) });
-      start += width;
-    }
+    peaks.push({ level, hash: Buffer.from(read(level, start / width)) });
+    start += width;
   }
   return peaks;
 }

@@ -3,7 +3,7 @@ import { parsedCanonicalJson } from './parsed-canonical-json.js';
 import { verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from '../../ledger/checkpoint.js';
 import type { LedgerEntry } from '../../ledger/entry-input.js';
 import { entryHash, leafHash } from '../../ledger/hash.js';
-import { pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
+import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
 import type { ShippedBatch } from './shipping-format.js';
 
 /** What a decision id looks like (`dec_` and a ULID); anything else is not indexed. */
@@ -181,11 +181,9 @@ export function encodeFrontier(peaks: readonly Peak[]): Buffer {
 export function decodeFrontier(size: number, bytes: Uint8Array): Peak[] {
   const peaks: Peak[] = [];
   let at = 0;
-  for (let level = Math.floor(Math.log2(Math.max(size, 1))); level >= 0 && size > 0; level--) {
-    if (Math.floor(size / 2 ** level) % 2 === 1) {
-      peaks.push({ level, hash: Buffer.from(bytes.subarray(at, at + 32)) });
-      at += 32;
-    }
+  for (const level of peakLevels(size)) {
+    peaks.push({ level, hash: Buffer.from(bytes.subarray(at, at + 32)) });
+    at += 32;
   }
   if (at !== bytes.length) throw new Error(`ledger chain frontier holds ${bytes.length} bytes; a tree of ${size} needs ${at}`);
   return peaks;
