@@ -3,7 +3,7 @@ import { newId, type Logger } from '@aduana/shared';
 import type { FlushedSamples } from '../../telemetry/metric-store.js';
 import type { ErrorEvent, LogEntry } from '../../telemetry/telemetry-records.js';
 import { ControlPlaneLoop, type ControlPlaneLoopStatus } from './control-plane-loop.js';
-import { TELEMETRY_BATCH_FORMAT, type ShippedError, type ShippedLog, type ShippedMetric, type TelemetryBatch } from '../telemetry/telemetry-batch-format.js';
+import { batchSize, TELEMETRY_BATCH_FORMAT, type ShippedError, type ShippedLog, type ShippedMetric, type TelemetryBatch } from '../telemetry/telemetry-batch-format.js';
 
 export interface TelemetryShipperOptions {
   /** The sidecar's fleet database: the queue is kept there across a graceful restart. */
@@ -88,7 +88,7 @@ export class TelemetryShipper {
   }
 
   status(): TelemetryShipperStatus {
-    return { queued: this.#queue.length + (this.#inflight ? itemsOf(this.#inflight.batch) : 0), shipped: this.#counts.shipped, dropped: { ...this.#counts.dropped }, ...this.#loop.status };
+    return { queued: this.#queue.length + (this.#inflight ? batchSize(this.#inflight.batch) : 0), shipped: this.#counts.shipped, dropped: { ...this.#counts.dropped }, ...this.#loop.status };
   }
 
   /** A metric flush's samples: one item per tenant, agent and second. */
@@ -119,7 +119,7 @@ export class TelemetryShipper {
       const pending = this.#inflight ?? this.#nextBatch();
       if (pending === null) return sent;
       this.#inflight = pending;
-      const n = itemsOf(pending.batch);
+      const n = batchSize(pending.batch);
       const { status, text } = await this.#loop.post(pending.body);
       if (status !== 200 && !REJECTED.has(status)) throw this.#loop.refused(status, text);
       this.#inflight = null;
@@ -175,8 +175,4 @@ function toBatch(instanceId: string, items: readonly Item[]): TelemetryBatch {
     else batch.errors.push(it.error);
   }
   return batch;
-}
-
-function itemsOf(b: TelemetryBatch): number {
-  return b.metrics.length + b.logs.length + b.errors.length;
 }
