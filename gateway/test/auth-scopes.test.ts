@@ -34,6 +34,8 @@ describe('PAT authentication', () => {
     expect((await call(t.url, 'GET', '/v1/policies', { token })).status).toBe(200);
     const hash = store.tokenIds.get(record.id) as string;
     await store.tokens.put(hash, { ...record, expires_at: new Date(Date.now() - 1000).toISOString() });
+    // Written behind the token store's back: announced as every credential change is, or the warm principal stays.
+    store.credentials.changed();
     const e = expectEnvelope(await call(t.url, 'GET', '/v1/policies', { token }), 401, 'authentication_error');
     expect(e.message).toMatch(/expired/);
   });

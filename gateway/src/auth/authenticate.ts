@@ -1,4 +1,4 @@
-import { isWellFormedToken, hashToken } from '@aduana/shared';
+import { growingLru, isWellFormedToken, hashToken } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Repositories } from '../storage/repositories.js';
 import type { RequestContext } from '../http/request-context.js';
@@ -46,17 +46,41 @@ export function bearerToken(header: string): string {
   return header.slice(BEARER.length).trim();
 }
 
+/** What the authenticator needs of a credential revision (auth/credential-revision.ts). */
+export interface CredentialGeneration {
+  generation(): number;
+}
+
+/** A PAT's principal as last read from the store, and until when it may be used without reading it again. */
+interface CachedPat {
+  principal: Principal;
+  /** The token's expiry (ms since the epoch). */
+  expiresMs: number;
+  /** The credential generation taken before the record was read. */
+  generation: number;
+}
+
+/** At most this many PATs are held in memory (least recently used go first); the rest are read on use. */
+const CACHED_PATS = 10_000;
+
 /**
  * Resolves a bearer token to a principal: a PAT (`adu_pat_…`) or a login session (`adu_ses_…`, with its user's
- * current role: a role change or a disabled account takes effect on the next request). The
- * checksum is verified first, so a mistyped or random token costs no store read. A token's record is read from LMDB
- * on every request (a memory-mapped B-tree read, about a microsecond) rather than cached, so a revocation made by the
- * CLI in another process takes effect at once.
+ * current role: a role change or a disabled account takes effect on the next request). The checksum is verified
+ * first, so a mistyped or random token costs no store read.
+ *
+ * Given a credential revision, a PAT's principal is kept in memory after its first use and served from there while
+ * the revision holds and the token has not expired: the proxy's path then reads no store (an LMDB read after another
+ * thread's commit costs tens of microseconds, bench:overhead). A revocation, rotation or user disabled in this process
+ * ends it at once, one made by another process sharing the data dir (the CLI) within the revision's recheck interval
+ * (docs/authentication.md, "Tokens in memory"). Unknown and refused tokens are never cached.
  */
 export class Authenticator {
+  readonly #cache = growingLru<string, CachedPat>(CACHED_PATS);
+
   constructor(
     private readonly repos: Pick<Repositories, 'tokens' | 'sessions' | 'users'>,
     private readonly now: () => number = Date.now,
+    private readonly revision: CredentialGeneration | null = null,
   ) {}
 
   fromHeader(header: string): Principal {
@@ -67,15 +91,39 @@ export class Authenticator {
 
   fromToken(token: string): Principal {
     if (token.startsWith('adu_ses_')) return this.#fromSession(token);
+    if (this.revision === null) return this.#readPat(token).principal;
+    const generation = this.revision.generation();
+    const hit = this.#cache.get(token);
+    if (hit !== undefined && hit.generation === generation) {
+      if (hit.expiresMs <= this.now()) throw new GatewayError('token_expired');
+      return hit.principal;
+    }
+    const read = this.#readPat(token);
+    this.#cache.set(token, { principal: read.principal, expiresMs: read.expiresMs, generation });
+    return read.principal;
+  }
+
+  #readPat(token: string): { principal: Principal; expiresMs: number } {
     if (!isWellFormedToken(token, 'pat')) throw new GatewayError('unauthenticated', 'invalid token');
     const rec: TokenRecord | undefined = this.repos.tokens.findByHash(hashToken(token));
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked');
-    if (Date.parse(rec.expires_at) <= this.now()) throw new GatewayError('token_expired');
+    const expiresMs = Date.parse(rec.expires_at);
+    if (expiresMs <= this.now()) throw new GatewayError('token_expired');
     // A token minted by a user carries that user's e-mail, and stops working when the user is disabled.
     const user = rec.user_id ? this.#user(rec.user_id) : undefined;
     if (user?.disabled_at) throw new GatewayError('token_revoked', 'the user of this token is disabled');
-    return { kind: 'pat', id: rec.id, tenantId: rec.tenant_id, role: rec.role, scopes: ROLE_SCOPES[rec.role], userId: rec.user_id, email: user?.email ?? '', agentId: rec.agent_id ?? null };
+    const principal: Principal = Object.freeze({
+      kind: 'pat',
+      id: rec.id,
+      tenantId: rec.tenant_id,
+      role: rec.role,
+      scopes: ROLE_SCOPES[rec.role],
+      userId: rec.user_id,
+      email: user?.email ?? '',
+      agentId: rec.agent_id ?? null,
+    });
+    return { principal, expiresMs };
   }
 
   #fromSession(token: string): Principal {

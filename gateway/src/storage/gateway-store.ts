@@ -1,5 +1,6 @@
 import { openStore, type RootDatabase } from '@aduana/shared';
 import type { Database } from 'lmdb';
+import { CredentialRevision } from '../auth/credential-revision.js';
 
 /**
  * The gateway's LMDB environment (DATA_DIR/gateway) and its named databases. Keys that belong to a tenant always
@@ -41,6 +42,8 @@ export interface GatewayStore {
   readonly fleet: Database;
   /** tenant id -> ShipCursor: how far the control plane acknowledged this sidecar's chain (fleet mode) */
   readonly shipCursors: Database;
+  /** 'revision' -> number, bumped by every change that can end a credential's validity (auth/credential-revision.ts) */
+  readonly credentials: CredentialRevision;
   close(): Promise<void>;
 }
 
@@ -66,6 +69,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     sidecarTokens: db('sidecar_tokens'),
     fleet: db('fleet'),
     shipCursors: db('ledger_ship_cursors'),
+    credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;
       await root.close();

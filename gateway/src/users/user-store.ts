@@ -81,12 +81,20 @@ export class UserStore implements UserRepository {
   /** Disables a user of the tenant (its sessions and tokens stop working at once); undefined when there is none. */
   async disable(tenantId: string, id: string): Promise<UserRecord | undefined> {
     let out: UserRecord | undefined;
+    let changed = false;
     await this.store.root.transaction(() => {
       const cur = this.get(id);
       if (!cur || cur.tenant_id !== tenantId) return;
-      out = cur.disabled_at ? cur : { ...cur, disabled_at: new Date().toISOString() };
+      if (cur.disabled_at) {
+        out = cur;
+        return;
+      }
+      out = { ...cur, disabled_at: new Date().toISOString() };
       this.store.users.put(['id', id], out);
+      this.store.credentials.bumpInTransaction();
+      changed = true;
     });
+    if (changed) this.store.credentials.changed();
     return out;
   }
 }

@@ -138,7 +138,10 @@ export class BundleApplier {
         for (const p of t.policies) s.policies.put([t.tenant.id, p.id], p);
       }
       s.fleet.put(BUNDLE_KEY, meta);
+      // Tokens and users were rewritten: whatever the authenticator holds in memory is read again.
+      s.credentials.bumpInTransaction();
     });
+    s.credentials.changed();
     return dropped;
   }
 }
