@@ -50,6 +50,7 @@ import { LogStore } from './telemetry/log-store.js';
 import { ErrorStore } from './telemetry/error-store.js';
 import { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
+import { compileOwnSchemasSoon } from './validation/gateway-ajv.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -292,6 +293,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   sidecar?.start();
   sessionPruner.start();
   retention.start();
+  // Request schemas not needed to start are compiled in the turns after listening (validation/gateway-ajv.ts).
+  compileOwnSchemasSoon();
 
   let closing: Promise<void> | null = null;
   return {

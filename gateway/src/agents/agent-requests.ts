@@ -1,8 +1,7 @@
-import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { PACK_NAMES, type PackName } from '../policy/packs.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { AGENT_STATUSES, type AgentStatus } from './agent-state.js';
 import type { AgentProfile } from './agent-registry.js';
 
@@ -15,20 +14,19 @@ const PACK = { anyOf: [{ type: 'string', enum: [...PACK_NAMES] }, { type: 'null'
 const BUDGET = { anyOf: [{ type: 'number', minimum: 0, maximum: 100 }, { type: 'null' }] };
 const TENANT = { type: 'string', minLength: 1, maxLength: 64 };
 
-const ajv = createAjv('own');
-const REGISTER = ajv.compile({
+const REGISTER = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['agent_id', 'name'],
   properties: { agent_id: AGENT_ID, name: NAME, policy_pack: PACK, risk_budget: BUDGET, metadata: { type: 'object' }, tenant_id: TENANT },
 });
-const UPSERT = ajv.compile({
+const UPSERT = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['agent_id'],
   properties: { agent_id: AGENT_ID, name: NAME, policy_pack: PACK, risk_budget: BUDGET, metadata: { type: 'object' }, tenant_id: TENANT },
 });
-const HEARTBEAT = ajv.compile({
+const HEARTBEAT = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['agent_id'],
@@ -62,7 +60,7 @@ function assertControlFree(s: string | undefined, field: string): void {
   if (s !== undefined && /[\u0000-\u001f\u007f]/.test(s)) throw new GatewayError('invalid_request', `${field}: no control characters`);
 }
 
-function profileRequest(validate: ValidateFunction, body: unknown): ProfileRequest {
+function profileRequest(validate: OwnSchema, body: unknown): ProfileRequest {
   assertValid(validate, body);
   const b = body as { agent_id: string; tenant_id?: string; name?: string; policy_pack?: PackName | null; risk_budget?: number | null; metadata?: Record<string, unknown> };
   assertAgentId(b.agent_id);

@@ -3,7 +3,7 @@ import type { HttpServer } from '../http/server.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { registerSessionRoutes } from './session-routes.js';
@@ -11,7 +11,7 @@ import { registerIdpRoutes } from './idp-routes.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
-const validateTokenRequest = createAjv('own').compile({
+const validateTokenRequest = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'role'],

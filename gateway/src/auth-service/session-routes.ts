@@ -1,11 +1,11 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { bearerToken } from '../auth/authenticate.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { userView } from '../users/user-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
-const validateLogin = createAjv('own').compile({
+const validateLogin = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['email', 'password'],

@@ -1,6 +1,5 @@
-import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { collectText } from '../policy/input-text.js';
 
@@ -32,11 +31,12 @@ const SCHEMA = {
   },
 };
 
+const DECIDE_SCHEMA = new OwnSchema(SCHEMA);
+
 export class DecideRequestValidator {
-  readonly #validate: ValidateFunction = createAjv('own').compile(SCHEMA);
 
   parse(body: unknown): DecideRequest {
-    assertValid(this.#validate, body);
+    assertValid(DECIDE_SCHEMA, body);
     const req = body as DecideRequest;
     // The agent id becomes part of a ledger key: refuse here what the ledger would refuse after the answer.
     if (!isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: no control characters, at most 256 bytes');

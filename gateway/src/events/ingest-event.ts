@@ -1,6 +1,5 @@
-import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 
 /** An event to ingest (README, "The events ledger"). */
 export interface IngestEvent {
@@ -32,19 +31,14 @@ const EVENT = {
   },
 };
 
-/** ajv validators for one event and for a batch envelope, compiled once. */
-export class IngestValidator {
-  readonly #event: ValidateFunction;
-  readonly #batch: ValidateFunction;
+const EVENT_SCHEMA = new OwnSchema(EVENT);
+const BATCH_SCHEMA = new OwnSchema({ type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } });
 
-  constructor() {
-    const ajv = createAjv('own');
-    this.#event = ajv.compile(EVENT);
-    this.#batch = ajv.compile({ type: 'object', required: ['events'], additionalProperties: false, properties: { events: { type: 'array' } } });
-  }
+/** One event and a batch envelope, checked by ajv validators compiled once per process. */
+export class IngestValidator {
 
   event(body: unknown, path = ''): IngestEvent {
-    assertValid(this.#event, body, path);
+    assertValid(EVENT_SCHEMA, body, path);
     const ev = body as IngestEvent;
     const ts = ev.metadata?.timestamp;
     if (ts !== undefined && Number.isNaN(Date.parse(ts))) throw new GatewayError('invalid_request', `${path ? `${path}.` : ''}metadata.timestamp: not a valid date-time`);
@@ -53,7 +47,7 @@ export class IngestValidator {
 
   /** The batch's events array (its length is checked against the limit by the caller, before the items). */
   batch(body: unknown): unknown[] {
-    assertValid(this.#batch, body);
+    assertValid(BATCH_SCHEMA, body);
     return (body as { events: unknown[] }).events;
   }
 }

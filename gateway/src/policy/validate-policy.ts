@@ -1,6 +1,5 @@
-import type { ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './types.js';
 import { POLICY_TYPE_TABLE, policyTypeOf } from './policy-types.js';
 
@@ -23,41 +22,34 @@ export interface PolicyPatch {
 const NAME = { type: 'string', minLength: 1, maxLength: 200 };
 const RISK = { type: 'number', minimum: 0, maximum: 100 };
 
+const CREATE = new OwnSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'type', 'risk', 'rules'],
+  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean', default: true }, rules: { type: 'object' } },
+});
+const PATCH = new OwnSchema({
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' } },
+});
+const RULES = Object.fromEntries(POLICY_TYPES.map((t) => [t, new OwnSchema(POLICY_TYPE_TABLE[t].rulesSchema)])) as Record<PolicyType, OwnSchema>;
+
 /**
- * Policy bodies validated by ajv schemas compiled once, at start: the envelope here, the rules by each type's schema,
- * then each type's own checks (content-filter patterns must compile in RE2: a 400 names the one that does not).
+ * Policy bodies validated by ajv schemas compiled once per process: the envelope here, the rules by each type's
+ * schema, then each type's own checks (content-filter patterns must compile in RE2: a 400 names the one that does not).
  */
 export class PolicyValidator {
-  readonly #ajv = createAjv('own');
-  readonly #create: ValidateFunction;
-  readonly #patch: ValidateFunction;
-  readonly #rules: Record<PolicyType, ValidateFunction>;
-
-  constructor() {
-    this.#create = this.#ajv.compile({
-      type: 'object',
-      additionalProperties: false,
-      required: ['name', 'type', 'risk', 'rules'],
-      properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean', default: true }, rules: { type: 'object' } },
-    });
-    this.#patch = this.#ajv.compile({
-      type: 'object',
-      additionalProperties: false,
-      minProperties: 1,
-      properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' } },
-    });
-    this.#rules = Object.fromEntries(POLICY_TYPES.map((t) => [t, this.#ajv.compile(POLICY_TYPE_TABLE[t].rulesSchema)])) as Record<PolicyType, ValidateFunction>;
-  }
-
   create(body: unknown): PolicyCreate {
-    assertValid(this.#create, body);
+    assertValid(CREATE, body);
     const b = body as PolicyCreate;
     b.rules = this.rules(b.type, b.rules);
     return b;
   }
 
   patch(body: unknown, currentType: PolicyType): PolicyPatch {
-    assertValid(this.#patch, body);
+    assertValid(PATCH, body);
     const b = body as PolicyPatch;
     if (b.type !== undefined && b.type !== currentType) throw new GatewayError('invalid_request', 'type: a policy\'s type cannot change; create a new policy');
     if (b.rules !== undefined) b.rules = this.rules(currentType, b.rules);
@@ -67,7 +59,7 @@ export class PolicyValidator {
   /** Validates (and fills defaults of) a type's rules, then runs the type's own checks. */
   rules(type: PolicyType, rules: unknown): Rules {
     const copy = structuredClone(rules);
-    assertValid(this.#rules[type], copy, 'rules');
+    assertValid(RULES[type], copy, 'rules');
     policyTypeOf(type).checkRules?.(copy as Rules);
     return copy as Rules;
   }

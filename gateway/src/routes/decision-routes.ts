@@ -1,14 +1,14 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import type { GatewayConfig } from '../config.js';
 import type { DecisionSource } from '../decisions/decision-source.js';
 import { resolveDecision } from '../decisions/resolve-decision.js';
 
-const validateResolve = createAjv('own').compile({
+const validateResolve = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['resolution'],

@@ -2,12 +2,12 @@ import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { ROLES, type Role } from '../auth/principal.js';
 import { assertOwnTenant } from '../http/list-params.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { createPasswordUser } from '../users/create-user.js';
 import { userView } from '../users/user-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
-const validateCreate = createAjv('own').compile({
+const validateCreate = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['email', 'name', 'role', 'password'],

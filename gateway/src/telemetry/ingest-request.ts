@@ -1,12 +1,12 @@
 import { GatewayError } from '../errors.js';
 import { isValidLedgerName } from '../ledger/index.js';
-import { assertValid, createAjv } from '../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import type { IngestInput } from './telemetry-service.js';
 import { LOG_LEVELS, type LogLevel } from './telemetry-records.js';
 
 const ID = { type: 'string', minLength: 1, maxLength: 256 };
 
-const validate = createAjv('own').compile({
+const validate = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['log'],

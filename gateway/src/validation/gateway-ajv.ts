@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError } from '../errors.js';
 
 /**
@@ -23,6 +23,52 @@ export function createAjv(schemas: 'own' | 'caller'): Ajv {
  */
 let own: Ajv | undefined;
 
+/**
+ * One of the gateway's own schemas, compiled once: on its first use, or by `compileOwnSchemasSoon()` in the turns
+ * after the gateway starts listening, whichever comes first. Compiling them all before listening was about 70 ms of
+ * a sidecar's start-up (docs/benchmarks.md, "Start-up"); every one is still compiled once per process, never per
+ * request, and a test compiles them all, so a schema strict mode refuses fails the build, not a request.
+ */
+export class OwnSchema<T = unknown> {
+  readonly schema: AnySchema;
+  #compiled: ValidateFunction<T> | null = null;
+
+  constructor(schema: AnySchema) {
+    this.schema = schema;
+    notCompiled.add(this);
+  }
+
+  get validate(): ValidateFunction<T> {
+    if (this.#compiled === null) {
+      this.#compiled = createAjv('own').compile<T>(this.schema);
+      notCompiled.delete(this);
+    }
+    return this.#compiled;
+  }
+}
+
+const notCompiled = new Set<OwnSchema<unknown>>();
+
+/** Every own schema not compiled yet, compiled now (tests; and what compileOwnSchemasSoon spreads over turns). */
+export function compileOwnSchemas(): number {
+  let n = 0;
+  for (const s of [...notCompiled]) {
+    void s.validate;
+    n++;
+  }
+  return n;
+}
+
+/** Compiles the own schemas not compiled yet, one per turn of the event loop, so that a request never waits for more than one. */
+export function compileOwnSchemasSoon(): void {
+  const next = notCompiled.values().next();
+  if (next.done) return;
+  setImmediate(() => {
+    void next.value.validate;
+    compileOwnSchemasSoon();
+  }).unref();
+}
+
 /** Human-readable first error of an ajv run, naming the field (`root` prefixes the path, e.g. `rules`). */
 export function describeAjvError(errors: ErrorObject[] | null | undefined, root: string): string {
   const e = errors?.[0];
@@ -35,6 +81,7 @@ export function describeAjvError(errors: ErrorObject[] | null | undefined, root:
 }
 
 /** Runs a compiled validator; invalid input is an invalid_request (400) naming the first bad field. */
-export function assertValid(validate: ValidateFunction, value: unknown, root = ''): void {
+export function assertValid(schema: OwnSchema | ValidateFunction, value: unknown, root = ''): void {
+  const validate = schema instanceof OwnSchema ? schema.validate : schema;
   if (!validate(value)) throw new GatewayError('invalid_request', describeAjvError(validate.errors, root));
 }

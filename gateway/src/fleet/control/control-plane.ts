@@ -34,6 +34,7 @@ import { PgTelemetryStore } from '../telemetry/pg-telemetry-store.js';
 import { pgTelemetryQueries } from '../telemetry/pg-telemetry-queries.js';
 import { registerTelemetryShipRoute } from '../telemetry/telemetry-ship-route.js';
 import { TelemetryPruner } from '../telemetry/telemetry-pruner.js';
+import { compileOwnSchemasSoon } from '../../validation/gateway-ajv.js';
 
 export interface RunningControlPlane {
   readonly url: string;
@@ -120,6 +121,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   logger.info({ port, authPort }, 'control plane listening');
   sessionPruner.start();
   telemetryPruner.start();
+  compileOwnSchemasSoon();
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,

@@ -1,5 +1,4 @@
-import type { ValidateFunction } from 'ajv';
-import { createAjv, describeAjvError } from '../../validation/gateway-ajv.js';
+import { describeAjvError, OwnSchema } from '../../validation/gateway-ajv.js';
 import { PLAN_NAMES } from '../../tenants/plans.js';
 import { PACK_NAMES } from '../../policy/packs.js';
 import { ROLES } from '../../auth/principal.js';
@@ -92,12 +91,11 @@ const BUNDLE_SCHEMA = {
   },
 } as const;
 
-// Compiled by the first sidecar that needs it: the embedded gateway never pays for it at start-up.
-let compiled: ValidateFunction<Bundle> | undefined;
+const BUNDLE = new OwnSchema<Bundle>(BUNDLE_SCHEMA);
 
 /** Checks a bundle's shape and that nothing in it belongs to another tenant; throws an Error saying what is wrong. */
 export function checkBundle(value: unknown): Bundle {
-  const validate = (compiled ??= createAjv('own').compile<Bundle>(BUNDLE_SCHEMA));
+  const validate = BUNDLE.validate;
   if (!validate(value)) throw new Error(`malformed bundle: ${describeAjvError(validate.errors, 'bundle')}`);
   const seen = new Set<string>();
   for (const t of value.tenants) {

@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { COUNTER_INDEX, type Slot } from '../../telemetry/metric-slot.js';
 import { LOG_LEVELS, type LogLevel } from '../../telemetry/telemetry-records.js';
-import { assertValid, createAjv } from '../../validation/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../validation/gateway-ajv.js';
 
 /**
  * What a sidecar ships of its telemetry (`POST /v1/fleet/telemetry`, docs/fleet.md, "Telemetry"): metric slots (one
@@ -55,7 +55,7 @@ const NAME = { type: 'string', maxLength: 256 };
 const ISO = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,6})?Z$' };
 const SAMPLE = { type: 'number', minimum: 0 };
 
-const validate = createAjv('own').compile({
+const validate = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['format', 'instance_id', 'batch_id', 'metrics', 'logs', 'errors'],
