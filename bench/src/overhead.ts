@@ -230,10 +230,15 @@ async function main() {
     const tput: Record<string, unknown> = {};
     const trows: (string | number)[][] = [];
     let cpuPerCallUs = NaN;
+    let loadWindow = { from: 0, to: 0 };
     for (const t of targets) {
       const cpu0 = t.name === 'aduana' ? await processCpuMs(gw.pid) : 0;
+      const from = Math.ceil(Date.now() / 1000);
       const r = await throughput(t, body(false));
-      if (t.name === 'aduana') cpuPerCallUs = ((await processCpuMs(gw.pid)) - cpu0) * 1000 / (r.reqPerSec * DURATION);
+      if (t.name === 'aduana') {
+        cpuPerCallUs = ((await processCpuMs(gw.pid)) - cpu0) * 1000 / (r.reqPerSec * DURATION);
+        loadWindow = { from, to: Math.floor(Date.now() / 1000) - 1 };
+      }
       tput[t.name] = r;
       trows.push([t.name, Math.round(r.reqPerSec), fmt(r.p50, 2), fmt(r.p99, 2), r.non2xx, r.errors]);
     }
@@ -241,6 +246,14 @@ async function main() {
     console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (${(tput['direct'] as { tool: string }).tool} on the same 2 cores)`);
     console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
     console.log(`gateway CPU per call (all its threads, during the aduana run): ${fmt(cpuPerCallUs, 0)} µs`);
+    // The gateway's own record of its governance time under that load (whole seconds inside the run; the stats API
+    // gives the mean and tail of the samples, not the median).
+    const stats = await fetch(`${gw.url}/v1/telemetry/query/stats?metric=decision.latency_ms&from=${loadWindow.from}&to=${loadWindow.to}`, { headers: { authorization: `Bearer ${admin}` } });
+    if (stats.ok) {
+      const g = (await stats.json()) as { avg: number; p95: number; p99: number };
+      results.governanceUnderLoadUs = { avg: g.avg * 1000, p95: g.p95 * 1000, p99: g.p99 * 1000 };
+      console.log(`aduana governance time under that load (its telemetry, decision.latency_ms): mean ${fmt(g.avg * 1000, 0)} µs, p95 ${fmt(g.p95 * 1000, 0)} µs, p99 ${fmt(g.p99 * 1000, 0)} µs`);
+    }
 
     const mem = (m: { rss: number; anon: number }) => `RSS ${fmt(m.rss, 1)} MiB (own memory ${fmt(m.anon, 1)} MiB)`;
     console.log(`\nGateway process: start-up to listening ${fmt(gw.startupMs, 0)} ms (target ≤ 500)`);
