@@ -43,6 +43,18 @@ FROM unnest(
   string_to_array($7::text, ','), (string_to_array(',' || $8::text, ','))[2:], string_to_array($9::text, E'\\n')
 ) WITH ORDINALITY AS u(c, t, a, d, h, n, e, i)`;
 
+/** The UTC ISO 8601 form the ledger writes, with a day every month has: PostgreSQL reads it as Date.parse does. */
+const PLAIN_ISO = /^\d{4}-\d{2}-(?:0[1-9]|1\d|2[0-8])T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+
+/**
+ * An entry's created_at as PostgreSQL should read it: what Date.parse accepted, unchanged when it is already in the
+ * plain form (nearly always: a sidecar ships what its ledger wrote), else rewritten in it (a day past the month's end
+ * rolls over as Date.parse rolled it). Rewriting every one cost ~0.9 µs per entry (bench:fleet-ingest).
+ */
+function timestampText(createdAt: string): string {
+  return PLAIN_ISO.test(createdAt) ? createdAt : new Date(createdAt).toISOString();
+}
+
 const INSERT_CHECKPOINTS = `
 INSERT INTO ledger_checkpoints (chain_id, tree_size, checkpoint)
 SELECT $1, u.tree_size, u.checkpoint FROM unnest($2::bigint[], $3::jsonb[]) AS u(tree_size, checkpoint)
@@ -132,7 +144,7 @@ export class PgLedgerArchive {
       const texts = new Array<string>(n);
       for (let i = 0; i < n; i++) {
         const e = verdict.entries[i]!;
-        created[i] = new Date(e.createdAt).toISOString(); // what Date.parse accepted, in a form PostgreSQL reads alike
+        created[i] = timestampText(e.createdAt);
         types[i] = e.eventType;
         agents[i] = e.agentId ?? '';
         decisionIds[i] = e.decisionId ?? '';
