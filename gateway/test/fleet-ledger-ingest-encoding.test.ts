@@ -100,4 +100,24 @@ describe('ledger ingest encoding', () => {
     // The honest entry still goes in after the refusal.
     expect((await ship(batchOf([entry!]))).status).toBe(200);
   });
+
+  it('stores created_at as the instant the entry names, whatever ISO form it was written in', async () => {
+    // A chain of its own whose entries name their time in forms a ledger does not write but Date.parse accepts: the
+    // plain form goes to PostgreSQL as shipped, the others as the same instant (a day past the month's end rolls over).
+    const chain = `inst-t/${TENANT}`;
+    const times = ['2026-03-04T05:06:07.089Z', '2026-03-04T07:06:07+02:00', '2026-02-31T00:00:00Z', '2026-03-04T05:06:07Z'];
+    const entries: LedgerEntry[] = [];
+    let prev = '0'.repeat(64);
+    times.forEach((created_at, i) => {
+      const e: LedgerEntry = { created_at, decision: null, event_type: 'prompt', metadata: {}, payload: { i }, prev_hash: prev, seq: i + 1, tenant_id: TENANT, hash: '' };
+      e.hash = createHash('sha256').update(prev + canonicalOf(e)).digest('hex');
+      prev = e.hash;
+      entries.push(e);
+    });
+    const r = await ship({ ...batchOf(entries), chain_id: chain });
+    expect(r.status, r.text).toBe(200);
+    const stored = await db.pool.query<{ created_at: Date; entry: string }>('SELECT created_at, entry FROM ledger_entries WHERE chain_id = $1 ORDER BY seq', [chain]);
+    expect(stored.rows.map((row) => row.created_at.toISOString())).toEqual(times.map((t) => new Date(Date.parse(t)).toISOString()));
+    expect(stored.rows.map((row) => row.entry)).toEqual(entries.map(canonicalOf));
+  });
 });
