@@ -101,6 +101,26 @@ describe('ledger ingest encoding', () => {
     expect((await ship(batchOf([entry!]))).status).toBe(200);
   });
 
+  it("stores backslashes, escapes and separators COPY's text format reads specially exactly as hashed", async () => {
+    const chain = `inst-c/${TENANT}`;
+    const payloads = [{ path: 'C:\\temp\\new', tab: 'a\tb', nl: 'x\r\ny', end: '\\.', quote: 'say "hi"', sep: '\u2028\u0000' }, { lone: '\\' }];
+    const agents = ['agent\\one', 'plain'];
+    const entries: LedgerEntry[] = [];
+    let prev = '0'.repeat(64);
+    payloads.forEach((payload, i) => {
+      const e: LedgerEntry = { created_at: '2026-03-04T05:06:07.089Z', decision: null, event_type: 'tool\\call', metadata: { agent_id: agents[i] }, payload, prev_hash: prev, seq: i + 1, tenant_id: TENANT, hash: '' };
+      e.hash = createHash('sha256').update(prev + canonicalOf(e)).digest('hex');
+      prev = e.hash;
+      entries.push(e);
+    });
+    const r = await ship({ ...batchOf(entries), chain_id: chain });
+    expect(r.status, r.text).toBe(200);
+    const stored = await db.pool.query<{ agent_id: string; event_type: string; entry: string; hash: Buffer }>('SELECT agent_id, event_type, entry, hash FROM ledger_entries WHERE chain_id = $1 ORDER BY seq', [chain]);
+    expect(stored.rows.map((row) => row.entry)).toEqual(entries.map(canonicalOf));
+    expect(stored.rows.map((row) => [row.agent_id, row.event_type, row.hash.toString('hex')])).toEqual(entries.map((e, i) => [agents[i], 'tool\\call', e.hash]));
+    expect(JSON.parse(stored.rows[0]!.entry).payload).toEqual(payloads[0]);
+  });
+
   it('stores created_at as the instant the entry names, whatever ISO form it was written in', async () => {
     // A chain of its own whose entries name their time in forms a ledger does not write but Date.parse accepts: the
     // plain form goes to PostgreSQL as shipped, the others as the same instant (a day past the month's end rolls over).
