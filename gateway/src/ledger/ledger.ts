@@ -174,10 +174,12 @@ export class Ledger {
     if (agentId !== null && eventType !== null) prefix = [tenantId, 'at', agentId, eventType];
     else if (agentId !== null) prefix = [tenantId, 'a', agentId];
     else if (eventType !== null) prefix = [tenantId, 't', eventType];
-    // Retention: entries through `pruned` are gone; `total` counts what is still held (counter minus pruned tally).
+    // Retention: entries through `pruned` are gone; `total` counts what is still held (counter minus pruned tally)
+    // and past the boundary: a prune cut short leaves keys below it, tallied only once the next run deletes them.
     const pruned = prunedThrough(this.#dbs, tenantId);
     const total = prefix
-      ? (this.#dbs.counts.get(prefix) ?? 0) - (pruned > 0 ? prunedCount(this.#dbs.retention.get([tenantId, 'p', ...prefix.slice(1)])) : 0)
+      ? (this.#dbs.counts.get(prefix) ?? 0) -
+        (pruned > 0 ? prunedCount(this.#dbs.retention.get([tenantId, 'p', ...prefix.slice(1)])) + this.#dbs.index.getCount({ start: [...prefix, 0], end: [...prefix, pruned + 1] }) : 0)
       : committedSize(this.#dbs, tenantId) - pruned;
 
     const asc = order === 'asc';

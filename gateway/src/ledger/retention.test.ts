@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Database, Key } from 'lmdb';
 import { LedgerError, LedgerRetention, verifyCheckpointSignature, verifyConsistency, verifyInclusion, type Checkpoint, type Ledger, type PruneBoundary } from './index.js';
 import { rawEntries } from '../../test/helpers/ledger/raw-entries.js';
@@ -204,6 +204,44 @@ describe('ledger retention: what remains stays provable', () => {
     expect(await tl.ledger.prune('acme', { before: LATER, releasedThrough: 41 })).toMatchObject({ pruned_through: 40, removed: 16 });
     expect(await tl.ledger.verify('acme')).toMatchObject({ ok: true, prunedThrough: 40, checked: 1 });
     expect(verifyInclusion(tl.ledger.inclusionProof('acme', 41))).toBe(true);
+  });
+});
+
+describe('ledger retention: a run cut short between the boundary and the deletions', () => {
+  it('reads, lists, totals and verify already stop at the boundary; the next run deletes what was left below it', async () => {
+    const tl = new TempLedger({ checkpointEvery: CHECKPOINT_EVERY });
+    t = tl;
+    await fill(tl);
+    await tl.ledger.exportJsonl('acme', sink());
+    // The boundary is written, the first chunk of 5 is deleted, then the second chunk's transaction fails (a crash
+    // or a full disk at that moment): 19 entries below the boundary are still stored.
+    const real = tl.root.transaction.bind(tl.root);
+    let calls = 0;
+    const cut = vi.spyOn(tl.root, 'transaction').mockImplementation(((work: () => unknown) => {
+      calls++;
+      return calls === 2 ? Promise.reject(new Error('cut short')) : real(work);
+    }) as typeof tl.root.transaction);
+    await expect(tl.ledger.prune('acme', { before: LATER, releasedThrough: 24, chunk: 5 })).rejects.toThrow('cut short');
+    cut.mockRestore();
+    expect(tl.ledger.prunedThrough('acme')).toBe(24);
+    const firstStored = () => ([...rawEntries(tl.root).getKeys({ start: ['acme'], end: ['acme\u0000'] })][0] as [string, number])[1];
+    expect(firstStored()).toBe(6);
+
+    const check = async () => {
+      expect(pruneError(() => tl.ledger.get('acme', 10))).toBe('pruned');
+      expect(pruneError(() => tl.ledger.get('acme', 24))).toBe('pruned');
+      const all = tl.ledger.list('acme', { limit: 100 });
+      expect(all.events.map((e) => e.seq)).toEqual(Array.from({ length: 16 }, (_, i) => 25 + i));
+      expect(all.total).toBe(16);
+      expect(tl.ledger.list('acme', { limit: 100, agentId: 'a' })).toMatchObject({ total: 8 });
+      expect(await tl.ledger.verify('acme')).toMatchObject({ ok: true, prunedThrough: 24, checked: 16, firstBrokenSeq: null });
+    };
+    await check();
+    await tl.reopen({ checkpointEvery: CHECKPOINT_EVERY });
+    await check();
+    expect(await tl.ledger.prune('acme', { before: LATER, releasedThrough: 24, chunk: 5 })).toEqual({ tenant_id: 'acme', pruned_through: 24, removed: 19 });
+    expect(firstStored()).toBe(25);
+    await check();
   });
 });
 
