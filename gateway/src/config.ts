@@ -21,6 +21,7 @@ export const GATEWAY_CONFIG = {
   upstreamTimeoutMs: { env: 'UPSTREAM_TIMEOUT_MS', type: 'integer', default: 120_000, minimum: 100, description: 'time allowed for the upstream to answer (headers), ms' },
   upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
   ledgerGroupCommitMs: { env: 'LEDGER_GROUP_COMMIT_MS', type: 'integer', default: 5, minimum: 0, maximum: 1000, description: 'window within which proxy/decision ledger entries are group-committed, ms' },
+  proxyStepTimings: { env: 'PROXY_STEP_TIMINGS', type: 'boolean', default: false, description: 'time every step of each proxied call into the histogram aduana_proxy_step_seconds{step} (diagnostics: two clock reads and one observation per step)' },
   ledgerCompression: { env: 'LEDGER_COMPRESSION', type: 'boolean', default: false, description: 'store new ledger records LZ4-compressed (~60 % less disk per entry, ~30 µs more event-loop CPU per entry; compressed records are always readable)' },
   checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },

@@ -258,6 +258,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     maxBodyBytes: config.proxyBodyLimit,
     maxAnswerBytes: 64 * 1024 * 1024,
     sharedLimits: shared !== null,
+    stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   registerProxyRoutes(api, proxy);
   api.finish();

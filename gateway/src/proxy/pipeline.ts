@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
 import type { AccessControl } from '../auth/authenticate.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
@@ -6,6 +7,7 @@ import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import type { EvalPool } from '../runtime/eval-pool.js';
+import type { BucketSeries } from '../telemetry/bucket-histogram.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Endpoint } from './endpoints.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
@@ -52,6 +54,14 @@ export interface PipelineDeps {
   maxAnswerBytes: number;
   /** Plan limits counted on Redis: the admission may be pending after authentication, and is waited for. */
   sharedLimits: boolean;
+  /** PROXY_STEP_TIMINGS: where each step's time goes (a histogram with one series per label); null: steps are not timed. */
+  stepTimes: { series(label: string): BucketSeries } | null;
+}
+
+/** One step's two series: the time it ran until it returned, and the time its promise took. */
+interface StepSeries {
+  ran: BucketSeries;
+  waited: BucketSeries;
 }
 
 /**
@@ -108,21 +118,31 @@ export function passthroughSteps(d: PipelineDeps): readonly Step[] {
 export class ProxyPipeline {
   readonly #governed: readonly Step[];
   readonly #passthrough: readonly Step[];
+  readonly #governedTimes: readonly StepSeries[] | null;
+  readonly #passthroughTimes: readonly StepSeries[] | null;
   readonly #d: PipelineDeps;
 
   constructor(d: PipelineDeps) {
     this.#d = d;
     this.#governed = governedSteps(d);
     this.#passthrough = passthroughSteps(d);
+    const times = d.stepTimes;
+    const seriesOf = (steps: readonly Step[]) => (times ? steps.map((s) => ({ ran: times.series(s.name), waited: times.series(`${s.name}.wait`) })) : null);
+    this.#governedTimes = seriesOf(this.#governed);
+    this.#passthroughTimes = seriesOf(this.#passthrough);
   }
 
   async handle(http: RequestContext, endpoint: Endpoint): Promise<typeof HANDLED> {
     const c = new ProxyContext(http, endpoint);
     const steps = endpoint.governed ? this.#governed : this.#passthrough;
+    const times = endpoint.governed ? this.#governedTimes : this.#passthroughTimes;
     try {
-      for (let i = 0; i < steps.length; i++) {
-        const waiting = (steps[i] as Step).run(c);
-        if (waiting) await waiting;
+      if (times !== null) await runTimed(c, steps, times);
+      else {
+        for (let i = 0; i < steps.length; i++) {
+          const waiting = (steps[i] as Step).run(c);
+          if (waiting) await waiting;
+        }
       }
     } catch (err) {
       if (err !== CLIENT_ABORTED) answerProxyFailure(this.#d.server, this.#d.logger, c, err);
@@ -130,5 +150,22 @@ export class ProxyPipeline {
       if (!c.recorded) recordAfterAnswer(c, this.#d.audit, this.#d.logger);
     }
     return HANDLED;
+  }
+}
+
+/** The steps as `handle` runs them, each one's time observed (PROXY_STEP_TIMINGS); a step that throws is not. */
+async function runTimed(c: ProxyContext, steps: readonly Step[], times: readonly StepSeries[]): Promise<void> {
+  let t = performance.now();
+  for (let i = 0; i < steps.length; i++) {
+    const waiting = (steps[i] as Step).run(c);
+    const ran = performance.now();
+    const series = times[i] as StepSeries;
+    series.ran.observe((ran - t) / 1000);
+    t = ran;
+    if (waiting) {
+      await waiting;
+      t = performance.now();
+      series.waited.observe((t - ran) / 1000);
+    }
   }
 }

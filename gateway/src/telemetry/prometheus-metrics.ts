@@ -22,6 +22,7 @@ export class PrometheusMetrics {
   readonly #requestDuration: BucketHistogram;
   readonly #upstreamErrors: Counter;
   readonly #ledgerAppend: BucketSeries;
+  #proxySteps: BucketHistogram | undefined;
   // Decisions are counted in plain Maps and handed to prom-client at scrape time: no label hashing per decision.
   readonly #verdicts = new Map<string, number>();
   readonly #rules = new Map<string, number>();
@@ -128,6 +129,21 @@ export class PrometheusMetrics {
       });
     }
     for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
+  }
+
+  /**
+   * The proxy's per-step histogram (PROXY_STEP_TIMINGS): made on first use, so a gateway without the setting exposes
+   * no such series. The time each step ran until it returned is observed under `step`; when it returned a promise
+   * (the body, the upstream), the time that took under `<step>.wait`.
+   */
+  proxyStepTimes(): BucketHistogram {
+    return (this.#proxySteps ??= new BucketHistogram({
+      name: 'aduana_proxy_step_seconds',
+      help: 'Wall time of each step of a proxied call (PROXY_STEP_TIMINGS); <step>.wait is the time a step waited',
+      labelName: 'step',
+      buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1, 5],
+      registry: this.registry,
+    }));
   }
 
   /** A request answered by `server` after `seconds`. */
