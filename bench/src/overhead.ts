@@ -16,6 +16,8 @@
  *   --peer-header k:v   header for the peers; {MOCK} is replaced by the mock's base URL (repeatable)
  *   --mock-port N       fixed port for the mock (for peers configured ahead of time)
  *   --gateway-flags S   V8 flags for the gateway, space-separated ('' for none; default: gateway/package.json's)
+ *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
+ *                       (the paired rounds) and under the throughput run (the timing itself adds a little to each)
  *
  * Example peer (Portkey's OSS gateway, `npx @portkey-ai/gateway`, port 8787):
  *   --peer http://127.0.0.1:8787/v1/chat/completions --peer-header x-portkey-provider:openai \
@@ -45,6 +47,7 @@ const { values: opt } = parseArgs({
     'peer-header': { type: 'string', multiple: true, default: [] },
     'mock-port': { type: 'string', default: '0' },
     'gateway-flags': { type: 'string' },
+    steps: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -139,7 +142,7 @@ async function main() {
   const mock = await spawnMockProvider(Number(opt['mock-port']));
   const relay = await spawnRelay(mock.url);
   const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' }, flags);
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
@@ -180,7 +183,9 @@ async function main() {
     results.burstS = BURST;
 
     governanceUs.length = 0;
+    const stepsBefore = opt.steps ? await stepTotals(gw.url, admin) : null;
     const plain = await paired(targets, body(false), ROUNDS, (r) => r.total);
+    const stepsSequential = stepsBefore ? stepMeans(stepsBefore, await stepTotals(gw.url, admin)) : null;
     const direct = plain[0] as number[];
     const added: Record<string, ReturnType<typeof summary>> = {};
     for (let k = 1; k < targets.length; k++) {
@@ -231,10 +236,13 @@ async function main() {
     const trows: (string | number)[][] = [];
     let cpuPerCallUs = NaN;
     let loadWindow = { from: 0, to: 0 };
+    let stepsUnderLoad: Map<string, number> | null = null;
     for (const t of targets) {
       const cpu0 = t.name === 'aduana' ? await processCpuMs(gw.pid) : 0;
       const from = Math.ceil(Date.now() / 1000);
+      const stepsFrom = opt.steps && t.name === 'aduana' ? await stepTotals(gw.url, admin) : null;
       const r = await throughput(t, body(false));
+      if (stepsFrom) stepsUnderLoad = stepMeans(stepsFrom, await stepTotals(gw.url, admin));
       if (t.name === 'aduana') {
         cpuPerCallUs = ((await processCpuMs(gw.pid)) - cpu0) * 1000 / (r.reqPerSec * DURATION);
         loadWindow = { from, to: Math.floor(Date.now() / 1000) - 1 };
@@ -255,6 +263,13 @@ async function main() {
       console.log(`aduana governance time under that load (its telemetry, decision.latency_ms): mean ${fmt(g.avg * 1000, 0)} µs, p95 ${fmt(g.p95 * 1000, 0)} µs, p99 ${fmt(g.p99 * 1000, 0)} µs`);
     }
 
+    if (stepsSequential && stepsUnderLoad) {
+      const under = stepsUnderLoad;
+      results.stepMeansUs = { sequential: Object.fromEntries(stepsSequential), underLoad: Object.fromEntries(under) };
+      console.log(`\naduana's steps (PROXY_STEP_TIMINGS), mean µs: one call at a time (the paired rounds) and under ${CONCURRENCY} connections`);
+      console.log(table(['step', 'one at a time', 'under load'], [...stepsSequential].map(([step, us]) => [step, fmt(us, 1), fmt(under.get(step) ?? NaN, 1)])));
+    }
+
     const mem = (m: { rss: number; anon: number }) => `RSS ${fmt(m.rss, 1)} MiB (own memory ${fmt(m.anon, 1)} MiB)`;
     console.log(`\nGateway process: start-up to listening ${fmt(gw.startupMs, 0)} ms (target ≤ 500)`);
     console.log(`  idle with the paid pack compiled: ${mem(idle)} (target ≤ 100 MiB)`);
@@ -266,6 +281,28 @@ async function main() {
     mock.stop();
   }
   console.log(`\nresults: ${writeResults('overhead', results)}`);
+}
+
+/** Each step's sum (s) and count so far, from the gateway's aduana_proxy_step_seconds series. */
+async function stepTotals(url: string, token: string): Promise<Map<string, { sum: number; count: number }>> {
+  const text = await (await fetch(`${url}/v1/telemetry/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const totals = new Map<string, { sum: number; count: number }>();
+  for (const m of text.matchAll(/^aduana_proxy_step_seconds_(sum|count)\{step="([^"]+)"\} (\S+)$/gm)) {
+    const t = totals.get(m[2] as string) ?? { sum: 0, count: 0 };
+    t[m[1] as 'sum' | 'count'] = Number(m[3]);
+    totals.set(m[2] as string, t);
+  }
+  return totals;
+}
+
+/** Mean µs of each step observed between two readings (steps not observed in between are left out). */
+function stepMeans(before: Map<string, { sum: number; count: number }>, after: Map<string, { sum: number; count: number }>): Map<string, number> {
+  const means = new Map<string, number>();
+  for (const [step, a] of after) {
+    const b = before.get(step) ?? { sum: 0, count: 0 };
+    if (a.count > b.count) means.set(step, ((a.sum - b.sum) / (a.count - b.count)) * 1e6);
+  }
+  return means;
 }
 
 await main();
