@@ -114,6 +114,7 @@ export class SidecarMode {
       batchMax: config.fleetTelemetryBatchMax,
       bodyLimit: config.fleetTelemetryBodyLimit,
       queueMax: config.fleetTelemetryQueueMax,
+      queueMaxBytes: config.fleetTelemetryQueueMaxBytes,
       backoffBaseMs: config.fleetRetryBaseMs,
       backoffMaxMs: config.fleetRetryMaxMs,
       timeoutMs: config.shipTimeoutMs,

@@ -19,6 +19,11 @@ export interface TelemetryShipperOptions {
   bodyLimit: number;
   /** Most items held (FLEET_TELEMETRY_QUEUE_MAX): past it new items are dropped and counted. */
   queueMax: number;
+  /**
+   * Most bytes held, each item counted as its shipped JSON (FLEET_TELEMETRY_QUEUE_MAX_BYTES): a log message may be
+   * 16 KiB and a busy agent's second of samples more, so a count of items alone does not bound the memory.
+   */
+  queueMaxBytes: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
   timeoutMs: number;
@@ -28,6 +33,8 @@ export interface TelemetryShipperOptions {
 export interface TelemetryShipperStatus extends ControlPlaneLoopStatus {
   /** Items waiting, the batch in flight included. */
   queued: number;
+  /** Bytes of the items waiting (their JSON), the batch in flight included. */
+  queued_bytes: number;
   /** Items the control plane acknowledged since start. */
   shipped: number;
   /** Items dropped since start: the queue was full, or the control plane refused them for good (400, 403, 413). */
@@ -47,6 +54,8 @@ interface Outbox {
 interface Pending {
   batch: TelemetryBatch;
   body: string;
+  /** Its items' sizes together: they count against the byte bound until acknowledged. */
+  bytes: number;
 }
 
 /** Statuses after which resending the same batch cannot succeed. */
@@ -62,6 +71,9 @@ const REJECTED: ReadonlySet<number> = new Set([400, 403, 413]);
  */
 export class TelemetryShipper {
   #queue: Item[] = [];
+  /** Each queued item's size (its JSON's UTF-8 bytes), in queue order, and their sum. */
+  #sizes: number[] = [];
+  #queuedBytes = 0;
   /** The batch being sent and its body, kept until acknowledged (a resend sends the same bytes). */
   #inflight: Pending | null = null;
   #warnedFull = false;
@@ -75,8 +87,14 @@ export class TelemetryShipper {
     });
     const kept = o.fleet.get(OUTBOX) as Outbox | undefined;
     if (kept) {
-      this.#inflight = kept.inflight ? { batch: kept.inflight, body: JSON.stringify(kept.inflight) } : null;
+      if (kept.inflight) {
+        const body = JSON.stringify(kept.inflight);
+        this.#inflight = { batch: kept.inflight, body, bytes: Buffer.byteLength(body) };
+      }
       this.#queue = kept.queue;
+      // Kept whole even past a lower bound than the one they were queued under: new items wait for the drain.
+      this.#sizes = kept.queue.map(itemBytes);
+      this.#queuedBytes = this.#sizes.reduce((a, b) => a + b, 0);
       // Taken: were it kept, a start after a crash would queue these items again under new batch ids.
       void o.fleet.remove(OUTBOX);
     }
@@ -88,7 +106,7 @@ export class TelemetryShipper {
   }
 
   status(): TelemetryShipperStatus {
-    return { queued: this.#queue.length + (this.#inflight ? batchSize(this.#inflight.batch) : 0), shipped: this.#counts.shipped, dropped: { ...this.#counts.dropped }, ...this.#loop.status };
+    return { queued: this.#queue.length + (this.#inflight ? batchSize(this.#inflight.batch) : 0), queued_bytes: this.#heldBytes(), shipped: this.#counts.shipped, dropped: { ...this.#counts.dropped }, ...this.#loop.status };
   }
 
   /** A metric flush's samples: one item per tenant, agent and second. */
@@ -142,13 +160,20 @@ export class TelemetryShipper {
   }
 
   #push(item: Item): void {
-    if (this.#queue.length >= this.o.queueMax) {
+    const bytes = itemBytes(item);
+    if (this.#queue.length >= this.o.queueMax || this.#heldBytes() + bytes > this.o.queueMaxBytes) {
       this.#counts.dropped.queue_full++;
-      if (!this.#warnedFull) this.o.logger.warn({ queueMax: this.o.queueMax }, 'telemetry queue for the control plane is full; new items are dropped and counted');
+      if (!this.#warnedFull) this.o.logger.warn({ queueMax: this.o.queueMax, queueMaxBytes: this.o.queueMaxBytes }, 'telemetry queue for the control plane is full; new items are dropped and counted');
       this.#warnedFull = true;
       return;
     }
     this.#queue.push(item);
+    this.#sizes.push(bytes);
+    this.#queuedBytes += bytes;
+  }
+
+  #heldBytes(): number {
+    return this.#queuedBytes + (this.#inflight?.bytes ?? 0);
   }
 
   /** The next batch from the head of the queue: at most batchMax items, halved until its body fits. */
@@ -159,12 +184,20 @@ export class TelemetryShipper {
       const body = JSON.stringify(batch);
       if (n === 1 || Buffer.byteLength(body) <= this.o.bodyLimit) {
         this.#queue.splice(0, n);
-        return { batch, body };
+        let bytes = 0;
+        for (const size of this.#sizes.splice(0, n)) bytes += size;
+        this.#queuedBytes -= bytes;
+        return { batch, body, bytes };
       }
       n = Math.ceil(n / 2);
     }
     return null;
   }
+}
+
+/** What an item adds to a batch body: the UTF-8 bytes of its JSON. */
+function itemBytes(item: Item): number {
+  return Buffer.byteLength(JSON.stringify(item));
 }
 
 function toBatch(instanceId: string, items: readonly Item[]): TelemetryBatch {
