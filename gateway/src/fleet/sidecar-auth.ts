@@ -25,6 +25,11 @@ export function sidecarCovers(rec: SidecarTokenRecord, tenantId: string): boolea
   return rec.tenants === null || rec.tenants.includes(tenantId);
 }
 
+/** 403 `sidecar_scope` unless the sidecar token covers the tenant (what a fleet route checks before it stores anything). */
+export function assertSidecarCovers(rec: SidecarTokenRecord, tenantId: string): void {
+  if (!sidecarCovers(rec, tenantId)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${tenantId}`);
+}
+
 /**
  * A fleet route's request from a sidecar (ledger, agent reports, telemetry): the token is checked from the head,
  * before a byte of the (large) body is read, then the body up to `maxBody` (413 past it). HANDLED when the sidecar

@@ -1,8 +1,7 @@
-import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
-import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
+import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
 import type { PgAgentActivity } from '../postgres/pg-agent-activity.js';
 import { parseAgentReport } from './agent-report-format.js';
 
@@ -28,9 +27,7 @@ export function registerAgentReportRoute(server: HttpServer, options: AgentRepor
     if (got === HANDLED) return HANDLED;
     const { sidecar, raw } = got;
     const report = parseAgentReport(parseJsonBody(raw), options.maxAgents);
-    for (const t of report.tenants) {
-      if (!sidecarCovers(sidecar, t.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${t.tenant_id}`);
-    }
+    for (const t of report.tenants) assertSidecarCovers(sidecar, t.tenant_id);
     let merged = 0;
     const skipped: string[] = [];
     for (const t of report.tenants) {

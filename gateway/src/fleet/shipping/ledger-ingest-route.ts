@@ -1,7 +1,6 @@
-import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import type { SidecarTokenRepository } from '../../storage/repositories.js';
-import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
+import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 import { parseShippedBody, readShippedBatch } from './read-shipped-batch.js';
 
@@ -27,7 +26,7 @@ export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIng
     if (got === HANDLED) return HANDLED;
     const { sidecar, raw } = got;
     const batch = readShippedBatch(parseShippedBody(raw), maxEntries);
-    if (!sidecarCovers(sidecar, batch.tenant_id)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${batch.tenant_id}`);
+    assertSidecarCovers(sidecar, batch.tenant_id);
     return { status: 200, body: await options.archive.ingest(batch) };
   });
 }

@@ -1,8 +1,7 @@
-import { GatewayError } from '../../errors.js';
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
-import { readSidecarRequest, sidecarCovers } from '../sidecar-auth.js';
+import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
 import type { PgTelemetryStore } from './pg-telemetry-store.js';
 import { parseTelemetryBatch, type TelemetryBatch } from './telemetry-batch-format.js';
 
@@ -30,9 +29,7 @@ export function registerTelemetryShipRoute(server: HttpServer, options: Telemetr
     const batch = parseTelemetryBatch(parseJsonBody(raw), options.maxItems);
     const tenants = new Set<string>();
     for (const x of [...batch.metrics, ...batch.logs, ...batch.errors]) tenants.add(x.tenant_id);
-    for (const t of tenants) {
-      if (!sidecarCovers(sidecar, t)) throw new GatewayError('sidecar_scope', `the sidecar token does not cover tenant ${t}`);
-    }
+    for (const t of tenants) assertSidecarCovers(sidecar, t);
     const skipped = [...tenants].filter((t) => !options.tenants.get(t));
     const known = (x: { tenant_id: string }) => !skipped.includes(x.tenant_id);
     const kept: TelemetryBatch = skipped.length === 0 ? batch : { ...batch, metrics: batch.metrics.filter(known), logs: batch.logs.filter(known), errors: batch.errors.filter(known) };
