@@ -39,9 +39,8 @@ const COPY_ENTRIES = 'COPY ledger_entries (chain_id, seq, tenant_id, created_at,
 
 /** A text field of COPY's text format: a backslash doubled, and the separators COPY reads escaped (none in canonical JSON or a valid name, but never assumed). */
 function copyField(value: string): string {
-  return COPY_SPECIAL.test(value) ? value.replace(COPY_ESCAPES, (c) => COPY_ESCAPE_OF[c] as string) : value;
+  return value.replace(COPY_ESCAPES, (c) => COPY_ESCAPE_OF[c] as string);
 }
-const COPY_SPECIAL = /[\\\n\r\t]/;
 const COPY_ESCAPES = /[\\\n\r\t]/g;
 const COPY_ESCAPE_OF: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
