@@ -8,7 +8,7 @@ import { call, expectEnvelope } from './helpers/start-test-gateway.js';
 import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
 
 // How the ingest reads and stores what it is shipped (docs/fleet.md, "Shipping the ledger"): the rows reach
-// PostgreSQL as separator-joined columns, the body is parsed without the generic scan, and canonical JSON takes a
+// PostgreSQL by binary COPY, the body is parsed without the generic scan, and canonical JSON takes a
 // native fast path when keys arrive sorted. Real route, real PostgreSQL, a real sidecar ledger.
 let db: ArchiveDb;
 let cp: ArchiveServer;
@@ -101,7 +101,7 @@ describe('ledger ingest encoding', () => {
     expect((await ship(batchOf([entry!]))).status).toBe(200);
   });
 
-  it("stores backslashes, escapes and separators COPY's text format reads specially exactly as hashed", async () => {
+  it("stores backslashes, escapes and separators (COPY's text format would read them specially) exactly as hashed", async () => {
     const chain = `inst-c/${TENANT}`;
     const payloads = [{ path: 'C:\\temp\\new', tab: 'a\tb', nl: 'x\r\ny', end: '\\.', quote: 'say "hi"', sep: '\u2028\u0000' }, { lone: '\\' }];
     const agents = ['agent\\one', 'plain'];
@@ -125,7 +125,8 @@ describe('ledger ingest encoding', () => {
     // A chain of its own whose entries name their time in forms a ledger does not write but Date.parse accepts: the
     // plain form goes to PostgreSQL as shipped, the others as the same instant (a day past the month's end rolls over).
     const chain = `inst-t/${TENANT}`;
-    const times = ['2026-03-04T05:06:07.089Z', '2026-03-04T07:06:07+02:00', '2026-02-31T00:00:00Z', '2026-03-04T05:06:07Z'];
+    // Also instants before 2000 (negative in PostgreSQL's binary form) and past 2285 (microseconds no longer a safe integer).
+    const times = ['2026-03-04T05:06:07.089Z', '2026-03-04T07:06:07+02:00', '2026-02-31T00:00:00Z', '2026-03-04T05:06:07Z', '1969-12-31T23:59:59.999Z', '2400-02-29T12:00:00.001Z'];
     const entries: LedgerEntry[] = [];
     let prev = '0'.repeat(64);
     times.forEach((created_at, i) => {

@@ -1,6 +1,6 @@
 import { canonicalJson } from '@aduana/shared';
 import { verifyCheckpointSignature, verifyLedgerSignature, type Checkpoint, type CheckpointSigner, type LedgerPublicKey } from './checkpoint.js';
-import { leafHash } from './hash.js';
+import { isHashHex, leafHash } from './hash.js';
 import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from './merkle.js';
 
 /**
@@ -48,7 +48,6 @@ export function signBoundary(signer: CheckpointSigner, fields: Omit<PruneBoundar
   return { ...unsigned, signature: signer.signBytes(boundarySigningInput(unsigned)) };
 }
 
-const HEX64 = /^[0-9a-f]{64}$/;
 
 /**
  * The peaks of the tree of the first pruned_through leaves: the frontier plus the boundary entry's leaf. Together
@@ -57,9 +56,9 @@ const HEX64 = /^[0-9a-f]{64}$/;
  */
 export function boundaryPeaks(b: PruneBoundary): Peak[] {
   const before = b.pruned_through - 1;
-  if (!Number.isSafeInteger(before) || before < 0 || !HEX64.test(b.entry_hash)) throw new RangeError('malformed pruning boundary');
+  if (!Number.isSafeInteger(before) || before < 0 || !isHashHex(b.entry_hash)) throw new RangeError('malformed pruning boundary');
   const levels = peakLevels(before);
-  if (levels.length !== b.frontier.length || !b.frontier.every((hex) => HEX64.test(hex))) throw new RangeError('malformed pruning boundary');
+  if (levels.length !== b.frontier.length || !b.frontier.every(isHashHex)) throw new RangeError('malformed pruning boundary');
   const peaks: Peak[] = levels.map((level, i) => ({ level, hash: Buffer.from(b.frontier[i]!, 'hex') }));
   pushLeaf(peaks, leafHash(Buffer.from(b.entry_hash, 'hex')));
   return peaks;

@@ -8,6 +8,7 @@ import { GENESIS_PREV_HASH } from '../../ledger/hash.js';
 import { rangeHash } from '../../ledger/merkle.js';
 import type { ShippedAck, ShippedBatch } from '../shipping/shipping-format.js';
 import { decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead } from '../shipping/verify-batch.js';
+import { COPY_ENTRIES, ledgerCopyRows } from './ledger-copy-rows.js';
 import { withStoredSubtrees, type Queryable } from './stored-subtrees.js';
 import {
   archiveCheckpoints,
@@ -30,35 +31,6 @@ interface ChainRow {
   head_seq: string;
   head_hash: string;
   frontier: Buffer;
-}
-
-// The rows reach PostgreSQL by COPY in its text format (one line per entry, tab-separated): no SQL to plan or parse
-// per batch and no parameter to split, about 2 µs of PostgreSQL's CPU per entry less than an INSERT … SELECT over
-// unnest of joined columns, the cheapest INSERT measured (bench:fleet-ingest, docs/benchmarks.md).
-const COPY_ENTRIES = 'COPY ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, decision_id, hash, nodes, entry) FROM STDIN';
-
-/** A text field of COPY's text format: a backslash doubled, and the separators COPY reads escaped (none in canonical JSON or a valid name, but never assumed). */
-function copyField(value: string): string {
-  return value.replace(COPY_ESCAPES, (c) => COPY_ESCAPE_OF[c] as string);
-}
-const COPY_ESCAPES = /[\\\n\r\t]/g;
-const COPY_ESCAPE_OF: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** JSON text as a COPY field: JSON has no raw control character, so only its backslashes need doubling. */
-function copyJson(json: string): string {
-  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
-}
-
-/** The UTC ISO 8601 form the ledger writes, with a day every month has: PostgreSQL reads it as Date.parse does. */
-const PLAIN_ISO = /^\d{4}-\d{2}-(?:0[1-9]|1\d|2[0-8])T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
-
-/**
- * An entry's created_at as PostgreSQL should read it: what Date.parse accepted, unchanged when it is already in the
- * plain form (nearly always: a sidecar ships what its ledger wrote), else rewritten in it (a day past the month's end
- * rolls over as Date.parse rolled it). Rewriting every one cost ~0.9 µs per entry (bench:fleet-ingest).
- */
-function timestampText(createdAt: string): string {
-  return PLAIN_ISO.test(createdAt) ? createdAt : new Date(createdAt).toISOString();
 }
 
 const INSERT_CHECKPOINTS = `
@@ -141,18 +113,8 @@ export class PgLedgerArchive {
 
     const n = verdict.entries.length;
     if (n > 0) {
-      const chain = copyField(batch.chain_id);
-      const tenant = copyField(batch.tenant_id);
-      const lines = new Array<string>(n);
-      for (let i = 0; i < n; i++) {
-        const e = verdict.entries[i]!;
-        // bytea as \x and hex, its backslash doubled for COPY; \N is NULL.
-        lines[i] =
-          `${chain}\t${e.seq}\t${tenant}\t${timestampText(e.createdAt)}\t${copyField(e.eventType)}\t${e.agentId === null ? '\\N' : copyField(e.agentId)}\t` +
-          `${e.decisionId ?? '\\N'}\t\\\\x${e.hashHex}\t\\\\x${e.nodes.toString('hex')}\t${copyJson(e.canonical)}\n`;
-      }
       const copy = client.query(copyFrom(COPY_ENTRIES));
-      await pipeline(Readable.from([Buffer.from(lines.join(''))]), copy);
+      await pipeline(Readable.from([ledgerCopyRows(batch.chain_id, batch.tenant_id, verdict.entries)]), copy);
     }
     if (verdict.checkpoints.length > 0) {
       await client.query(INSERT_CHECKPOINTS, [batch.chain_id, verdict.checkpoints.map((cp) => cp.tree_size), verdict.checkpoints.map((cp) => JSON.stringify(cp))]);

@@ -1,10 +1,10 @@
 import type { Checkpoint, LedgerPublicKey } from '../../ledger/checkpoint.js';
 import type { LedgerEntry } from '../../ledger/entry-input.js';
 import { isValidName } from '../../ledger/entry-input.js';
+import { isHashHex } from '../../ledger/hash.js';
 import { GatewayError } from '../../errors.js';
 import { SHIPPING_FORMAT, type ShippedBatch } from './shipping-format.js';
 
-const HEX64 = /^[0-9a-f]{64}$/;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -40,7 +40,7 @@ function readEntry(raw: unknown, where: string): LedgerEntry {
   if (agent !== undefined && agent !== null && !isValidName(agent)) throw bad(`${where}.metadata.agent_id: not a valid agent id`);
   const prevHash = str(raw, 'prev_hash', where);
   const hash = str(raw, 'hash', where);
-  if (!HEX64.test(prevHash) || !HEX64.test(hash)) throw bad(`${where}: prev_hash and hash must be 64 lowercase hex digits`);
+  if (!isHashHex(prevHash) || !isHashHex(hash)) throw bad(`${where}: prev_hash and hash must be 64 lowercase hex digits`);
   // Only the ledger's own fields: anything else would be neither hashed nor stored.
   return {
     created_at: createdAt,
@@ -58,7 +58,7 @@ function readEntry(raw: unknown, where: string): LedgerEntry {
 function readCheckpoint(raw: unknown, where: string): Checkpoint {
   if (!isObject(raw)) throw bad(`${where}: object required`);
   const root = str(raw, 'root_hash', where);
-  if (!HEX64.test(root)) throw bad(`${where}.root_hash: 64 lowercase hex digits required`);
+  if (!isHashHex(root)) throw bad(`${where}.root_hash: 64 lowercase hex digits required`);
   return {
     tenant_id: str(raw, 'tenant_id', where),
     tree_size: seqOf(raw, 'tree_size', where),
