@@ -17,11 +17,10 @@ export interface AdminStorage {
 export async function openAdminStorage(config: GatewayConfig): Promise<AdminStorage> {
   if (config.databaseUrl) {
     const { openPostgresRepositories } = await import('../fleet/postgres/open-postgres-repositories.js');
+    const { databaseOptions } = await import('../fleet/postgres/database.js');
     return openPostgresRepositories(config.databaseUrl, {
+      ...databaseOptions(config, Math.min(config.databasePoolMax, 2)),
       sessionTtlMs: config.sessionTtlHours * 3_600_000,
-      poolMax: Math.min(config.databasePoolMax, 2),
-      statementTimeoutMs: config.databaseStatementTimeoutMs,
-      connectTimeoutMs: config.databaseConnectTimeoutMs,
       listenRetryMs: config.databaseListenRetryMs,
     });
   }

@@ -16,6 +16,7 @@ import { PasswordLogin } from '../../sessions/password-login.js';
 import { SessionPruner } from '../../sessions/session-pruner.js';
 import { buildPackPolicies } from '../../agents/pack-policies.js';
 import { openPostgresRepositories } from '../postgres/open-postgres-repositories.js';
+import { databaseOptions } from '../postgres/database.js';
 import { registerBundleRoute } from '../bundle/bundle-route.js';
 import { registerLedgerIngestRoute } from '../shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../shipping/archive-event-routes.js';
@@ -59,7 +60,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   if (!config.databaseUrl) throw new Error('DATABASE_URL: `aduana control` needs a PostgreSQL URL');
   const { logger, requestLog } = options.logger ? { logger: options.logger, requestLog: options.logger } : createLoggers('aduana-control', { level: config.logLevel, buffered: true });
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = await openPostgresRepositories(config.databaseUrl, { poolMax: config.databasePoolMax, sessionTtlMs: config.sessionTtlHours * 3_600_000 });
+  const db = await openPostgresRepositories(config.databaseUrl, {
+    ...databaseOptions(config),
+    sessionTtlMs: config.sessionTtlHours * 3_600_000,
+    listenRetryMs: config.databaseListenRetryMs,
+  });
   const local = openGatewayStore(config.dataDir);
   const { tenants, tokens, policies, users, sessions } = db;
   const runtimes = new TenantRuntimes(tenants, policies, local.counters, evaluationLimits(config));

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { GatewayConfig } from '../../config.js';
 
 /** How the control plane talks to PostgreSQL (docs/configuration.md: DATABASE_*). */
 export interface DatabaseOptions {
@@ -11,6 +12,11 @@ export interface DatabaseOptions {
 }
 
 export const DEFAULT_DATABASE_OPTIONS: DatabaseOptions = { poolMax: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 };
+
+/** The DATABASE_* settings, with another pool size where a pool holds a share of them. */
+export function databaseOptions(config: GatewayConfig, poolMax = config.databasePoolMax): DatabaseOptions {
+  return { poolMax, statementTimeoutMs: config.databaseStatementTimeoutMs, connectTimeoutMs: config.databaseConnectTimeoutMs };
+}
 
 export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
