@@ -108,19 +108,22 @@ function sortedCopy(value: unknown): unknown {
   }
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
-  let changed = false;
-  for (let i = 1; i < keys.length; i++) if (!(keys[i - 1]! < keys[i]!)) changed = true;
-  const values = new Array<unknown>(keys.length);
-  for (let i = 0; i < keys.length; i++) {
-    const item = obj[keys[i]!];
-    values[i] = sortedCopy(item);
-    if (values[i] !== item) changed = true;
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
+  if (!sorted) {
+    keys.sort(); // code-unit order, Array#sort's default
+    const out: Record<string, unknown> = {};
+    for (const k of keys) out[k] = sortedCopy(obj[k]);
+    return out;
   }
-  if (!changed) return obj;
-  const order = keys.map((_, i) => i).sort((x, y) => (keys[x]! < keys[y]! ? -1 : 1));
-  const out: Record<string, unknown> = {};
-  for (const i of order) out[keys[i]!] = values[i];
-  return out;
+  // In order already: the object itself, unless a member had to be copied (a spread keeps the key order).
+  let copy: Record<string, unknown> | null = null;
+  for (const k of keys) {
+    const item = obj[k];
+    const member = sortedCopy(item);
+    if (member !== item) (copy ??= { ...obj })[k] = member;
+  }
+  return copy ?? obj;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
