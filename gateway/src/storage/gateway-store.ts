@@ -47,6 +47,9 @@ export interface GatewayStore {
   close(): Promise<void>;
 }
 
+/** Where the decisions database keeps its record shapes (a key outside every range of tenant keys). */
+const DECISION_STRUCTURES = Symbol.for('structures');
+
 export function openGatewayStore(dataDir: string): GatewayStore {
   const root = openStore(dataDir, 'gateway', { maxDbs: 48 });
   const db = (name: string) => root.openDB({ name });
@@ -56,7 +59,10 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     tokens: db('tokens'),
     tokenIds: db('token_ids'),
     policies: db('policies'),
-    decisions: db('decisions'),
+    // One record per proxied call, decision and event: msgpack records whose key names are kept once per shape in
+    // the database (lmdb-js shared structures) instead of in every value. 317 -> 144 bytes for a decision record, and
+    // ~2.5x faster to encode (bench:ledger-disk, docs/benchmarks.md). Records written as plain maps still read.
+    decisions: root.openDB({ name: 'decisions', sharedStructuresKey: DECISION_STRUCTURES }),
     users: db('users'),
     sessions: db('sessions'),
     agents: db('agents'),
