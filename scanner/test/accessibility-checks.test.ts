@@ -41,6 +41,19 @@ describe('accessibility checks (axe / Lighthouse semantics)', () => {
     expect(runOne('accessibility.button-name', replaced('<button type="submit">Assinar</button>', '<button aria-label="Assinar"><svg></svg></button>')).status).toBe('pass');
   });
 
+  it('button name: an image with alt text, a title or an input button\'s value names it; a blank alt or an unlabelled input button does not', () => {
+    const button = '<button type="submit">Assinar</button>';
+    const status = (html: string) => runOne('accessibility.button-name', replaced(button, html)).status;
+    expect(status('<button type="submit"><span><img src="/i.png" alt="Assinar"></span></button>')).toBe('pass');
+    expect(status('<button type="submit"><img src="/i.png" alt="  "></button>')).toBe('fail');
+    expect(status('<button type="submit" title="Assinar"><svg></svg></button>')).toBe('pass');
+    expect(status('<input type="image" src="/i.png" alt="Buscar">')).toBe('pass');
+    expect(status('<input type="image" src="/i.png" alt="">')).toBe('fail');
+    expect(status('<input type="button">')).toBe('fail');
+    expect(status('<input type="button" value="Enviar">')).toBe('pass');
+    expect(status('<input type="submit">')).toBe('pass');
+  });
+
   it('page checks are not applicable to a JSON answer', () => {
     const json = goodSnapshot({ page: page('{"a":1}', { 'content-type': 'application/json' }) });
     expect(runOne('accessibility.img-alt', json).status).toBe('not_applicable');

@@ -107,16 +107,28 @@ export function controlHasLabel($: CheerioAPI, el: Element): boolean {
 
 export function buttonHasName($: CheerioAPI, el: Element): boolean {
   if (ariaName($, el)) return true;
-  const node = $(el);
   if (el.tagName === 'input') {
-    const type = (node.attr('type') ?? '').toLowerCase();
-    if (type === 'image') return (node.attr('alt') ?? '').trim() !== '';
+    const type = (el.attribs['type'] ?? '').toLowerCase();
+    if (type === 'image') return (el.attribs['alt'] ?? '').trim() !== '';
     // submit and reset have a default label from the browser when value is absent.
-    return (node.attr('value') ?? '').trim() !== '' || type === 'submit' || type === 'reset';
+    return (el.attribs['value'] ?? '').trim() !== '' || type === 'submit' || type === 'reset';
   }
-  if (node.text().trim() !== '') return true;
-  if (node.find('img[alt]').toArray().some((img) => ($(img).attr('alt') ?? '').trim() !== '')) return true;
-  return (node.attr('title') ?? '').trim() !== '';
+  if ($.text([el]).trim() !== '') return true;
+  if (hasNamedImage(el)) return true;
+  return (el.attribs['title'] ?? '').trim() !== '';
+}
+
+/** Whether a descendant <img> has a non-blank alt (what `find('img[alt]')` and a trim found, without a selector). */
+function hasNamedImage(el: Element): boolean {
+  const stack: AnyNode[] = [...el.children];
+  while (stack.length > 0) {
+    const node = stack.pop() as AnyNode;
+    if (node.type !== 'tag') continue;
+    const child = node as Element;
+    if (child.tagName === 'img' && (child.attribs['alt'] ?? '').trim() !== '') return true;
+    stack.push(...child.children);
+  }
+  return false;
 }
 
 export function describe($: CheerioAPI, el: Element): string {

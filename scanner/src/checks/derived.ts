@@ -110,7 +110,7 @@ export class Derived {
       const $ = this.html(page);
       this.#jsonLd = this.tag(page, 'script')
         .filter((el) => (el.attribs['type'] ?? '').trim().toLowerCase() === 'application/ld+json')
-        .map((el) => parseJsonLd($(el).text()));
+        .map((el) => parseJsonLd($.text([el])));
     }
     return this.#jsonLd;
   }

@@ -21,7 +21,7 @@ export const semanticHeadings: Check<'page'> = {
     const headings = derived
       .index(page)
       .all.filter((el) => HEADING.test(el.tagName))
-      .map((el) => ({ level: Number(el.tagName.slice(1)), text: $(el).text().replace(/\s+/g, ' ').trim() }));
+      .map((el) => ({ level: Number(el.tagName.slice(1)), text: $.text([el]).replace(/\s+/g, ' ').trim() }));
     const problems: string[] = [];
     if (headings.length === 0) problems.push('no headings at all');
     const empty = headings.filter((h) => h.text === '');

@@ -20,8 +20,8 @@ export const privacyPolicyLink: Check<'page'> = {
     const $ = derived.html(page);
     const anchors = derived.tag(page, 'a').filter((el) => el.attribs['href'] !== undefined);
     // The address first: it is free to test, the text needs a tree walk.
-    const link = anchors.find((el) => PRIVACY.test(el.attribs['href'] ?? '')) ?? anchors.find((el) => PRIVACY.test($(el).text()));
-    if (link) return pass(`Privacy link: <a href="${$(link).attr('href')}">${$(link).text().trim().slice(0, 60)}</a>.`);
+    const link = anchors.find((el) => PRIVACY.test(el.attribs['href'] ?? '')) ?? anchors.find((el) => PRIVACY.test($.text([el])));
+    if (link) return pass(`Privacy link: <a href="${link.attribs['href'] ?? ''}">${$.text([link]).trim().slice(0, 60)}</a>.`);
     return fail({
       severity: 'Medium',
       effort: 'Baixo',

@@ -34,7 +34,7 @@ export const thirdPartyTrackers: Check<'page'> = {
       if (hit && !found.has(hit[1])) found.set(hit[1], `<${el.tagName} src="${src.slice(0, 100)}">`);
     }
     for (const el of derived.tag(page, 'script').filter((s) => s.attribs['src'] === undefined)) {
-      const code = $(el).text();
+      const code = $.text([el]);
       for (const [re, name] of INLINE_TRACKERS) if (!found.has(name) && re.test(code)) found.set(name, `inline script matching ${re.source}`);
     }
     if (found.size === 0) return pass('No known third-party trackers referenced in the HTML.');

@@ -15,7 +15,7 @@ export const h1: Check<'page'> = {
   run({ page, derived }) {
     if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
-    const texts = derived.tag(page, 'h1').map((el) => $(el).text().replace(/\s+/g, ' ').trim());
+    const texts = derived.tag(page, 'h1').map((el) => $.text([el]).replace(/\s+/g, ' ').trim());
     const nonEmpty = texts.filter(Boolean);
     if (nonEmpty.length === 1 && texts.length === 1) return pass(`One <h1>: "${nonEmpty[0]}".`);
     const none = nonEmpty.length === 0;

@@ -25,7 +25,7 @@ export const linkText: Check<'page'> = {
     const anchors = derived.tag(page, 'a').filter((el) => el.attribs['href'] !== undefined && !/^\s*(#|javascript:)/i.test(el.attribs['href'] ?? ''));
     if (anchors.length === 0) return notApplicable('No links on the page.');
     const generic = anchors
-      .map((el) => ({ href: el.attribs['href'] ?? '', text: $(el).text().replace(/\s+/g, ' ').trim() }))
+      .map((el) => ({ href: el.attribs['href'] ?? '', text: $.text([el]).replace(/\s+/g, ' ').trim() }))
       .filter((l) => GENERIC.has(l.text.toLowerCase().replace(/[.!…:»›>]+$/, '').trim()));
     if (generic.length === 0) return pass(`${anchors.length} link(s), none with generic text.`);
     return fail({
