@@ -32,6 +32,8 @@ const corpus: Record<string, unknown> = {
   'undefined members are dropped': { b: undefined, a: 1, c: [1] },
   'a null-prototype object': Object.assign(Object.create(null) as object, { b: 1, a: 2 }),
   'empty containers': { b: {}, a: [] },
+  'a "__proto__" key, as JSON.parse makes it (an own property)': JSON.parse('{"b":1,"__proto__":{"y":1,"x":2},"a":[{"__proto__":0,"":1}]}'),
+  'a "__proto__" key in an object already in order, below one out of order': JSON.parse('{"z":{"__proto__":1,"a":{"d":1,"c":2}},"a":0}'),
 };
 
 function randomValue(depth: number, rnd: () => number): unknown {

@@ -93,7 +93,7 @@ function jsonForm(value: unknown, depth: number): JsonForm {
 
 /**
  * Plain JSON data (jsonForm said UNSORTED) with every object's keys set in code-unit order, so that JSON.stringify
- * writes its canonical text: objects already in order are kept as they are, the others copied with sorted keys.
+ * writes its canonical text: objects already in order (members included) are kept as they are, the others copied.
  */
 function sortedCopy(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
@@ -108,22 +108,21 @@ function sortedCopy(value: unknown): unknown {
   }
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj);
-  let sorted = true;
-  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! < keys[i]!;
-  if (!sorted) {
-    keys.sort(); // code-unit order, Array#sort's default
-    const out: Record<string, unknown> = {};
-    for (const k of keys) out[k] = sortedCopy(obj[k]);
-    return out;
+  let changed = false;
+  for (let i = 1; i < keys.length && !changed; i++) changed = !(keys[i - 1]! < keys[i]!);
+  if (changed) keys.sort(); // code-unit order, Array#sort's default
+  const members = new Array<unknown>(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const item = obj[keys[i]!];
+    members[i] = sortedCopy(item);
+    if (members[i] !== item) changed = true;
   }
-  // In order already: the object itself, unless a member had to be copied (a spread keeps the key order).
-  let copy: Record<string, unknown> | null = null;
-  for (const k of keys) {
-    const item = obj[k];
-    const member = sortedCopy(item);
-    if (member !== item) (copy ??= { ...obj })[k] = member;
-  }
-  return copy ?? obj;
+  if (!changed) return obj;
+  // No prototype: a "__proto__" key (JSON.parse makes it an own property) is then set as a property like any other,
+  // where an ordinary object's setter would take it as the prototype and drop it from the text.
+  const out = Object.create(null) as Record<string, unknown>;
+  for (let i = 0; i < keys.length; i++) out[keys[i]!] = members[i];
+  return out;
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
