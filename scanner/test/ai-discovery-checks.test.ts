@@ -29,6 +29,14 @@ describe('aiDiscovery checks', () => {
     expect(r.finding?.evidence).toContain('Product.name "Chaleira elétrica 2000"');
   });
 
+  it('structured data: a name matches the visible text whatever its case, whitespace and compatibility forms', () => {
+    const html = GOOD_HTML.replace(LD, '<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"CHALEIRA\\u00a0 elétrica\\n2000"}</script>').replace(
+      '</body>',
+      '<p>Chaleira \t  Elétrica ２０００</p></body>',
+    );
+    expect(runOne('aiDiscovery.structured-data', goodSnapshot({ page: page(html, GOOD_HEADERS) })).status).toBe('pass');
+  });
+
   it('AI crawlers: reports every bot; blocking training bots is a choice, blocking answer engines is scored', () => {
     const good = runOne('aiDiscovery.ai-crawlers', goodSnapshot());
     expect(good.status).toBe('pass');

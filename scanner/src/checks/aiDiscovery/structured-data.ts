@@ -10,7 +10,16 @@ const NOT_REWARDED = ['FAQPage', 'HowTo'];
 /** The property whose value should also be visible on the page, per type. */
 const NAME_PROPERTY: Record<string, string> = { Article: 'headline', NewsArticle: 'headline', BlogPosting: 'headline', Product: 'name', Organization: 'name', WebSite: 'name', LocalBusiness: 'name' };
 
-const normalise = (s: string): string => s.toLowerCase().normalize('NFKC').replace(/\s+/g, ' ').trim();
+/**
+ * Lower case, NFKC, whitespace runs as one space. The page's visible text arrives with its spaces already collapsed,
+ * so the replace (a new string of ~50,000 characters on a 200 KB page, 0.3 ms) runs only when there is something to
+ * collapse: a run of two or more, or one whitespace character that is not a space.
+ */
+const normalise = (s: string): string => {
+  const folded = s.toLowerCase().normalize('NFKC');
+  return (UNCOLLAPSED.test(folded) ? folded.replace(/\s+/g, ' ') : folded).trim();
+};
+const UNCOLLAPSED = /\s{2}|[^\S ]/;
 
 /** JSON-LD that parses, declares the key entities, and agrees with the visible content. */
 export const structuredData: Check<'page'> = {
