@@ -33,9 +33,9 @@ describe('PAT authentication', () => {
     const { token, record } = await tokens.create({ tenantId: 'acme', role: 'admin', name: 'old', expiresInDays: 1 });
     expect((await call(t.url, 'GET', '/v1/policies', { token })).status).toBe(200);
     const hash = store.tokenIds.get(record.id) as string;
-    await store.tokens.put(hash, { ...record, expires_at: new Date(Date.now() - 1000).toISOString() });
-    // Written behind the token store's back: announced as every credential change is, or the warm principal stays.
-    store.credentials.changed();
+    // Written behind the token store's back, through the credential revision as every such change is, or the warm
+    // principal stays.
+    await store.credentials.change(store.root, () => store.tokens.put(hash, { ...record, expires_at: new Date(Date.now() - 1000).toISOString() }));
     const e = expectEnvelope(await call(t.url, 'GET', '/v1/policies', { token }), 401, 'authentication_error');
     expect(e.message).toMatch(/expired/);
   });

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Database } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 
 const KEY = 'revision';
 
@@ -8,13 +8,14 @@ export const CREDENTIAL_RECHECK_MS = 250;
 
 /**
  * The revision of everything that can end a credential's validity: a token revoked or rotated, a user disabled, a
- * bundle that drops or changes tokens and users. Writers bump it in the transaction of the change; the authenticator
+ * bundle that drops or changes tokens and users. Writers make such a change through `change()`, which bumps it in the
+ * change's own transaction and announces it in this process once committed; the authenticator
  * keeps principals in memory for as long as the revision it saw holds (docs/authentication.md, "Tokens in memory").
  *
  * Reading the stored counter is an LMDB read, which after another thread's commit costs a read-transaction renewal
  * (tens of microseconds on the proxy's path, bench:overhead), so it is re-read at most every `recheckMs`. A change
- * made in this process is seen at once (`changed()` after its commit); one made by another process sharing the data
- * dir within `recheckMs`.
+ * made in this process is seen at once (`change()` announces it after its commit); one made by another process
+ * sharing the data dir within `recheckMs`.
  */
 export class CredentialRevision {
   readonly #db: Database;
@@ -28,14 +29,19 @@ export class CredentialRevision {
     this.#recheckMs = recheckMs;
   }
 
-  /** Inside the write transaction of a change: the stored counter moves with it (other processes see it). */
-  bumpInTransaction(): void {
-    this.#db.put(KEY, ((this.#db.get(KEY) as number | undefined) ?? 0) + 1);
-  }
-
-  /** After the change committed: this process's cached principals stop being used. */
-  changed(): void {
-    this.#generation++;
+  /**
+   * Runs `write` in one transaction of `root` (the environment this revision's database lives in) with the stored
+   * counter bumped in it, so other processes see the change with it; once committed, this process's cached
+   * principals stop being used. `write` returning false means it changed nothing: no bump.
+   */
+  async change(root: RootDatabase, write: () => unknown): Promise<void> {
+    let changed = false;
+    await root.transaction(() => {
+      if (write() === false) return;
+      this.#db.put(KEY, ((this.#db.get(KEY) as number | undefined) ?? 0) + 1);
+      changed = true;
+    });
+    if (changed) this.#generation++;
   }
 
   /**

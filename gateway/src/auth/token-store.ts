@@ -110,7 +110,7 @@ export class TokenStore implements TokenRepository {
     if (old.revoked_at || Date.parse(old.expires_at) <= now) return { kind: 'not_active' };
     const { token, record } = await this.create({ tenantId: old.tenant_id, role: old.role, name: old.name, expiresInDays, userId: old.user_id, agentId: old.agent_id ?? null });
     const oldExpiresAt = new Date(Math.min(Date.parse(old.expires_at), now + graceMs)).toISOString();
-    await this.#changeCredentials(() => this.store.tokens.put(hash, { ...old, expires_at: oldExpiresAt, rotated_to: record.id }));
+    await this.store.credentials.change(this.store.root, () => this.store.tokens.put(hash, { ...old, expires_at: oldExpiresAt, rotated_to: record.id }));
     return { kind: 'rotated', token, record, oldExpiresAt };
   }
 
@@ -120,16 +120,7 @@ export class TokenStore implements TokenRepository {
     if (!hash) return false;
     const rec = this.store.tokens.get(hash) as TokenRecord | undefined;
     if (!rec || (tenantId && rec.tenant_id !== tenantId)) return false;
-    if (!rec.revoked_at) await this.#changeCredentials(() => this.store.tokens.put(hash, { ...rec, revoked_at: new Date().toISOString() }));
+    if (!rec.revoked_at) await this.store.credentials.change(this.store.root, () => this.store.tokens.put(hash, { ...rec, revoked_at: new Date().toISOString() }));
     return true;
-  }
-
-  /** A change that can end a token's validity, with the credential revision in its transaction. */
-  async #changeCredentials(write: () => unknown): Promise<void> {
-    await this.store.root.transaction(() => {
-      write();
-      this.store.credentials.bumpInTransaction();
-    });
-    this.store.credentials.changed();
   }
 }

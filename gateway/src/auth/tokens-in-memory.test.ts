@@ -92,7 +92,7 @@ describe('tokens in memory', () => {
 
   it("sees another process's revocation once the stored revision is read again, and only then", async () => {
     // Two revisions over one data dir stand for two processes: the CLI's writes reach this process only through the
-    // stored counter (its in-memory `changed()` is another process's).
+    // stored counter (what `change()` announces in memory is another process's).
     const cli = { ...store, credentials: new CredentialRevision(store.root.openDB({ name: 'credential_revision' })) };
     const never = new CredentialRevision(store.root.openDB({ name: 'credential_revision' }), Number.POSITIVE_INFINITY);
     const always = new CredentialRevision(store.root.openDB({ name: 'credential_revision' }), 0);

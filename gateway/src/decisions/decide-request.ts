@@ -34,7 +34,6 @@ const SCHEMA = {
 const DECIDE_SCHEMA = new OwnSchema(SCHEMA);
 
 export class DecideRequestValidator {
-
   parse(body: unknown): DecideRequest {
     assertValid(DECIDE_SCHEMA, body);
     const req = body as DecideRequest;

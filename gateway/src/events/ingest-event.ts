@@ -36,7 +36,6 @@ const BATCH_SCHEMA = new OwnSchema({ type: 'object', required: ['events'], addit
 
 /** One event and a batch envelope, checked by ajv validators compiled once per process. */
 export class IngestValidator {
-
   event(body: unknown, path = ''): IngestEvent {
     assertValid(EVENT_SCHEMA, body, path);
     const ev = body as IngestEvent;

@@ -81,20 +81,17 @@ export class UserStore implements UserRepository {
   /** Disables a user of the tenant (its sessions and tokens stop working at once); undefined when there is none. */
   async disable(tenantId: string, id: string): Promise<UserRecord | undefined> {
     let out: UserRecord | undefined;
-    let changed = false;
-    await this.store.root.transaction(() => {
+    await this.store.credentials.change(this.store.root, () => {
       const cur = this.get(id);
-      if (!cur || cur.tenant_id !== tenantId) return;
+      if (!cur || cur.tenant_id !== tenantId) return false;
       if (cur.disabled_at) {
         out = cur;
-        return;
+        return false;
       }
       out = { ...cur, disabled_at: new Date().toISOString() };
       this.store.users.put(['id', id], out);
-      this.store.credentials.bumpInTransaction();
-      changed = true;
+      return true;
     });
-    if (changed) this.store.credentials.changed();
     return out;
   }
 }

@@ -111,7 +111,9 @@ export class BundleApplier {
       for (const p of t.policies) policyKeys.add(JSON.stringify([t.tenant.id, p.id]));
     }
     const dropped: string[] = [];
-    await s.root.transaction(() => {
+    // Tokens and users are rewritten: the credential revision moves with them, and whatever the authenticator holds
+    // in memory is read again.
+    await s.credentials.change(s.root, () => {
       // Keys are collected before any removal: an LMDB cursor is not walked while the same transaction deletes under it.
       for (const id of [...s.tenants.getKeys()]) {
         if (!tenantIds.has(id as string)) {
@@ -138,10 +140,7 @@ export class BundleApplier {
         for (const p of t.policies) s.policies.put([t.tenant.id, p.id], p);
       }
       s.fleet.put(BUNDLE_KEY, meta);
-      // Tokens and users were rewritten: whatever the authenticator holds in memory is read again.
-      s.credentials.bumpInTransaction();
     });
-    s.credentials.changed();
     return dropped;
   }
 }
