@@ -1,12 +1,14 @@
 /**
  * Which SHA-256 the ledger uses: node:crypto (streaming createHash, one-shot crypto.hash) against @noble/hashes,
  * on the two shapes the ledger hashes: an entry (64 hex chars of prev_hash + ~450 bytes of canonical JSON) and a
- * Merkle node (0x01 || left || right, 65 bytes).
+ * Merkle node (0x01 || left || right, 65 bytes). The one-shot rows ask for the digest two ways: as a Buffer of its
+ * own, and as a latin1 string copied into a pooled Buffer (what the ledger's sha256Bytes does).
  *
  * Run: `npx tsc -b && node bench/dist/ledger-hash.js`.
  */
 import { createHash, hash as oneShotHash } from 'node:crypto';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { sha256Bytes } from '@aduana/gateway/ledger';
 
 const prevHex = 'ab'.repeat(32);
 const canonical = JSON.stringify({
@@ -36,10 +38,12 @@ const rows = [
   time('entry: createHash().update(prev).update(canonical)', () => createHash('sha256').update(prevHex).update(canonical).digest(), n),
   time('entry: crypto.hash(prev + canonical)', () => oneShotHash('sha256', prevHex + canonical, 'buffer'), n),
   time('entry: crypto.hash(bytes)', () => oneShotHash('sha256', entryBytes, 'buffer'), n),
+  time('entry: sha256Bytes(bytes) (latin1 digest)', () => sha256Bytes(entryBytes), n),
   time('entry: @noble sha256(utf8(prev + canonical))', () => nobleSha256(encoder.encode(prevHex + canonical)), n),
   time('entry: @noble sha256(bytes)', () => nobleSha256(entryBytes), n),
   time('node:  createHash().update(65 B)', () => createHash('sha256').update(node).digest(), n),
   time('node:  crypto.hash(65 B)', () => oneShotHash('sha256', node, 'buffer'), n),
+  time('node:  sha256Bytes(65 B) (latin1 digest)', () => sha256Bytes(node), n),
   time('node:  @noble sha256(65 B)', () => nobleSha256(node), n),
 ];
 console.log(`entry input ${entryBytes.length} bytes; Node ${process.version}`);

@@ -7,7 +7,7 @@ export type { VerifyReport } from './verify-chain.js';
 export { verifyCheckpointSignature, checkpointSigningInput, SIGNING_KEY_FILE, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
 export type { AnchorOptions, AnchorStats } from './anchor-queue.js';
 export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
-export { GENESIS_PREV_HASH } from './hash.js';
+export { GENESIS_PREV_HASH, sha256Bytes } from './hash.js';
 export { verifyInclusion, verifyConsistency } from './proofs.js';
 export { isValidName as isValidLedgerName, MAX_NAME_LENGTH } from './entry-input.js';
 // How the entries database is opened (compression), for tools that read a data directory (bench:ledger-disk).

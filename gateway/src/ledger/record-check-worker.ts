@@ -1,11 +1,11 @@
-import { hash } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import { sha256Bytes } from './hash.js';
 import type { Peak } from './merkle.js';
 import type { ChainBreak } from './record-check.js';
 
 /**
  * The worker thread of WorkerRecordChecker (record-check.ts). It mirrors InlineRecordChecker over raw record bytes
- * (layout: record-codec.ts) with its own scratch buffers and node:crypto only; the tamper tests run against both.
+ * (layout: record-codec.ts) with its own scratch buffers and the ledger's hashing only; the tamper tests run against both.
  */
 
 export interface RecordCheckWorkerData {
@@ -41,7 +41,7 @@ function rootHex(): string {
   for (let i = peaks.length - 2; i >= 0; i--) {
     peaks[i]!.hash.copy(nodeIn, 1);
     r.copy(nodeIn, 33);
-    r = hash('sha256', nodeIn, 'buffer');
+    r = sha256Bytes(nodeIn);
   }
   return r.toString('hex');
 }
@@ -59,18 +59,18 @@ function check(records: Buffer, offsets: Uint32Array): ChainBreak | null {
       if (input.length < needed) input = Buffer.allocUnsafe(needed * 2);
       input.write(prevStored.toString('hex'), 0, 'latin1');
       records.copy(input, 64, textAt, end);
-      if (hash('sha256', input.subarray(0, needed), 'buffer').compare(records, start + 1, start + 33) !== 0) {
+      if (sha256Bytes(input.subarray(0, needed)).compare(records, start + 1, start + 33) !== 0) {
         return { seq, reason: 'entry ' + seq + ': stored hash does not match its content' };
       }
     }
     records.copy(prevStored, 0, start + 1, start + 33);
     records.copy(leafIn, 1, start + 1, start + 33);
-    let h: Buffer = hash('sha256', leafIn, 'buffer');
+    let h: Buffer = sha256Bytes(leafIn);
     let level = 0;
     while (peaks.length > 0 && peaks[peaks.length - 1]!.level === level) {
       peaks.pop()!.hash.copy(nodeIn, 1);
       h.copy(nodeIn, 33);
-      h = hash('sha256', nodeIn, 'buffer');
+      h = sha256Bytes(nodeIn);
       level++;
       if (level > m) return { seq, reason: 'entry ' + seq + ': wrong number of stored Merkle subtree roots' };
       const at = start + 34 + (level - 1) * 32;
