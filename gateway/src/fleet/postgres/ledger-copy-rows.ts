@@ -25,7 +25,7 @@ export function ledgerCopyRows(chainId: string, tenantId: string, entries: reado
   const tenant = Buffer.from(tenantId, 'utf8');
   let size = HEADER + 2;
   for (const e of entries) {
-    size += ROW_FIXED + chain.length + tenant.length + Buffer.byteLength(e.eventType) + e.hash.length + e.nodes.length + e.canonical.length;
+    size += ROW_FIXED + chain.length + tenant.length + Buffer.byteLength(e.eventType) + e.hash.length + e.nodes.length + Buffer.byteLength(e.canonical);
     if (e.agentId !== null) size += Buffer.byteLength(e.agentId);
     if (e.decisionId !== null) size += e.decisionId.length; // an id is ASCII (verify-batch.ts)
   }
@@ -72,7 +72,7 @@ export function ledgerCopyRows(chainId: string, tenantId: string, entries: reado
     text(e.decisionId);
     bytes(e.hash);
     bytes(e.nodes);
-    bytes(e.canonical);
+    text(e.canonical);
   }
   at = out.writeInt16BE(-1, at);
   if (at !== size) throw new Error(`ledger COPY rows: wrote ${at} bytes of ${size}`);

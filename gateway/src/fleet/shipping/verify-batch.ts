@@ -2,7 +2,7 @@ import { createPublicKey, hash } from 'node:crypto';
 import { parsedCanonicalJson } from './parsed-canonical-json.js';
 import { verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from '../../ledger/checkpoint.js';
 import type { LedgerEntry } from '../../ledger/entry-input.js';
-import { entryHashOfBytes, leafHash } from '../../ledger/hash.js';
+import { entryHash, leafHash } from '../../ledger/hash.js';
 import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
 import type { ShippedBatch } from './shipping-format.js';
 
@@ -30,8 +30,8 @@ export interface VerifiedEntry {
   hashHex: string;
   /** Roots of the aligned subtrees this entry completes, levels 1..m, concatenated (what its row stores). */
   nodes: Buffer;
-  /** RFC 8785 canonical JSON of the entry without `hash`, as UTF-8: exactly the bytes its hash covers (and stored). */
-  canonical: Buffer;
+  /** RFC 8785 canonical JSON of the entry without `hash`: its UTF-8 is exactly what its hash covers (and stored). */
+  canonical: string;
 }
 
 export type BatchVerdict =
@@ -98,20 +98,19 @@ export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots 
 
   // Each entry's content against its hash, and its place in the batch.
   const hashes: Buffer[] = [];
-  const canonicals: Buffer[] = [];
+  const canonicals: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
     if (e.seq !== first! + i) return invalid(`entries[${i}] has seq ${e.seq}; expected ${first! + i}`);
     if (e.tenant_id !== batch.tenant_id) return invalid(`entry ${e.seq} belongs to tenant ${JSON.stringify(e.tenant_id)}, not the batch's`);
     if (i > 0 && e.prev_hash !== entries[i - 1]!.hash) return invalid(`entry ${e.seq} does not link to entry ${e.seq - 1} (prev_hash)`);
-    let canonical: Buffer;
+    let canonical: string;
     try {
-      canonical = Buffer.from(canonicalOf(e), 'utf8');
+      canonical = canonicalOf(e);
     } catch (err) {
       return invalid(`entry ${e.seq} has no canonical JSON form (${err instanceof Error ? err.message : 'unknown'})`);
     }
-    // Encoded once: these bytes are hashed here and written to PostgreSQL as they are.
-    const h = entryHashOfBytes(e.prev_hash, canonical);
+    const h = entryHash(e.prev_hash, canonical);
     if (h.toString('hex') !== e.hash) return invalid(`entry ${e.seq}: hash does not match its content`);
     hashes.push(h);
     canonicals.push(canonical);
