@@ -10,7 +10,8 @@ export const CLIENT_ABORTED = new Error('client aborted');
  * Reads a request body up to `maxBytes`. A Content-Length over the cap is refused before any byte is read; a body
  * that grows past it is refused as soon as it does. Every byte is counted against `budget` (the in-flight cap): a
  * declared length is reserved whole before the first byte, a chunked body chunk by chunk. uWS hands out chunks that
- * are only valid inside the callback, so each one is copied. The body is also left in `ctx.rawBody` (before the promise
+ * are only valid inside the callback, so each one is copied, straight into one buffer of the declared length when
+ * there is one (a shipped ledger batch is megabytes). The body is also left in `ctx.rawBody` (before the promise
  * resolves), so a caller can wait for it without a continuation of its own.
  */
 export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContext, budget: BodyBudget): Promise<Buffer> {
@@ -27,12 +28,15 @@ export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContex
     ctx.onAbort = () => reject(CLIENT_ABORTED);
     let chunks: Buffer[] | null = null;
     let first: Buffer | null = null;
+    // A declared length that takes several chunks is read straight into one buffer of that length (reserved above).
+    let whole: Buffer | null = null;
     let size = 0;
     let failed = false;
     res.onData((chunk, isLast) => {
       if (failed) return;
+      const at = size;
       size += chunk.byteLength;
-      if (size > maxBytes) {
+      if (size > maxBytes || (whole !== null && size > whole.length)) {
         failed = true;
         reject(new GatewayError('payload_too_large'));
         return;
@@ -45,6 +49,13 @@ export function readBody(res: HttpResponse, maxBytes: number, ctx: RequestContex
           reject(err);
           return;
         }
+      }
+      if (whole === null && !isLast && contentLength > 0 && at === 0) whole = Buffer.allocUnsafe(contentLength);
+      if (whole !== null) {
+        whole.set(new Uint8Array(chunk), at);
+        if (!isLast) return;
+        ctx.rawBody = size === whole.length ? whole : whole.subarray(0, size);
+        return resolve(ctx.rawBody);
       }
       const copy = Buffer.from(new Uint8Array(chunk));
       if (isLast) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { createLogger, createLoggers } from '@aduana/shared';
@@ -32,6 +33,10 @@ beforeAll(async () => {
   server.route('post', '/echo', { scope: null, body: 'json' }, (ctx) => ({ status: 200, body: { got: ctx.body } }));
   server.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
   server.route('get', '/big', { scope: null, body: 'none' }, () => ({ status: 200, raw: BIG, contentType: 'application/octet-stream' }));
+  server.route('post', '/digest', { scope: null, body: 'raw', maxBody: 8 * 1024 * 1024 }, (ctx) => ({
+    status: 200,
+    body: { bytes: ctx.rawBody!.length, sha256: createHash('sha256').update(ctx.rawBody!).digest('hex') },
+  }));
   server.finish();
   base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0)}`;
 });
@@ -52,6 +57,39 @@ describe('HttpServer', () => {
     }
     const ok = await get('/echo', { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
     expect(ok).toEqual({ status: 200, body: { got: { a: 1 } } });
+  });
+
+  it('reads a body that arrives in many chunks whole and in order, with a declared length or chunked', async () => {
+    const sha256 = createHash('sha256').update(BIG).digest('hex');
+    // Declared length, written in slices with pauses, so the server gets it in several reads.
+    const declared = await new Promise<string>((resolve, reject) => {
+      const sock = connect(Number(new URL(base).port), '127.0.0.1', async () => {
+        sock.write(`POST /digest HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: ${BIG.length}\r\n\r\n`);
+        for (let at = 0; at < BIG.length; at += 700 * 1024) {
+          sock.write(BIG.subarray(at, at + 700 * 1024));
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      });
+      const parts: Buffer[] = [];
+      sock.on('data', (d: Buffer) => parts.push(d));
+      sock.on('end', () => resolve(Buffer.concat(parts).toString()));
+      sock.on('error', reject);
+    });
+    expect(declared).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(JSON.parse(declared.slice(declared.indexOf('\r\n\r\n') + 4))).toEqual({ bytes: BIG.length, sha256 });
+    // Chunked transfer encoding (no declared length): undici sends a stream that way.
+    const res = await request(`${base}/digest`, {
+      method: 'POST',
+      body: Readable.from((function* () {
+        for (let at = 0; at < BIG.length; at += 300 * 1024) yield BIG.subarray(at, at + 300 * 1024);
+      })()),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual({ bytes: BIG.length, sha256 });
+    // One byte more than the cap, declared: refused before the body is read.
+    const over = await request(`${base}/digest`, { method: 'POST', body: Buffer.alloc(8 * 1024 * 1024 + 1) });
+    expect(over.statusCode).toBe(413);
+    await over.body.dump();
   });
 
   it('caps bodies at the configured size', async () => {
