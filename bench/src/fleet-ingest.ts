@@ -10,7 +10,7 @@
  * generator's, so where the time goes is visible on a machine where all three share the cores.
  * The entries come from a real sidecar ledger (LMDB in a temp dir); each chain ships the same entries under its own
  * instance id, so the chains are separate and concurrent.
- * Env: FLEET_BENCH_ENTRIES (per chain, default 50,000), FLEET_BENCH_CHAINS (default 4), FLEET_BENCH_BATCH (default 1,000).
+ * Env: FLEET_BENCH_ENTRIES (per chain, default 50,000), FLEET_BENCH_CHAINS (default 4), FLEET_BENCH_BATCH (default 5,000, the shipper's SHIP_BATCH_MAX).
  * Target (2-core machine): ≥ 50,000 entries/s through the route.
  */
 import { fork } from 'node:child_process';
@@ -29,7 +29,7 @@ import { postgresCpuMeter } from './fleet-ingest/postgres-cpu.js';
 
 const PER_CHAIN = Number(process.env.FLEET_BENCH_ENTRIES ?? 50_000);
 const CHAINS = Number(process.env.FLEET_BENCH_CHAINS ?? 4);
-const BATCH = Number(process.env.FLEET_BENCH_BATCH ?? 1000);
+const BATCH = Number(process.env.FLEET_BENCH_BATCH ?? 5000);
 const TENANT = 'bench';
 
 /** A sidecar ledger of PER_CHAIN entries (checkpoint every 1,000), read back as batches. */
