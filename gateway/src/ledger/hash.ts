@@ -5,9 +5,10 @@ import { hash } from 'node:crypto';
 
 /**
  * SHA-256 of `input` as 32 bytes. Asked for a Buffer, `hash()` copies the digest into a Buffer with a backing store
- * of its own, which costs more than hashing a Merkle node; the digest as a latin1 ('binary') string, one char per
- * byte, copied into a small Buffer from Node's pool, halves the call: 65-byte nodes at ~1.7M/s against ~0.8M/s, entries
- * at ~0.75-1.05M/s against ~0.47-0.68M/s (bench/src/ledger-hash.ts). The ledger hashes about three times per entry.
+ * of its own, which costs more than hashing a Merkle node. The digest as a latin1 ('binary') string, one char per
+ * byte, copied into a small Buffer from Node's pool, halves the call: 65-byte nodes at ~1.7M/s against ~0.8M/s,
+ * entries at ~0.75-1.05M/s against ~0.47-0.68M/s (bench/src/ledger-hash.ts). The ledger hashes about three times per
+ * entry. The few digests kept long (a tenant's head and Merkle peaks) each hold a slice of an 8 KiB pool block.
  */
 export function sha256Bytes(input: string | Uint8Array): Buffer {
   return Buffer.from(hash('sha256', input, 'binary'), 'latin1');

@@ -5,7 +5,8 @@ import type { ChainBreak } from './record-check.js';
 
 /**
  * The worker thread of WorkerRecordChecker (record-check.ts). It mirrors InlineRecordChecker over raw record bytes
- * (layout: record-codec.ts) with its own scratch buffers and the ledger's hashing only; the tamper tests run against both.
+ * (layout: record-codec.ts) with its own scratch buffers and the ledger's hashing only; the tamper tests run against
+ * both.
  */
 
 export interface RecordCheckWorkerData {
