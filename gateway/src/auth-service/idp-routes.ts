@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { OIDC_FLOW_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../http/cookies.js';
 import { HTML_HEADERS, HTML_TYPE } from '../console/html-headers.js';
-import { RelyingParty } from '../oidc/relying-party.js';
+import type { RelyingParty } from '../oidc/relying-party.js';
 import { provisionUser } from '../oidc/provision-user.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
@@ -15,17 +15,22 @@ const COOKIE_HEADERS = ['cookie'] as const;
 export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'config' | 'users' | 'sessions' | 'logger'>): void {
   const { config, users, sessions, logger } = deps;
   const enabled = config.oidcIssuer !== '';
-  const rp = enabled
-    ? new RelyingParty(
-        {
-          issuer: config.oidcIssuer,
-          clientId: config.oidcClientId,
-          clientSecret: config.oidcClientSecret,
-          redirectUri: config.oidcRedirectUri,
-          allowInsecureHttp: config.oidcAllowInsecureHttp,
-          flowTtlMs: config.oidcFlowTtlS * 1000,
-        },
-        logger,
+  // openid-client and its JOSE stack are loaded only where OIDC is configured: a gateway without it (a sidecar, as a
+  // rule) never holds them in memory.
+  const rp: Promise<RelyingParty> | null = enabled
+    ? import('../oidc/relying-party.js').then(
+        ({ RelyingParty }) =>
+          new RelyingParty(
+            {
+              issuer: config.oidcIssuer,
+              clientId: config.oidcClientId,
+              clientSecret: config.oidcClientSecret,
+              redirectUri: config.oidcRedirectUri,
+              allowInsecureHttp: config.oidcAllowInsecureHttp,
+              flowTtlMs: config.oidcFlowTtlS * 1000,
+            },
+            logger,
+          ),
       )
     : null;
   const allowedDomains = config.oidcAllowedDomains
@@ -36,7 +41,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
 
   server.route('get', '/auth/idp', { scope: null, body: 'none' }, async () => {
     if (!rp) throw new GatewayError('identity_provider_off');
-    const { url, flowId } = await rp.start();
+    const { url, flowId } = await (await rp).start();
     // Lax, not Strict: the browser must send it on the provider's redirect back, a navigation from another site.
     const cookie = setCookie(OIDC_FLOW_COOKIE, flowId, { maxAge: config.oidcFlowTtlS, path: '/auth/idp', sameSite: 'Lax', secure });
     return { status: 302, headers: { location: url, 'set-cookie': cookie, 'cache-control': 'no-store' } };
@@ -44,7 +49,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
 
   server.route('get', '/auth/idp/callback', { scope: null, body: 'none', headers: COOKIE_HEADERS }, async (ctx) => {
     if (!rp) throw new GatewayError('identity_provider_off');
-    const identity = await rp.finish(cookieValue(ctx.header('cookie'), OIDC_FLOW_COOKIE), ctx.rawQuery);
+    const identity = await (await rp).finish(cookieValue(ctx.header('cookie'), OIDC_FLOW_COOKIE), ctx.rawQuery);
     const user = await provisionUser(users, identity, { tenantId: config.oidcTenant, allowedDomains });
     const { token, record } = await sessions.open(user.tenant_id, user.id, 'oidc');
     const maxAge = Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000);
