@@ -75,9 +75,8 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
   const { telemetry, config, prometheus } = deps;
   registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics), config);
 
-  server.route('get', '/v1/telemetry/metrics', { scope: 'runtime:read', body: 'none' }, async () => ({
-    status: 200,
-    raw: await prometheus.text(),
-    contentType: prometheus.contentType,
-  }));
+  server.route('get', '/v1/telemetry/metrics', { scope: 'runtime:read', body: 'none' }, async () => {
+    const { text, contentType } = await prometheus.scrape();
+    return { status: 200, raw: text, contentType };
+  });
 }

@@ -29,7 +29,8 @@ export interface BucketHistogramOptions {
   buckets: readonly number[];
   /** The one label the series are kept by (none: a single series). */
   labelName?: string;
-  registry: Registry;
+  /** Registered there at once; without one, `registerWith` does it later (observations are kept meanwhile). */
+  registry?: Registry;
 }
 
 /**
@@ -54,8 +55,12 @@ export class BucketHistogram {
     this.#bounds = Float64Array.from(o.buckets);
     for (let i = 1; i < this.#bounds.length; i++) if (!((this.#bounds[i] as number) > (this.#bounds[i - 1] as number))) throw new Error(`${o.name}: buckets must ascend`);
     this.#labelName = o.labelName;
+    if (o.registry) this.registerWith(o.registry);
+  }
+
+  registerWith(registry: Registry): void {
     // Metric is prom-client's union of its own classes; its registry reads only the members this class has.
-    o.registry.registerMetric(this as unknown as Metric);
+    registry.registerMetric(this as unknown as Metric);
   }
 
   /** The series of one label value (of the only series, without a label), made once and kept by the caller. */

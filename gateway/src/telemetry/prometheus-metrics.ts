@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { BucketHistogram, type BucketSeries } from './bucket-histogram.js';
 import type { ExportQueue } from './exporters/export-queue.js';
 
@@ -11,124 +11,161 @@ export interface PrometheusSources {
   sharedLimits?: () => { fallbacks: Readonly<Record<'rate_limit' | 'spend', number>>; connected: boolean } | null;
 }
 
+/** One scrape: the exposition text and its media type. */
+export interface PrometheusScrape {
+  text: string;
+  contentType: string;
+}
+
 /**
  * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registry (never the global
  * one). Process-wide figures without tenant or agent labels; per-tenant figures are /v1/telemetry/query/stats. The
  * request path adds to plain counters and bucket arrays, handed to prom-client when scraped (no label hashing per
- * decision).
+ * decision). prom-client itself is loaded at the first scrape: a gateway nobody scrapes (a sidecar reporting to its
+ * control plane, as a rule) never holds it, about 2.5 MiB of heap with the OpenTelemetry API it loads. Its default
+ * process metrics are therefore collected from that first scrape on (CPU and memory read the process's own totals;
+ * the garbage-collection and event-loop histograms start counting then).
  */
 export class PrometheusMetrics {
-  readonly registry = new Registry();
+  readonly #sources: PrometheusSources;
   readonly #requestDuration: BucketHistogram;
-  readonly #upstreamErrors: Counter;
-  readonly #ledgerAppend: BucketSeries;
+  readonly #ledgerAppend: BucketHistogram;
+  readonly #ledgerAppendSeries: BucketSeries;
   #proxySteps: BucketHistogram | undefined;
-  // Decisions are counted in plain Maps and handed to prom-client at scrape time: no label hashing per decision.
+  #registry: Promise<Registry> | null = null;
+  /** The registry once built (the promise above resolved). */
+  #built: Registry | null = null;
+  // Decisions and upstream errors are counted in plain Maps and handed to prom-client at scrape time.
   readonly #verdicts = new Map<string, number>();
   readonly #rules = new Map<string, number>();
+  readonly #upstreamErrors = new Map<string, number>();
 
   constructor(sources: PrometheusSources) {
-    const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: 'aduana_' });
+    this.#sources = sources;
     this.#requestDuration = new BucketHistogram({
       name: 'aduana_http_request_duration_seconds',
       help: 'Time from request to answer, by server (gateway, auth)',
       labelName: 'server',
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registry: this.registry,
     });
-    const verdicts = this.#verdicts;
-    const rules = this.#rules;
-    new Counter({
-      name: 'aduana_decisions_total',
-      help: 'Decisions (decide and proxied calls) by verdict',
-      labelNames: ['verdict'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [verdict, n] of verdicts) this.inc({ verdict }, n);
-      },
-    });
-    new Counter({
-      name: 'aduana_blocks_total',
-      help: 'Decisions other than ALLOW by rule (policy id, agent_suspended)',
-      labelNames: ['rule'],
-      registers,
-      collect() {
-        this.reset();
-        for (const [rule, n] of rules) this.inc({ rule }, n);
-      },
-    });
-    this.#upstreamErrors = new Counter({ name: 'aduana_upstream_errors_total', help: 'Proxied calls the upstream failed, by outcome', labelNames: ['outcome'], registers });
     this.#ledgerAppend = new BucketHistogram({
       name: 'aduana_ledger_append_seconds',
       help: 'Time from a decision entry being queued to its group commit being flushed',
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-      registry: this.registry,
-    }).series();
-    new Gauge({
-      name: 'aduana_ledger_entries',
-      help: 'Entries in the ledger, all tenants',
-      registers,
-      collect() {
-        this.set(sources.ledgerSize());
-      },
     });
-    new Gauge({
-      name: 'aduana_telemetry_queue_depth',
-      help: 'Items waiting in each forwarder queue',
-      labelNames: ['provider'],
-      registers,
-      collect() {
-        for (const q of sources.queues()) this.set({ provider: q.name }, q.depth);
-      },
-    });
-    new Counter({
-      name: 'aduana_telemetry_dropped_total',
-      help: 'Telemetry items a forwarder dropped, by reason (queue_full, rejected, shutdown)',
-      labelNames: ['provider', 'reason'],
-      registers,
-      collect() {
-        this.reset();
-        for (const q of sources.queues()) {
-          const d = q.stats().dropped;
-          for (const reason of ['queue_full', 'rejected', 'shutdown'] as const) this.inc({ provider: q.name, reason }, d[reason]);
-        }
-      },
-    });
-    new Counter({
-      name: 'aduana_telemetry_sent_total',
-      help: 'Telemetry items delivered, by provider',
-      labelNames: ['provider'],
-      registers,
-      collect() {
-        this.reset();
-        for (const q of sources.queues()) this.inc({ provider: q.name }, q.stats().sent);
-      },
-    });
-    const shared = sources.sharedLimits;
-    if (shared) {
+    this.#ledgerAppendSeries = this.#ledgerAppend.series();
+    for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
+  }
+
+  /** The registry, built once: prom-client loaded, every metric registered, default process metrics started. */
+  #load(): Promise<Registry> {
+    this.#registry ??= import('prom-client').then(({ collectDefaultMetrics, Counter, Gauge, Registry }) => {
+      const registry = new Registry();
+      const registers = [registry];
+      const sources = this.#sources;
+      const verdicts = this.#verdicts;
+      const rules = this.#rules;
+      const upstreamErrors = this.#upstreamErrors;
+      collectDefaultMetrics({ register: registry, prefix: 'aduana_' });
+      this.#requestDuration.registerWith(registry);
       new Counter({
-        name: 'aduana_limits_redis_fallbacks_total',
-        help: 'Plan admissions (rate_limit) and spend updates (spend) counted locally because Redis was unreachable',
-        labelNames: ['kind'],
+        name: 'aduana_decisions_total',
+        help: 'Decisions (decide and proxied calls) by verdict',
+        labelNames: ['verdict'],
         registers,
         collect() {
           this.reset();
-          const s = shared();
-          if (s) for (const kind of ['rate_limit', 'spend'] as const) this.inc({ kind }, s.fallbacks[kind]);
+          for (const [verdict, n] of verdicts) this.inc({ verdict }, n);
+        },
+      });
+      new Counter({
+        name: 'aduana_blocks_total',
+        help: 'Decisions other than ALLOW by rule (policy id, agent_suspended)',
+        labelNames: ['rule'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [rule, n] of rules) this.inc({ rule }, n);
+        },
+      });
+      new Counter({
+        name: 'aduana_upstream_errors_total',
+        help: 'Proxied calls the upstream failed, by outcome',
+        labelNames: ['outcome'],
+        registers,
+        collect() {
+          this.reset();
+          for (const [outcome, n] of upstreamErrors) this.inc({ outcome }, n);
+        },
+      });
+      this.#ledgerAppend.registerWith(registry);
+      new Gauge({
+        name: 'aduana_ledger_entries',
+        help: 'Entries in the ledger, all tenants',
+        registers,
+        collect() {
+          this.set(sources.ledgerSize());
         },
       });
       new Gauge({
-        name: 'aduana_limits_redis_connected',
-        help: '1 while the shared limits reach Redis, 0 while they are local',
+        name: 'aduana_telemetry_queue_depth',
+        help: 'Items waiting in each forwarder queue',
+        labelNames: ['provider'],
         registers,
         collect() {
-          this.set(shared()?.connected ? 1 : 0);
+          for (const q of sources.queues()) this.set({ provider: q.name }, q.depth);
         },
       });
-    }
-    for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
+      new Counter({
+        name: 'aduana_telemetry_dropped_total',
+        help: 'Telemetry items a forwarder dropped, by reason (queue_full, rejected, shutdown)',
+        labelNames: ['provider', 'reason'],
+        registers,
+        collect() {
+          this.reset();
+          for (const q of sources.queues()) {
+            const d = q.stats().dropped;
+            for (const reason of ['queue_full', 'rejected', 'shutdown'] as const) this.inc({ provider: q.name, reason }, d[reason]);
+          }
+        },
+      });
+      new Counter({
+        name: 'aduana_telemetry_sent_total',
+        help: 'Telemetry items delivered, by provider',
+        labelNames: ['provider'],
+        registers,
+        collect() {
+          this.reset();
+          for (const q of sources.queues()) this.inc({ provider: q.name }, q.stats().sent);
+        },
+      });
+      const shared = sources.sharedLimits;
+      if (shared) {
+        new Counter({
+          name: 'aduana_limits_redis_fallbacks_total',
+          help: 'Plan admissions (rate_limit) and spend updates (spend) counted locally because Redis was unreachable',
+          labelNames: ['kind'],
+          registers,
+          collect() {
+            this.reset();
+            const s = shared();
+            if (s) for (const kind of ['rate_limit', 'spend'] as const) this.inc({ kind }, s.fallbacks[kind]);
+          },
+        });
+        new Gauge({
+          name: 'aduana_limits_redis_connected',
+          help: '1 while the shared limits reach Redis, 0 while they are local',
+          registers,
+          collect() {
+            this.set(shared()?.connected ? 1 : 0);
+          },
+        });
+      }
+      this.#proxySteps?.registerWith(registry);
+      this.#built = registry;
+      return registry;
+    });
+    return this.#registry;
   }
 
   /**
@@ -137,13 +174,18 @@ export class PrometheusMetrics {
    * (the body, the upstream), the time that took under `<step>.wait`.
    */
   proxyStepTimes(): BucketHistogram {
-    return (this.#proxySteps ??= new BucketHistogram({
-      name: 'aduana_proxy_step_seconds',
-      help: 'Wall time of each step of a proxied call (PROXY_STEP_TIMINGS); <step>.wait is the time a step waited',
-      labelName: 'step',
-      buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1, 5],
-      registry: this.registry,
-    }));
+    if (!this.#proxySteps) {
+      const steps = new BucketHistogram({
+        name: 'aduana_proxy_step_seconds',
+        help: 'Wall time of each step of a proxied call (PROXY_STEP_TIMINGS); <step>.wait is the time a step waited',
+        labelName: 'step',
+        buckets: [0.000005, 0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.25, 1, 5],
+      });
+      this.#proxySteps = steps;
+      // Made after the registry was built: added to it (while it is being built, the build adds it).
+      if (this.#built) steps.registerWith(this.#built);
+    }
+    return this.#proxySteps;
   }
 
   /** A request answered by `server` after `seconds`. */
@@ -157,18 +199,15 @@ export class PrometheusMetrics {
   }
 
   upstreamError(outcome: string): void {
-    this.#upstreamErrors.labels(outcome).inc();
+    this.#upstreamErrors.set(outcome, (this.#upstreamErrors.get(outcome) ?? 0) + 1);
   }
 
   ledgerAppended(seconds: number): void {
-    this.#ledgerAppend.observe(seconds);
+    this.#ledgerAppendSeries.observe(seconds);
   }
 
-  text(): Promise<string> {
-    return this.registry.metrics();
-  }
-
-  get contentType(): string {
-    return this.registry.contentType;
+  async scrape(): Promise<PrometheusScrape> {
+    const registry = await this.#load();
+    return { text: await registry.metrics(), contentType: registry.contentType };
   }
 }
