@@ -120,6 +120,27 @@ describe('POST /v1/fleet/ledger (control plane ingest)', () => {
     expect(await stored()).toBe(35);
   });
 
+  it('refuses hashes that are not the ledger\'s lowercase hex: 422 for the digits, 400 for the length', async () => {
+    const fresh = side.ledger.list(TENANT, { limit: 100 }).events.filter((e) => e.seq > 35);
+    const upperHash = clone(fresh);
+    upperHash[2]!.hash = upperHash[2]!.hash.toUpperCase();
+    expect(expectEnvelope(await ship(batchOf(upperHash, [])), 422, 'invalid_request').message).toMatch(/entry 38: hash does not match/);
+    const upperPrev = clone(fresh);
+    upperPrev[3]!.prev_hash = upperPrev[3]!.prev_hash.toUpperCase();
+    expect(expectEnvelope(await ship(batchOf(upperPrev, [])), 422, 'invalid_request').message).toMatch(/entry 39 does not link to entry 38/);
+    const upperFirst = clone(fresh.slice(0, 2));
+    upperFirst[0]!.prev_hash = upperFirst[0]!.prev_hash.toUpperCase();
+    upperFirst[0] = rehash(upperFirst[0]!);
+    upperFirst[1]!.prev_hash = upperFirst[0].hash;
+    upperFirst[1] = rehash(upperFirst[1]!);
+    expect(expectEnvelope(await ship(batchOf(upperFirst, [])), 422, 'invalid_request').message).toMatch(/does not link to the stored entry 35/);
+    const short = clone(fresh);
+    short[4]!.hash = short[4]!.hash.slice(1);
+    expect(expectEnvelope(await ship(batchOf(short, [])), 400, 'invalid_request').message).toMatch(/entries\[4\]: prev_hash and hash must be 64/);
+    expect(await stored()).toBe(35);
+    expect(await headSeq()).toBe(35);
+  });
+
   it('refuses a fork: a different, self-consistent entry at a stored seq', async () => {
     const stored10 = side.ledger.get(TENANT, 10)!;
     const fork = rehash({ ...clone(stored10), payload: { forked: true } });

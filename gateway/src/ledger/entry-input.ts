@@ -1,5 +1,6 @@
 import { canonicalJson } from '@aduana/shared';
 import { LedgerError } from './errors.js';
+import { instantMs } from './instant.js';
 
 /** What a caller appends. `created_at` defaults to the append time (ISO 8601, UTC). */
 export interface LedgerInput {
@@ -74,7 +75,7 @@ export function prepareInput(input: unknown, index: number, now: string, maxEntr
   if (!isPlainObject(payload)) throw bad('payload must be an object');
   if (!isPlainObject(metadata)) throw bad('metadata must be an object');
   if (decision !== null && !isPlainObject(decision)) throw bad('decision must be an object or null');
-  if (typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt))) throw bad('created_at must be an ISO 8601 date-time string');
+  if (typeof createdAt !== 'string' || Number.isNaN(instantMs(createdAt))) throw bad('created_at must be an ISO 8601 date-time string');
   const agent = metadata.agent_id;
   let agentId: string | null = null;
   if (agent !== undefined && agent !== null) {

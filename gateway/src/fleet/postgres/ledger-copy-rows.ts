@@ -1,3 +1,4 @@
+import { instantMs } from '../../ledger/instant.js';
 import type { VerifiedEntry } from '../shipping/verify-batch.js';
 
 /** The columns, in the order each row below writes them. */
@@ -18,7 +19,7 @@ const TWO_32 = 4_294_967_296;
  * The verified entries of one batch as the body of a binary COPY into ledger_entries. The binary format takes each
  * value as its bytes with a length in front: nothing to escape, no hex for the two bytea columns, and PostgreSQL
  * parses no text for the timestamp or the integers. The canonical text is the very bytes the entry's hash covered.
- * created_at is the instant Date.parse read (to the millisecond, as the ledger writes it).
+ * created_at is the instant Date.parse reads (to the millisecond, as the ledger writes it), read by instantMs.
  */
 export function ledgerCopyRows(chainId: string, tenantId: string, entries: readonly VerifiedEntry[]): Buffer {
   const chain = Buffer.from(chainId, 'utf8');
@@ -66,7 +67,7 @@ export function ledgerCopyRows(chainId: string, tenantId: string, entries: reado
     bytes(chain);
     int8(e.seq);
     bytes(tenant);
-    timestamp(Date.parse(e.createdAt));
+    timestamp(instantMs(e.createdAt));
     text(e.eventType);
     text(e.agentId);
     text(e.decisionId);

@@ -1,0 +1,46 @@
+import { randomInt } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { instantMs } from './instant.js';
+
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+describe('instantMs reads a date-time as Date.parse does', () => {
+  it('agrees on the ledger form across the whole range of years, every field at its bounds and past them', () => {
+    const fields: Array<[number, number]> = [[0, 9999], [0, 13], [0, 32], [0, 25], [0, 60], [0, 60], [0, 999]];
+    for (let i = 0; i < 50_000; i++) {
+      const [y, mo, d, h, mi, s, ms] = fields.map(([lo, hi]) => (i % 7 === 0 ? [lo, hi][randomInt(2)]! : randomInt(lo, hi + 1)));
+      const text = `${pad(y!, 4)}-${pad(mo!, 2)}-${pad(d!, 2)}T${pad(h!, 2)}:${pad(mi!, 2)}:${pad(s!, 2)}.${pad(ms!, 3)}Z`;
+      expect(Object.is(instantMs(text), Date.parse(text)), text).toBe(true);
+    }
+  });
+
+  it('agrees on what toISOString writes, leap days and month ends included', () => {
+    const from = Date.parse('1960-01-01T00:00:00.000Z');
+    const to = Date.parse('2200-01-01T00:00:00.000Z');
+    for (let i = 0; i < 20_000; i++) {
+      const ms = from + Math.floor(Math.random() * (to - from));
+      expect(instantMs(new Date(ms).toISOString())).toBe(ms);
+    }
+    for (const text of ['2024-02-29T23:59:59.999Z', '2100-02-29T00:00:00.000Z', '2026-04-31T12:00:00.000Z', '2000-03-01T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '1969-12-31T23:59:59.999Z']) {
+      expect(instantMs(text), text).toBe(Date.parse(text));
+    }
+  });
+
+  it('hands every other form to Date.parse, malformed ones included', () => {
+    const others = [
+      '2026-01-01T24:00:00.000Z',
+      '2026-01-01T24:00:01.000Z',
+      '2026-11-25T10:00:00Z',
+      '2026-11-25T10:00:00.000+02:00',
+      '2026-11-25',
+      '+002026-11-25T10:00:00.000Z',
+      '2026-1a-25T10:00:00.000Z',
+      '2026-11-25T10:00:00.0-0Z',
+      '2026-11-25t10:00:00.000Z',
+      ' 026-11-25T10:00:00.000Z',
+      'not a date at all, 24 ch',
+      '',
+    ];
+    for (const text of others) expect(Object.is(instantMs(text), Date.parse(text)), text).toBe(true);
+  });
+});
