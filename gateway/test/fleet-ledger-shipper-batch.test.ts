@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerShipper } from '../src/fleet/shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../src/fleet/shipping/ship-cursor-store.js';
 import { PgLedgerArchive } from '../src/fleet/postgres/pg-ledger-archive.js';
-import type { ShippedAck, ShippedBatch } from '../src/fleet/shipping/shipping-format.js';
+import type { ShippedAck } from '../src/fleet/shipping/shipping-format.js';
+import type { CheckedBatch } from '../src/fleet/shipping/verify-batch.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
 import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
 
@@ -12,9 +13,9 @@ const sizes: number[] = [];
 
 /** The real archive, noting the size of every batch the route hands it. */
 class RecordingArchive extends PgLedgerArchive {
-  override ingest(batch: ShippedBatch): Promise<ShippedAck> {
+  override ingestChecked(batch: CheckedBatch): Promise<ShippedAck> {
     sizes.push(batch.entries.length);
-    return super.ingest(batch);
+    return super.ingestChecked(batch);
   }
 }
 

@@ -7,7 +7,7 @@ import type { LedgerPublicKey } from '../../ledger/checkpoint.js';
 import { GENESIS_PREV_HASH } from '../../ledger/hash.js';
 import { rangeHash } from '../../ledger/merkle.js';
 import type { ShippedAck, ShippedBatch } from '../shipping/shipping-format.js';
-import { decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead } from '../shipping/verify-batch.js';
+import { checkBatchContent, decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead, type CheckedBatch } from '../shipping/verify-batch.js';
 import { COPY_ENTRIES, ledgerCopyRows } from './ledger-copy-rows.js';
 import { withStoredSubtrees, type Queryable } from './stored-subtrees.js';
 import {
@@ -61,7 +61,15 @@ export class PgLedgerArchive {
     await this.pool.end();
   }
 
-  async ingest(batch: ShippedBatch): Promise<ShippedAck> {
+  /** Verifies and stores a batch: its content first (checkBatchContent), then against the chain (ingestChecked). */
+  ingest(batch: ShippedBatch): Promise<ShippedAck> {
+    const content = checkBatchContent(batch);
+    if (!content.ok) return Promise.reject(new GatewayError(content.code, content.reason));
+    return this.ingestChecked(content.batch);
+  }
+
+  /** Stores a batch whose content checkBatchContent has verified, once it verifies against the stored chain. */
+  async ingestChecked(batch: CheckedBatch): Promise<ShippedAck> {
     const client = await this.pool.connect();
     let broken: unknown = undefined;
     try {
@@ -85,7 +93,7 @@ export class PgLedgerArchive {
     }
   }
 
-  async #ingestLocked(client: pg.PoolClient, batch: ShippedBatch): Promise<ShippedAck> {
+  async #ingestLocked(client: pg.PoolClient, batch: CheckedBatch): Promise<ShippedAck> {
     const row = await this.#lockChain(client, batch);
     if (row.tenant_id !== batch.tenant_id) throw new GatewayError('chain_invalid', `chain ${batch.chain_id} belongs to another tenant`);
     const headSeq = Number(row.head_seq);
@@ -158,7 +166,7 @@ export class PgLedgerArchive {
   }
 
   /** The chain's row, locked for this transaction; created (pinning the batch's key) on its first batch. */
-  async #lockChain(client: pg.PoolClient, batch: ShippedBatch): Promise<ChainRow> {
+  async #lockChain(client: pg.PoolClient, batch: CheckedBatch): Promise<ChainRow> {
     const select = 'SELECT tenant_id, public_key, head_seq, head_hash, frontier FROM ledger_chains WHERE chain_id = $1 FOR UPDATE';
     let res = await client.query<ChainRow>(select, [batch.chain_id]);
     if (res.rows[0]) return res.rows[0];

@@ -4,7 +4,7 @@ export { LedgerShipper, ShipError, type LedgerShipperOptions, type ShipperStatus
 export { ShipCursorStore, type ShipCursor } from './ship-cursor-store.js';
 export { registerLedgerIngestRoute, type LedgerIngestOptions } from './ledger-ingest-route.js';
 export { registerArchiveEventRoutes, type ArchiveEventRouteOptions } from './archive-event-routes.js';
-export { verifyBatch, type BatchVerdict, type ChainHead } from './verify-batch.js';
+export { checkBatchContent, verifyBatch, type BatchVerdict, type ChainHead, type CheckedBatch } from './verify-batch.js';
 export { readShippedBatch } from './read-shipped-batch.js';
 export { SHIPPING_FORMAT, type ShippedAck, type ShippedBatch } from './shipping-format.js';
 export { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
