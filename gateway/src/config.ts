@@ -72,6 +72,7 @@ export const GATEWAY_CONFIG = {
   otlpHeaders: { env: 'OTEL_EXPORTER_OTLP_HEADERS', type: 'string', default: '', description: 'extra headers for the collector, `k1=v1,k2=v2` (values URL-encoded)' },
   sentryDsn: { env: 'SENTRY_DSN', type: 'string', default: '', description: 'DSN of a Sentry-compatible tracker that receives error events as envelopes (empty = DISABLED)' },
   telemetryQueueMax: { env: 'TELEMETRY_QUEUE_MAX', type: 'integer', default: 10_000, minimum: 1, description: 'items each forwarder holds while its provider is slow or down; past it new items are dropped and counted' },
+  telemetryQueueMaxBytes: { env: 'TELEMETRY_QUEUE_MAX_BYTES', type: 'integer', default: 16 * 1024 * 1024, minimum: 64 * 1024, description: 'the same bound in bytes (a log or error counted by the characters of its text, a metrics payload by its bytes); past it new items are dropped and counted' },
   telemetryBatchMax: { env: 'TELEMETRY_BATCH_MAX', type: 'integer', default: 256, minimum: 1, description: 'items per forwarded request' },
   telemetryFlushMs: { env: 'TELEMETRY_FLUSH_MS', type: 'integer', default: 1000, minimum: 10, description: 'how often forwarders send what they hold (and metrics are collected for OTLP), ms' },
   telemetryRetryBaseMs: { env: 'TELEMETRY_RETRY_BASE_MS', type: 'integer', default: 1000, minimum: 10, description: 'first retry delay of a failed forward, ms; doubles per failure' },

@@ -166,6 +166,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       otlpHeaders: config.otlpHeaders,
       sentryDsn: config.sentryDsn,
       queueMax: config.telemetryQueueMax,
+      queueMaxBytes: config.telemetryQueueMaxBytes,
       batchMax: config.telemetryBatchMax,
       flushMs: config.telemetryFlushMs,
       retryBaseMs: config.telemetryRetryBaseMs,

@@ -123,4 +123,36 @@ describe('bounded queues', () => {
       await down.close();
     }
   });
+
+  it('the queue is bounded in bytes too: large logs are dropped past TELEMETRY_QUEUE_MAX_BYTES, and room returns once they are sent', async () => {
+    const down = await new TelemetryReceiver().start();
+    down.mode = 'fail';
+    const maxBytes = 64 * 1024;
+    const small = await startTestGateway({ otlpEndpoint: down.url, telemetryQueueMax: 1000, telemetryQueueMaxBytes: maxBytes, ...forwarding });
+    try {
+      const tok = await small.tenant('bytes');
+      const message = 'x'.repeat(16_000); // the largest message a log may carry is 16,384 characters
+      const status = async () => (await call(small.url, 'GET', '/v1/telemetry/status', { token: tok.viewer })).body.queues['otlp-logs'];
+      for (let i = 0; i < 8; i++) {
+        const r = await call(small.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'b', traceId: `big-${i}`, log: { level: 'info', message } } });
+        expect(r.status).toBe(200);
+      }
+      const full = await status();
+      expect(full.queued).toBe(4); // 4 × ~16.1 K fit in 64 KiB, a fifth does not
+      expect(full.queued_bytes).toBeGreaterThan(4 * 16_000);
+      expect(full.queued_bytes).toBeLessThanOrEqual(maxBytes);
+      expect(full.dropped.queue_full).toBe(4);
+
+      down.mode = 'ok';
+      await until(async () => (await status()).queued_bytes === 0);
+      expect(down.logs.map((l) => l.attributes['trace_id'])).toEqual(['big-0', 'big-1', 'big-2', 'big-3']);
+      const r = await call(small.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'b', traceId: 'big-after', log: { level: 'info', message } } });
+      expect(r.status).toBe(200);
+      await until(() => down.logs.some((l) => l.attributes['trace_id'] === 'big-after'));
+      expect((await status()).dropped.queue_full).toBe(4);
+    } finally {
+      await small.close();
+      await down.close();
+    }
+  });
 });

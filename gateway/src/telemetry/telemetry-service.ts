@@ -18,6 +18,7 @@ export interface TelemetryOptions {
   otlpHeaders: string;
   sentryDsn: string;
   queueMax: number;
+  queueMaxBytes: number;
   batchMax: number;
   flushMs: number;
   retryBaseMs: number;
@@ -75,7 +76,7 @@ export class TelemetryService {
     agents: AgentRegistry,
     logger: Logger,
   ): Promise<TelemetryService> {
-    const queue = { maxItems: options.queueMax, batchMax: options.batchMax, flushMs: options.flushMs, retryBaseMs: options.retryBaseMs, retryMaxMs: options.retryMaxMs };
+    const queue = { maxItems: options.queueMax, maxBytes: options.queueMaxBytes, batchMax: options.batchMax, flushMs: options.flushMs, retryBaseMs: options.retryBaseMs, retryMaxMs: options.retryMaxMs };
     const target = otlpTarget(options.otlpEndpoint, options.otlpHeaders);
     const exporters: Exporters = { logs: null, metrics: null, errors: null };
     if (target) {

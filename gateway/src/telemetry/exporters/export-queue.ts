@@ -1,5 +1,15 @@
 export type ProviderStatus = 'ACTIVE' | 'DEGRADED' | 'DISABLED';
 
+/** The characters of a flat record's keys and string values (8 for another value): an item's size in its queue. */
+export function textSize(record: Readonly<Record<string, string | number | boolean>>): number {
+  let n = 0;
+  for (const k in record) {
+    const v = record[k];
+    n += k.length + (typeof v === 'string' ? v.length : 8);
+  }
+  return n;
+}
+
 /** A send the provider refused for good (a 4xx other than 408/429): retrying would not help, the batch is dropped and counted. */
 export class PermanentExportError extends Error {}
 
@@ -7,6 +17,10 @@ export interface ExportQueueOptions<T> {
   /** Names the provider in /status and /metrics. */
   name: string;
   maxItems: number;
+  /** Most bytes held, each item counted by `sizeOf` (TELEMETRY_QUEUE_MAX_BYTES). */
+  maxBytes: number;
+  /** An item's size: its bytes, or for structured items the characters of their text (approximately its memory). */
+  sizeOf(item: T): number;
   batchMax: number;
   flushMs: number;
   retryBaseMs: number;
@@ -19,6 +33,7 @@ export interface ExportQueueOptions<T> {
 export interface ExportQueueStats {
   status: ProviderStatus;
   queued: number;
+  queued_bytes: number;
   sent: number;
   failures: number;
   dropped: { queue_full: number; rejected: number; shutdown: number };
@@ -29,11 +44,16 @@ export interface ExportQueueStats {
 /**
  * A forwarder's own bounded queue (docs/telemetry.md, "Forwarding"): items wait in memory, go out in batches every
  * `flushMs`, and a failed batch is retried, oldest first, with exponential backoff until the provider takes it, so
- * nothing is lost while the provider is down. Past `maxItems` new items are dropped and counted; a batch the provider
- * refuses for good is dropped and counted. Never awaited by a request: `push` only appends.
+ * nothing is lost while the provider is down. Past `maxItems` or `maxBytes` new items are dropped and counted (by
+ * items alone, a queue of 16 KiB log messages or of large metric payloads could hold gigabytes while a provider is
+ * down); a batch the provider refuses for good is dropped and counted. Never awaited by a request: `push` only
+ * appends.
  */
 export class ExportQueue<T> {
   #items: T[] = [];
+  /** Each queued item's size, in queue order, and their sum. */
+  #sizes: number[] = [];
+  #bytes = 0;
   #sending = false;
   #failuresInRow = 0;
   #nextAttempt = 0;
@@ -55,11 +75,20 @@ export class ExportQueue<T> {
   }
 
   push(item: T): void {
-    if (this.#items.length >= this.options.maxItems) {
+    const size = this.options.sizeOf(item);
+    if (this.#items.length >= this.options.maxItems || this.#bytes + size > this.options.maxBytes) {
       this.#stats.queueFull++;
       return;
     }
     this.#items.push(item);
+    this.#sizes.push(size);
+    this.#bytes += size;
+  }
+
+  /** Removes the first `n` items (sent, or refused for good). */
+  #shift(n: number): void {
+    this.#items.splice(0, n);
+    for (const size of this.#sizes.splice(0, n)) this.#bytes -= size;
   }
 
   get depth(): number {
@@ -75,6 +104,7 @@ export class ExportQueue<T> {
     return {
       status: this.#status,
       queued: this.#items.length,
+      queued_bytes: this.#bytes,
       sent: s.sent,
       failures: s.failures,
       dropped: { queue_full: s.queueFull, rejected: s.rejected, shutdown: s.shutdown },
@@ -98,7 +128,7 @@ export class ExportQueue<T> {
           this.#stats.lastError = err instanceof Error ? err.message : String(err);
           this.#status = 'DEGRADED';
           if (err instanceof PermanentExportError) {
-            this.#items.splice(0, batch.length);
+            this.#shift(batch.length);
             this.#stats.rejected += batch.length;
             continue;
           }
@@ -107,7 +137,7 @@ export class ExportQueue<T> {
           this.#nextAttempt = this.#now() + delay;
           return;
         }
-        this.#items.splice(0, batch.length);
+        this.#shift(batch.length);
         this.#stats.sent += batch.length;
         this.#stats.lastLatencyMs = this.#now() - started;
         this.#failuresInRow = 0;
@@ -131,6 +161,6 @@ export class ExportQueue<T> {
       await this.drain().catch(() => undefined);
     }
     this.#stats.shutdown += this.#items.length;
-    this.#items = [];
+    this.#shift(this.#items.length);
   }
 }

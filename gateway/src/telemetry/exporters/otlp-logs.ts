@@ -3,7 +3,7 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import { JsonLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
-import { ExportQueue, type ExportQueueOptions } from './export-queue.js';
+import { ExportQueue, textSize, type ExportQueueOptions } from './export-queue.js';
 import type { OtlpTarget } from './otlp-config.js';
 import { postBytes } from './post-bytes.js';
 
@@ -33,12 +33,13 @@ function hrTime(ms: number): HrTime {
  * Logs to an OpenTelemetry collector as OTLP/HTTP JSON (`POST {endpoint}/v1/logs`), encoded by the OpenTelemetry
  * packages' serializer, sent through our own queue (docs/telemetry.md, "Forwarding").
  */
-export function otlpLogsQueue(target: OtlpTarget, resource: Resource, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedLog>, 'name' | 'send'>): ExportQueue<ForwardedLog> {
+export function otlpLogsQueue(target: OtlpTarget, resource: Resource, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedLog>, 'name' | 'send' | 'sizeOf'>): ExportQueue<ForwardedLog> {
   const scope = { name: 'aduana-gateway' };
   const url = `${target.endpoint}/v1/logs`;
   return new ExportQueue<ForwardedLog>({
     ...queue,
     name: 'otlp-logs',
+    sizeOf: (l) => 64 + l.message.length + textSize(l.attributes),
     async send(batch) {
       const records: ReadableLogRecord[] = batch.map((l) => ({
         hrTime: hrTime(l.atMs),

@@ -36,7 +36,7 @@ export class OtlpMetrics {
     target: OtlpTarget,
     resource: Resource,
     timeoutMs: number,
-    queue: Omit<ExportQueueOptions<Uint8Array>, 'name' | 'send' | 'batchMax'>,
+    queue: Omit<ExportQueueOptions<Uint8Array>, 'name' | 'send' | 'batchMax' | 'sizeOf'>,
   ) {
     this.#provider = new MeterProvider({ resource, readers: [this.#reader] });
     const meter = this.#provider.getMeter('aduana-gateway');
@@ -50,6 +50,8 @@ export class OtlpMetrics {
       ...queue,
       name: 'otlp-metrics',
       batchMax: 1,
+      // A payload carries every series (tenants × agents): the largest items any forwarder holds.
+      sizeOf: (body) => body.byteLength,
       send: (batch) => postBytes(url, 'otlp-metrics', target.headers, batch[0] as Uint8Array, timeoutMs),
     });
   }

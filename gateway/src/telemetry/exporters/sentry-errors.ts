@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEnvelope, dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth, serializeEnvelope, type Event, type EventEnvelope } from '@sentry/core';
-import { ExportQueue, type ExportQueueOptions } from './export-queue.js';
+import { ExportQueue, textSize, type ExportQueueOptions } from './export-queue.js';
 import { postBytes } from './post-bytes.js';
 
 export interface ForwardedError {
@@ -18,7 +18,7 @@ const LEVELS: Record<string, Event['level']> = { error: 'error', fatal: 'fatal',
  * @sentry/core's envelope helpers, one event per envelope as the protocol asks, through our own queue. Each event
  * carries the issue fingerprint we group by, so the tracker groups the same way.
  */
-export function sentryQueue(dsnString: string, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedError>, 'name' | 'send' | 'batchMax'>): ExportQueue<ForwardedError> {
+export function sentryQueue(dsnString: string, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedError>, 'name' | 'send' | 'batchMax' | 'sizeOf'>): ExportQueue<ForwardedError> {
   const dsn = dsnFromString(dsnString);
   if (!dsn) throw new Error('SENTRY_DSN: not a valid DSN');
   const url = getEnvelopeEndpointWithUrlEncodedAuth(dsn);
@@ -27,6 +27,7 @@ export function sentryQueue(dsnString: string, timeoutMs: number, queue: Omit<Ex
     ...queue,
     name: 'sentry',
     batchMax: 1,
+    sizeOf: (e) => 64 + e.message.length + e.fingerprint.length + textSize(e.tags),
     async send(batch) {
       const e = batch[0] as ForwardedError;
       const eventId = randomUUID().replaceAll('-', '');
