@@ -107,8 +107,8 @@ const invalid = (reason: string): { ok: false; code: 'chain_invalid'; reason: st
  * every entry's hash recomputed from its canonical JSON and prev_hash, and consecutive seqs of the batch's tenant
  * linked by prev_hash. The control plane runs it as soon as the body is parsed, before it takes a database
  * connection: hashing a batch of 5,000 entries is ~40 ms of CPU that would otherwise run with a pooled connection
- * checked out and the chain's row locked, in an open transaction. What it keeps of an entry is no longer its parsed
- * payload, only the fields the row needs and the canonical text.
+ * checked out and the chain's row locked, in an open transaction. What it keeps of an entry is not its parsed
+ * payload but the fields its row needs and the canonical text.
  */
 export function checkBatchContent(batch: ShippedBatch): ContentVerdict {
   const entries = batch.entries;
