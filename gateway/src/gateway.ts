@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createLoggers, type Logger } from '@aduana/shared';
+import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './tenants/tenant-store.js';
@@ -84,6 +84,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const config = options.config ?? loadGatewayConfig();
   const loggers = options.logger ? { logger: options.logger, requestLog: options.requestLog ?? options.logger } : createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
   const { logger, requestLog } = loggers;
+  // A logger made here writes request lines by template; one given by the caller through its own `info`.
+  const requestLines = options.logger ? pinoRequestLog(requestLog) : templateRequestLog(requestLog);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
@@ -235,7 +237,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // One budget for both ports: the memory they share is one process's.
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
   const onAnswered = (server: string, seconds: number) => prometheus.requestDone(server, seconds);
-  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
+  const api = new HttpServer({ logger, requestLog: requestLines, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
   registerHealthRoutes(api, deps, sidecar);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
@@ -264,7 +266,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
+  const auth = new HttpServer({ logger, requestLog: requestLines, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(
     auth,

@@ -1,5 +1,6 @@
 export { loadConfig, describeConfig, ConfigError, type ConfigKey, type ConfigSpec, type ConfigValues } from './config/load-config.js';
 export { createLogger, createLoggers, type Logger, type LoggerOptionsIn } from './log/logger.js';
+export { pinoRequestLog, templateRequestLog, type RequestLog, type RequestLogFields } from './log/request-log.js';
 export {
   newTraceId,
   newSpanId,

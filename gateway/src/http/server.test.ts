@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { createLogger, createLoggers } from '@aduana/shared';
+import { createLogger, createLoggers, templateRequestLog } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import { HttpServer } from './server.js';
 import { BodyBudget } from './body-budget.js';
@@ -127,7 +127,7 @@ describe('HttpServer', () => {
     const lines: string[] = [];
     const dest = { write: (line: string) => void lines.push(line) };
     const { logger, requestLog } = createLoggers('t', { level: 'info', destination: dest });
-    const s = new HttpServer({ logger, requestLog, access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
+    const s = new HttpServer({ logger, requestLog: templateRequestLog(requestLog), access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
     s.route('post', '/echo', { scope: null, body: 'json' }, () => ({ status: 200, body: { ok: true } }));
     s.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
     s.finish();

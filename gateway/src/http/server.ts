@@ -1,6 +1,6 @@
 import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
-import { traceFrom, type Logger } from '@aduana/shared';
+import { pinoRequestLog, traceFrom, type Logger, type RequestLog } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
 import type { Scope } from '../auth/principal.js';
 import { authorize, type AccessControl } from '../auth/authenticate.js';
@@ -51,8 +51,8 @@ export interface RouteInfo {
 
 export interface ServerOptions {
   logger: Logger;
-  /** Where the one-line-per-request log goes (default: `logger`); see createLoggers. */
-  requestLog?: Logger;
+  /** Where the one-line-per-request log goes (default: through `logger`'s own `info`); see createLoggers. */
+  requestLog?: RequestLog;
   access: AccessControl;
   defaultMaxBody: number;
   /** Caps request body bytes held at once (shared by the servers of one process). */
@@ -96,11 +96,11 @@ export class HttpServer {
   readonly #routes = new Map<string, Set<Method>>();
   readonly #routeList: RouteInfo[] = [];
 
-  readonly #logRequests: boolean;
+  readonly #requestLog: RequestLog;
 
   constructor(opts: ServerOptions) {
     this.#opts = opts;
-    this.#logRequests = (opts.requestLog ?? opts.logger).isLevelEnabled('info');
+    this.#requestLog = opts.requestLog ?? pinoRequestLog(opts.logger);
     this.app = App();
   }
 
@@ -236,19 +236,16 @@ export class HttpServer {
 
   /** One line per request (docs/decisions.md): never a body, a header value or a token; the path without its query. */
   #log(ctx: RequestContext, status: number): void {
-    if (!this.#logRequests) return;
-    (this.#opts.requestLog ?? this.#opts.logger).info(
-      {
-        method: ctx.method.toUpperCase(),
-        path: ctx.url,
-        status,
-        ms: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
-        traceId: ctx.trace.traceId,
-        tenant: ctx.principal?.tenantId,
-        agent: ctx.agentId || undefined,
-      },
-      'request',
-    );
+    if (!this.#requestLog.enabled) return;
+    this.#requestLog.write({
+      method: ctx.method.toUpperCase(),
+      path: ctx.url,
+      status,
+      ms: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
+      traceId: ctx.trace.traceId,
+      tenant: ctx.principal?.tenantId,
+      agent: ctx.agentId || undefined,
+    });
   }
 
   /** The one error path: any thrown value becomes the error envelope (docs/decisions.md, "Errors"); unexpected ones are logged (no bodies). */

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createLoggers, type Logger } from '@aduana/shared';
+import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { Authenticator } from '../../auth/authenticate.js';
@@ -58,7 +58,10 @@ export interface ControlPlaneOptions {
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<RunningControlPlane> {
   const config = options.config ?? loadGatewayConfig();
   if (!config.databaseUrl) throw new Error('DATABASE_URL: `aduana control` needs a PostgreSQL URL');
-  const { logger, requestLog } = options.logger ? { logger: options.logger, requestLog: options.logger } : createLoggers('aduana-control', { level: config.logLevel, buffered: true });
+  const made = options.logger ? null : createLoggers('aduana-control', { level: config.logLevel, buffered: true });
+  const logger = options.logger ?? made!.logger;
+  // Request lines by template through the loggers made here; through a caller's logger's own `info`.
+  const requestLog = made ? templateRequestLog(made.requestLog) : pinoRequestLog(logger);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = await openPostgresRepositories(config.databaseUrl, {
     ...databaseOptions(config),
