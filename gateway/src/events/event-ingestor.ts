@@ -55,12 +55,13 @@ export class EventIngestor {
       event_type: ev.event_type,
       payload: ev.payload,
       metadata: ev.metadata ?? {},
+      // Keys in RFC 8785 order: the entry's canonical text then needs no sorted copy of this object.
       decision: {
         decision_id: decisionId,
         execution_status: evaluation.verdict,
+        policy_version: set.label,
         risk_score: evaluation.riskScore,
         rule: evaluation.rule,
-        policy_version: set.label,
         trace_id: traceId,
       },
       created_at: createdAt,
