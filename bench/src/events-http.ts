@@ -2,7 +2,7 @@
  * Durable ingest over HTTP (`npm run bench:events`): POST /v1/events with 64 concurrent clients and batches of 100 on
  * /v1/events/ingest/batch, against `aduana gateway` in its own process; then GET /v1/events/verify over the chain
  * that built up. Every 2xx was flushed to disk before it was sent.
- * Targets (2-core machine): ≥ 10,000 events/s single, ≥ 50,000 events/s in batches, verify ≥ 200,000 entries/s.
+ * Targets (2-core machine): ≥ 15,000 events/s single (10,000 before the hot-path work raised it), ≥ 50,000 events/s in batches, verify ≥ 200,000 entries/s.
  */
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -44,7 +44,7 @@ async function main() {
       table(
         ['measure', 'events/s', 'p50 ms', 'p99 ms', 'non-2xx', 'target'],
         [
-          ['POST /v1/events, 64 clients', Math.round(results.single.eventsPerSec), single.latency.p50, single.latency.p99, single.non2xx, '≥ 10,000'],
+          ['POST /v1/events, 64 clients', Math.round(results.single.eventsPerSec), single.latency.p50, single.latency.p99, single.non2xx, '≥ 15,000'],
           ['batch of 100, 8 clients', Math.round(results.batch100.eventsPerSec), batched.latency.p50, batched.latency.p99, batched.non2xx, '≥ 50,000'],
           [`GET /v1/events/verify (${v.checked} entries, ${fmt(verifyMs, 0)} ms, ok=${v.ok})`, Math.round(results.verify.entriesPerSec), '', '', '', '≥ 200,000'],
         ],
