@@ -61,7 +61,10 @@ export class PgLedgerArchive {
     await this.pool.end();
   }
 
-  /** Verifies and stores a batch: its content first (checkBatchContent), then against the chain (ingestChecked). */
+  /**
+   * Verifies and stores a batch: its content first (checkBatchContent, synchronously, before any wait), then against
+   * the chain (ingestChecked).
+   */
   ingest(batch: ShippedBatch): Promise<ShippedAck> {
     const content = checkBatchContent(batch);
     if (!content.ok) return Promise.reject(new GatewayError(content.code, content.reason));
