@@ -131,11 +131,9 @@ export class ChainWriter {
         const seq = firstSeq + i;
         const input = prepared[i]!;
         entries.put([tenantId, seq], records[i]!);
+        // Two index keys: by type, and by agent + type (an agent's listing merges its types' ranges, list-entries.ts).
         index.put([tenantId, 't', input.eventType, seq], EMPTY);
-        if (input.agentId !== null) {
-          index.put([tenantId, 'a', input.agentId, seq], EMPTY);
-          index.put([tenantId, 'at', input.agentId, input.eventType, seq], EMPTY);
-        }
+        if (input.agentId !== null) index.put([tenantId, 'at', input.agentId, input.eventType, seq], EMPTY);
       }
       for (const bump of bumped.values()) counts.put(bump.key, state.counts.get(bump.id)!);
       counts.put([tenantId, 'n'], size);

@@ -186,6 +186,10 @@ describe('Ledger list', () => {
     expect([...llmPages.totals]).toEqual([llm.length]);
     const both = await pages({ limit: 2, agentId: 'alpha', eventType: 'llm_call', order: 'desc' });
     expect(both.seqs).toEqual(alpha.filter((s) => llm.includes(s)).reverse());
+    // An agent's listing merges its event types' index ranges: in either order, across pages.
+    const alphaDesc = await pages({ limit: 3, agentId: 'alpha', order: 'desc' });
+    expect(alphaDesc.seqs).toEqual([...alpha].reverse());
+    expect([...alphaDesc.totals]).toEqual([alpha.length]);
     for (const e of t.ledger.list('acme', { limit: 50, agentId: 'beta' }).events) expect(e.metadata.agent_id).toBe('beta');
     expect(t.ledger.list('acme', { limit: 5, agentId: 'nobody' })).toEqual({ events: [], cursor: null, total: 0 });
   });
@@ -209,6 +213,10 @@ describe('Ledger tenant isolation', () => {
     const other = t.ledger.list('acme2', { limit: 10 });
     expect(other.events.map((e) => [e.tenant_id, e.seq, e.prev_hash])).toEqual([['acme2', 1, GENESIS_PREV_HASH]]);
     expect(t.ledger.list('acme', { limit: 10, agentId: 'shared-agent' }).total).toBe(1);
+    // An agent id that is a prefix of another's lists only its own entries.
+    await t.ledger.append('acme', [event(5, { agent: 'shared', event_type: 'zeta' })]);
+    expect(t.ledger.list('acme', { limit: 10, agentId: 'shared' }).events.map((e) => e.seq)).toEqual([3]);
+    expect(t.ledger.list('acme', { limit: 10, agentId: 'shared-agent' }).events.map((e) => e.seq)).toEqual([1]);
     expect(t.ledger.list('acm', { limit: 10 }).events.map((e) => e.tenant_id)).toEqual(['acm']);
     expect(t.ledger.get('acme2', 2)).toBeUndefined();
     expect(t.ledger.list('nobody', { limit: 10 })).toEqual({ events: [], cursor: null, total: 0 });

@@ -5,11 +5,11 @@ import { ChainWriter, flushOfCurrentTxn } from './chain-writer.js';
 import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { CommitQueue } from './commit-queue.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
 import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './entry-input.js';
 import { LedgerError } from './errors.js';
 import { exportTenantJsonl } from './export-jsonl.js';
 import { exportedThrough } from './export-mark.js';
+import { listEntries } from './list-entries.js';
 import { pruneTenant, type PruneLimits, type PruneResult } from './prune.js';
 import { GENESIS_PREV_HASH } from './hash.js';
 import type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
@@ -167,40 +167,7 @@ export class Ledger {
     const eventType = query.eventType ?? null;
     if (agentId !== null && !isValidName(agentId)) throw new LedgerError('invalid_query', 'agentId is not a valid agent id');
     if (eventType !== null && !isValidName(eventType)) throw new LedgerError('invalid_query', 'event_type is not a valid event type');
-    const after = query.cursor ? decodeCursor(query.cursor, order) : null;
-
-    // The index holding exactly the filtered entries, and the counter that counts them.
-    let prefix: string[] | null = null;
-    if (agentId !== null && eventType !== null) prefix = [tenantId, 'at', agentId, eventType];
-    else if (agentId !== null) prefix = [tenantId, 'a', agentId];
-    else if (eventType !== null) prefix = [tenantId, 't', eventType];
-    // Retention: entries through `pruned` are gone; `total` counts what is still held (counter minus pruned tally)
-    // and past the boundary: a prune cut short leaves keys below it, tallied only once the next run deletes them.
-    const pruned = prunedThrough(this.#dbs, tenantId);
-    const total = prefix
-      ? (this.#dbs.counts.get(prefix) ?? 0) -
-        (pruned > 0 ? prunedCount(this.#dbs.retention.get([tenantId, 'p', ...prefix.slice(1)])) + this.#dbs.index.getCount({ start: [...prefix, 0], end: [...prefix, pruned + 1] }) : 0)
-      : committedSize(this.#dbs, tenantId) - pruned;
-
-    const asc = order === 'asc';
-    // Bounded by the boundary too, so keys a crash left below it (deleted by the next prune) are never listed.
-    const range = (base: string[]) =>
-      asc
-        ? { start: [...base, Math.max(after ?? 0, pruned) + 1], end: [...base, MAX_SEQ], limit: limit + 1 }
-        : { start: [...base, after !== null ? after - 1 : MAX_SEQ], end: [...base, pruned], reverse: true, limit: limit + 1 };
-    const events: LedgerEntry[] = [];
-    if (prefix) {
-      for (const key of this.#dbs.index.getKeys(range(prefix))) {
-        const seq = (key as unknown[])[prefix.length] as number;
-        const record = readRecord(this.#dbs, tenantId, seq);
-        if (record) events.push(decodeEntry(record));
-      }
-    } else {
-      for (const { value } of this.#dbs.entries.getRange(range([tenantId]))) events.push(decodeEntry(value));
-    }
-    const more = events.length > limit;
-    if (more) events.length = limit;
-    return { events, cursor: more ? encodeCursor(order, events[events.length - 1]!.seq) : null, total };
+    return listEntries(this.#dbs, tenantId, { limit, order, agentId, eventType, cursor: query.cursor ?? null });
   }
 
   /** The entry, or undefined; LedgerError('pruned') for a seq retention removed. */
@@ -397,10 +364,6 @@ export class Ledger {
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
-
-function prunedCount(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
 }
 
 function checkTenant(tenantId: string): void {

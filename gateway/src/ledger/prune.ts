@@ -126,7 +126,7 @@ async function removeThrough(dbs: LedgerDbs, tenantId: string, through: number, 
         dbs.entries.remove([tenantId, seq]);
         dbs.index.remove([tenantId, 't', eventType, seq]);
         if (agentId !== null) {
-          dbs.index.remove([tenantId, 'a', agentId, seq]);
+          dbs.index.remove([tenantId, 'a', agentId, seq]); // only in ledgers written by earlier versions
           dbs.index.remove([tenantId, 'at', agentId, eventType, seq]);
         }
         for (const bump of countersFor(tenantId, { agentId, eventType })) {

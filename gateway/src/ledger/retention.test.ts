@@ -193,6 +193,24 @@ describe('ledger retention: what remains stays provable', () => {
     expect(Math.min(...seqs)).toBe(25);
   });
 
+  it("removes the per-agent index keys of a ledger written by an earlier build with its entries; lists never read them", async () => {
+    const tl = new TempLedger({ checkpointEvery: CHECKPOINT_EVERY });
+    t = tl;
+    await fill(tl);
+    // Earlier builds also wrote [tenant, 'a', agent, seq] for every entry naming an agent.
+    const index = tl.root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' });
+    const legacy = () => [...index.getKeys({ start: ['acme', 'a'], end: ['acme', 'a\u0000'] })].map((k) => (k as unknown[]).at(-1) as number);
+    expect(legacy()).toEqual([]);
+    await tl.root.transaction(() => {
+      for (let seq = 1; seq <= 40; seq++) index.put(['acme', 'a', seq % 2 === 1 ? 'a' : 'b', seq], Buffer.alloc(0));
+    });
+    expect(tl.ledger.list('acme', { limit: 100, agentId: 'b' }).events.map((e) => e.seq)).toEqual(Array.from({ length: 20 }, (_, i) => 2 * i + 2));
+    await tl.ledger.exportJsonl('acme', sink());
+    expect(await tl.ledger.prune('acme', { before: LATER, releasedThrough: 24, chunk: 5 })).toMatchObject({ pruned_through: 24, removed: 24 });
+    expect(Math.min(...legacy())).toBe(25);
+    expect(tl.ledger.list('acme', { limit: 100, agentId: 'b' })).toMatchObject({ total: 8 });
+  });
+
   it('after a restart appends continue the chain, verify passes, and a second prune moves the boundary', async () => {
     const tl = await pruned();
     await tl.reopen({ checkpointEvery: CHECKPOINT_EVERY });

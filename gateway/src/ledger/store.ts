@@ -16,7 +16,10 @@ export interface LedgerDbs {
   readonly root: RootDatabase;
   /** [tenant, seq] -> record (record-codec.ts); LZ4-compressed with a fixed dictionary (record-dictionary.ts) when on */
   readonly entries: Database<Buffer, Key>;
-  /** [tenant, 'a', agent, seq] | [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty */
+  /**
+   * [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty. Ledgers written by earlier builds also
+   * hold [tenant, 'a', agent, seq] keys: no longer read, removed with their entries by retention.
+   */
   readonly index: Database<Buffer, Key>;
   /** counters, same key shapes without seq; [tenant, 'n'] = committed chain size */
   readonly counts: Database<number, Key>;
