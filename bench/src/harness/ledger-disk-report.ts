@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
-import { ENTRIES_DB_OPTIONS } from '@aduana/gateway/ledger';
+import { ENTRIES_DB_OPTIONS, recordCanonical } from '@aduana/gateway/ledger';
 
 /** What each named database of the gateway's LMDB environment holds, and the pages it takes. */
 export interface DbUsage {
@@ -50,9 +50,9 @@ const NAMES = ['ledger_entries', 'ledger_index', 'ledger_counts', 'ledger_checkp
 
 const HEADER = 34;
 
-function eventTypeOf(canonical: Buffer): string {
+function eventTypeOf(canonical: Uint8Array): string {
   // Canonical JSON orders keys, so "event_type" appears once at the top level before "metadata"; a light scan is enough.
-  const text = canonical.toString('utf8');
+  const text = Buffer.from(canonical).toString('utf8');
   const m = /"event_type":"([^"]*)"/.exec(text);
   return m ? (m[1] as string) : '?';
 }
@@ -88,7 +88,7 @@ export function reportDataDir(dataDir: string): DataDirReport {
           ledgerEntries++;
           const record = expanded.get(k) as Buffer;
           const m = record[33] ?? 0;
-          const canonical = record.subarray(HEADER + 32 * m);
+          const canonical = recordCanonical(record);
           const type = eventTypeOf(canonical);
           let u = kinds.get(type);
           if (!u) kinds.set(type, (u = { eventType: type, records: 0, headerBytes: 0, merkleBytes: 0, canonicalBytes: 0, storedBytes: 0, keyBytes: 0 }));

@@ -5,7 +5,7 @@ import { chainTail, type LedgerEntry, type PreparedInput } from './entry-input.j
 import { LedgerError } from './errors.js';
 import { entryHashOfBytes, leafHash } from './hash.js';
 import { pushLeaf } from './merkle.js';
-import { draftRecord, sealRecord } from './record-codec.js';
+import { compactRecord, draftRecord, sealRecord } from './record-codec.js';
 import { EMPTY, type LedgerDbs } from './store.js';
 import { countersFor, TenantState, type CounterBump } from './tenant-state.js';
 
@@ -41,9 +41,13 @@ export class ChainWriter {
    */
   #lastTenant: Buffer | null | false;
 
-  constructor(dbs: LedgerDbs, checkpointer: Checkpointer) {
+  /** LEDGER_COMPRESSION: records are stored with their text compressed (record-codec.ts, version 2). */
+  readonly #compress: boolean;
+
+  constructor(dbs: LedgerDbs, checkpointer: Checkpointer, compress = false) {
     this.#dbs = dbs;
     this.#checkpointer = checkpointer;
+    this.#compress = compress;
     this.#lastTenant = null;
     for (const key of dbs.entries.getKeys({ reverse: true, limit: 1 })) this.#lastTenant = Buffer.from((key as [string, number])[0], 'utf8');
   }
@@ -135,7 +139,7 @@ export class ChainWriter {
       const { record, textAt } = draftRecord(seq, input.prefix, chainTail(prevHash, seq, state.tenantJson));
       const hash = entryHashOfBytes(prevHash, record.subarray(textAt));
       sealRecord(record, hash, pushLeaf(state.peaks, leafHash(hash)));
-      records.push(record);
+      records.push(this.#compress ? compactRecord(record, textAt) : record);
       state.size = seq;
       state.headHash = hash.toString('hex');
       const group = groups.get(input.countKey);

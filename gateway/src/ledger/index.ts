@@ -10,8 +10,9 @@ export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
 export { GENESIS_PREV_HASH, sha256Bytes } from './hash.js';
 export { verifyInclusion, verifyConsistency } from './proofs.js';
 export { isValidName as isValidLedgerName, MAX_NAME_LENGTH } from './entry-input.js';
-// How the entries database is opened (compression), for tools that read a data directory (bench:ledger-disk).
+// How the entries database is opened and a record's text read, for tools that read a data directory (bench:ledger-disk).
 export { ENTRIES_DB_OPTIONS } from './store.js';
+export { recordCanonical } from './record-codec.js';
 export { LedgerRetention, type RetentionOptions } from './retention.js';
 export type { PruneLimits, PruneResult } from './prune.js';
 export type { PruneBoundary } from './boundary.js';

@@ -93,11 +93,11 @@ export class Ledger {
   private constructor(root: RootDatabase, options: LedgerOptions) {
     const onError = options.onError ?? (() => {});
     this.#now = options.now ?? (() => new Date());
-    this.#dbs = openLedgerDbs(root, options.compress ?? false);
+    this.#dbs = openLedgerDbs(root);
     this.#signer = CheckpointSigner.load(options.keyDir);
     this.#anchor = options.anchorUrl ? new AnchorQueue(options.anchorUrl, { ...options.anchor, onError: (err) => onError(err, 'anchor') }) : null;
     this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, this.#anchor, { every: options.checkpointEvery ?? 1000, now: this.#now, onError });
-    this.#writer = new ChainWriter(this.#dbs, this.#checkpointer);
+    this.#writer = new ChainWriter(this.#dbs, this.#checkpointer, options.compress ?? false);
     const commit = this.#writer.commitQueued.bind(this.#writer);
     this.#turnQueue = new CommitQueue(commit, 'turn', 10_000);
     this.#groupQueue = new CommitQueue(commit, options.groupCommitMs ?? 5, options.maxGroupSize ?? 1000);

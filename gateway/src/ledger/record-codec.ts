@@ -1,9 +1,11 @@
 import { Buffer } from 'node:buffer';
+import { compressText, expandText } from './record-compression.js';
+import { COMPRESS_FROM_BYTES } from './record-dictionary.js';
 
 /**
  * The bytes stored per entry under [tenant_id, seq]:
  *
- *   [0]            format version (1)
+ *   [0]            format version: 1, the text as it is; 2, the text LZ4-compressed (record-compression.ts)
  *   [1, 33)        the entry's hash (raw SHA-256)
  *   [33]           m = number of Merkle subtrees this leaf completed (trailing zero bits of seq)
  *   [34, 34+32m)   their roots, levels 1..m (see merkle.ts)
@@ -13,6 +15,7 @@ import { Buffer } from 'node:buffer';
  * and storing the subtree roots inside the leaf's own record costs no extra LMDB put per append.
  */
 const VERSION = 1;
+const VERSION_LZ4 = 2;
 const HASH_AT = 1;
 const COUNT_AT = 33;
 const NODES_AT = 34;
@@ -30,7 +33,7 @@ export function encodeRecord(hash: Uint8Array, nodes: readonly Uint8Array[], can
 
 /** Throws on bytes that are not a record of this format (storage corruption or tampering). */
 export function checkRecord(record: Uint8Array): void {
-  if (record.length < NODES_AT || record[0] !== VERSION || record.length < NODES_AT + record[COUNT_AT]! * 32) {
+  if (record.length < NODES_AT || (record[0] !== VERSION && record[0] !== VERSION_LZ4) || record.length < NODES_AT + record[COUNT_AT]! * 32) {
     throw new RangeError('not a ledger record');
   }
 }
@@ -50,8 +53,42 @@ export function recordNode(record: Uint8Array, level: number): Uint8Array {
   return record.subarray(at, at + 32);
 }
 
+/** The canonical text: stored bytes for a version-1 record, expanded for a compressed one. */
 export function recordCanonical(record: Uint8Array): Uint8Array {
-  return record.subarray(NODES_AT + record[COUNT_AT]! * 32);
+  const text = record.subarray(NODES_AT + record[COUNT_AT]! * 32);
+  return record[0] === VERSION_LZ4 ? expandText(text) : text;
+}
+
+/** Whether the record's text is stored compressed (the stored form; recordCanonical reads either). */
+export function isCompressedRecord(record: Uint8Array): boolean {
+  return record[0] === VERSION_LZ4;
+}
+
+/** A compressed record as the version-1 record it was compacted from (verification reads a text's tail in place). */
+export function plainRecord(record: Buffer): Buffer {
+  if (record[0] !== VERSION_LZ4) return record;
+  const textAt = NODES_AT + record[COUNT_AT]! * 32;
+  const text = expandText(record.subarray(textAt));
+  const out = Buffer.allocUnsafe(textAt + text.length);
+  record.copy(out, 0, 0, textAt);
+  out[0] = VERSION;
+  text.copy(out, textAt);
+  return out;
+}
+
+/**
+ * The record to store when compression is on: the same header, version 2, the text compressed. A record whose text
+ * is short or does not shrink stays as it is (version 1).
+ */
+export function compactRecord(record: Buffer, textAt: number): Buffer {
+  if (record.length - textAt < COMPRESS_FROM_BYTES) return record;
+  const block = compressText(record.subarray(textAt));
+  if (block.length >= record.length - textAt) return record;
+  const out = Buffer.allocUnsafe(textAt + block.length);
+  record.copy(out, 0, 0, textAt);
+  out[0] = VERSION_LZ4;
+  block.copy(out, textAt);
+  return out;
 }
 
 /** Number of trailing zero bits of seq: how many subtrees its leaf completes. */

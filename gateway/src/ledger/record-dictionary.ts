@@ -1,5 +1,6 @@
 /**
- * The LZ4 dictionary ledger records are compressed with (store.ts). A record is ~0.5–1 KB of canonical JSON whose
+ * The LZ4 dictionary ledger records are compressed with (record-compression.ts; records of earlier builds were
+ * compressed by lmdb-js with the same bytes, store.ts). A record is ~0.5–1 KB of canonical JSON whose
  * keys and common values repeat in every entry; LZ4 alone finds few repeats inside one record, but with these texts
  * as a shared prefix it stores each repeat as a back-reference (a proxied call's record: ~930 B down to ~300 B).
  *
@@ -13,7 +14,7 @@ const TEMPLATES = [
   '{"created_at":"2026-01-01T00:00:00.000Z","decision":{"decision_id":"dec_01","execution_status":"ALLOW","policies_evaluated":6,"policy_version":"v1","risk_score":0,"rule":"","triggered":[]},"event_type":"proxy.chat.completions","metadata":{"agent_id":"agent","decision_id":"dec_01","session_id":"","trace_id":""},"payload":{"cost_brl":0.0,"endpoint":"chat","governance_us":0,"input_redactions":0,"model":"gpt-4o-mini","outcome":"completed","output_redactions":0,"output_sha256":"","stream":false,"upstream_status":200,"usage":{"completion_tokens":0,"prompt_tokens":0,"total_tokens":0}},"prev_hash":"","seq":1,"tenant_id":"default"}',
 ];
 
-/** lmdb-js reads the dictionary in 8-byte words: padded with spaces to a multiple of 8. */
+/** lmdb-js reads the dictionary in 8-byte words: padded with spaces to a multiple of 8 (part of the bytes since). */
 function padded(text: string): Buffer {
   const bytes = Buffer.from(text, 'utf8');
   const out = Buffer.alloc(Math.ceil(bytes.length / 8) * 8, 0x20);
@@ -23,5 +24,5 @@ function padded(text: string): Buffer {
 
 export const RECORD_DICTIONARY: Buffer = padded(TEMPLATES.join(''));
 
-/** Records shorter than this are stored as they are (lmdb-js compresses values at or above its threshold). */
+/** Texts shorter than this are stored as they are. */
 export const COMPRESS_FROM_BYTES = 64;

@@ -6,7 +6,7 @@ import { LedgerError } from './errors.js';
 import { leafHash } from './hash.js';
 import type { SubtreeReader } from './merkle.js';
 import { checkRecord, recordCanonical, recordHash, recordNode } from './record-codec.js';
-import { COMPRESS_FROM_BYTES, RECORD_DICTIONARY } from './record-dictionary.js';
+import { RECORD_DICTIONARY } from './record-dictionary.js';
 
 /**
  * The ledger's named databases inside the gateway's LMDB environment. Every key starts with the tenant id, and every
@@ -14,7 +14,7 @@ import { COMPRESS_FROM_BYTES, RECORD_DICTIONARY } from './record-dictionary.js';
  */
 export interface LedgerDbs {
   readonly root: RootDatabase;
-  /** [tenant, seq] -> record (record-codec.ts); LZ4-compressed with a fixed dictionary (record-dictionary.ts) when on */
+  /** [tenant, seq] -> record (record-codec.ts); its text LZ4-compressed (record-compression.ts) when compression is on */
   readonly entries: Database<Buffer, Key>;
   /**
    * [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty. Ledgers written by earlier builds also
@@ -37,19 +37,17 @@ export interface LedgerDbs {
 export const MAX_SEQ = Number.MAX_SAFE_INTEGER;
 
 /**
- * How `ledger_entries` is opened: always with the dictionary, so compressed records are expanded on read whether or
- * not new ones are compressed. A compressed value starts with a byte >= 250 and a record with its version byte (1),
- * so uncompressed records read back unchanged (docs/ledger.md, "Storage").
+ * How `ledger_entries` is opened: with the dictionary, so records that builds before the writer compressed were
+ * compressed by lmdb-js (a value starting with a byte >= 250, never a record's version byte) are expanded on read;
+ * lmdb-js compresses nothing new (docs/ledger.md, "Storage"). Open with a copy (`{ ...o, compression: { ...c } }`):
+ * lmdb-js replaces the compression settings of the options object it is given with its own native object.
  */
-export const ENTRIES_DB_OPTIONS = { name: 'ledger_entries', encoding: 'binary', compression: { threshold: COMPRESS_FROM_BYTES, dictionary: RECORD_DICTIONARY } } as const;
+export const ENTRIES_DB_OPTIONS = { name: 'ledger_entries', encoding: 'binary', compression: { threshold: Number.MAX_SAFE_INTEGER, dictionary: RECORD_DICTIONARY } } as const;
 
-/** Past any record: with compression off, lmdb-js compresses nothing new but still expands what it reads. */
-const NEVER = Number.MAX_SAFE_INTEGER;
-
-export function openLedgerDbs(root: RootDatabase, compress = false): LedgerDbs {
+export function openLedgerDbs(root: RootDatabase): LedgerDbs {
   return {
     root,
-    entries: root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression, threshold: compress ? COMPRESS_FROM_BYTES : NEVER } }),
+    entries: root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression } }),
     index: root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' }),
     counts: root.openDB<number, Key>({ name: 'ledger_counts' }),
     checkpoints: root.openDB<Checkpoint, Key>({ name: 'ledger_checkpoints' }),

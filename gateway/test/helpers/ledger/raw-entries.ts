@@ -3,11 +3,16 @@ import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount 
 import { ENTRIES_DB_OPTIONS } from '../../../src/ledger/store.js';
 
 /**
- * The ledger's entries database opened directly, as the ledger opens it (records compressed on the way in, expanded
- * on the way out): how the tamper tests change LMDB behind the API's back.
+ * The ledger's entries database opened directly, as the ledger opens it (records lmdb-js compressed, as earlier builds
+ * stored them, are expanded on the way out): how the tamper tests change LMDB behind the API's back.
  */
 export function rawEntries(root: RootDatabase): Database<Buffer, Key> {
   return root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression } });
+}
+
+/** The entries database as builds before the writer compressed records opened it with compression on: lmdb-js compresses every put. */
+export function lmdbCompressedEntries(root: RootDatabase): Database<Buffer, Key> {
+  return root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression, threshold: 64 } });
 }
 
 /** The entries database without decompression: the bytes exactly as LMDB stores them. */
