@@ -51,8 +51,14 @@ describe('decision records on disk', () => {
     const fresh = decision('dec_01JDB000000000000000000003', 'ALLOW', { latency_ms: 0.07 });
     await decisions.record(fresh);
     await decisions.record(decision('dec_01JDB000000000000000000004', 'REQUIRE_APPROVAL'));
-    // The same record, its key names no longer repeated in the value.
+    // The same record, its key names no longer repeated in the value, nor the ids its key holds.
     expect(store.decisions.getBinary(['acme', fresh.decision_id])!.length).toBeLessThan(mapBytes / 2);
+    expect(store.decisions.get(['acme', fresh.decision_id])).not.toHaveProperty('decision_id');
+    expect(store.decisions.get(['acme', fresh.decision_id])).not.toHaveProperty('tenant_id');
+    // A record with its ids in the value, as the build before wrote them with shared structures, reads as it was.
+    const withIds = decision('dec_01JDA000000000000000000005', 'ALLOW', { cost_brl: 0.0002 });
+    await store.decisions.put(['acme', withIds.decision_id], withIds);
+    expect(decisions.get('acme', withIds.decision_id)).toEqual(withIds);
     const outcome = await decisions.resolve('acme', oldHeld.decision_id, { status: 'APPROVED', note: 'checked', resolved_by: 'usr_1', resolved_at: '2026-11-25T21:00:00.000Z' });
     expect(outcome.kind).toBe('resolved');
     await store.close();
@@ -62,15 +68,17 @@ describe('decision records on disk', () => {
     decisions = new DecisionStore(store);
     expect(decisions.get('acme', fresh.decision_id)).toEqual(fresh);
     expect(decisions.get('acme', oldHeld.decision_id)?.resolution).toEqual({ status: 'APPROVED', note: 'checked', resolved_by: 'usr_1', resolved_at: '2026-11-25T21:00:00.000Z' });
-    expect(decisions.recent('acme', 10).map((d) => d.decision_id)).toEqual([
-      'dec_01JDB000000000000000000004',
-      'dec_01JDB000000000000000000003',
-      'dec_01JDA000000000000000000002',
-      'dec_01JDA000000000000000000001',
+    expect(decisions.recent('acme', 10).map((d) => [d.decision_id, d.tenant_id])).toEqual([
+      ['dec_01JDB000000000000000000004', 'acme'],
+      ['dec_01JDB000000000000000000003', 'acme'],
+      ['dec_01JDA000000000000000000005', 'acme'],
+      ['dec_01JDA000000000000000000002', 'acme'],
+      ['dec_01JDA000000000000000000001', 'acme'],
     ]);
+    expect(decisions.recent('acme', 10)[1]).toEqual(fresh);
     const resolvedNew = await decisions.resolve('acme', 'dec_01JDB000000000000000000004', { status: 'REJECTED', note: '', resolved_by: 'usr_1', resolved_at: '2026-11-25T21:01:00.000Z' });
     expect(resolvedNew.kind).toBe('resolved');
-    expect(decisions.get('acme', 'dec_01JDB000000000000000000004')?.resolution?.status).toBe('REJECTED');
+    expect(decisions.get('acme', 'dec_01JDB000000000000000000004')).toMatchObject({ decision_id: 'dec_01JDB000000000000000000004', tenant_id: 'acme', resolution: { status: 'REJECTED' } });
     await store.close();
   });
 });

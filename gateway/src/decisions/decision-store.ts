@@ -33,11 +33,40 @@ export interface DecisionRecord {
 }
 
 /**
- * Decisions under [tenant id, decision id]. Decision ids are ULIDs (time-ordered, monotonic within a process), so a
+ * Decisions under [tenant id, decision id] (the value leaves out those two ids). Decision ids are ULIDs (time-ordered, monotonic within a process), so a
  * reverse range over one tenant's keys is "newest first" for that tenant only, and a lookup by id is one read with
  * the caller's tenant: one write per decision, no secondary index. Writes are not awaited on the request path: lmdb-js
  * commits them in its next batched transaction (group commit), and close() flushes.
  */
+/** A record as stored: without the ids its key already holds (records of earlier builds still carry them). */
+type StoredDecision = Omit<DecisionRecord, 'decision_id' | 'tenant_id'> & { decision_id?: string; tenant_id?: string };
+
+/** Built field by field in one order: one record shape per combination of the optional fields, no id bytes. */
+function toStored(rec: DecisionRecord): StoredDecision {
+  const out: StoredDecision = {
+    agent_id: rec.agent_id,
+    execution_status: rec.execution_status,
+    risk_score: rec.risk_score,
+    event_type: rec.event_type,
+    trace_id: rec.trace_id,
+    created_at: rec.created_at,
+    rule: rec.rule,
+    policy_version: rec.policy_version,
+    policies_evaluated: rec.policies_evaluated,
+    triggered: rec.triggered,
+    resolution: rec.resolution,
+  };
+  if (rec.latency_ms !== undefined) out.latency_ms = rec.latency_ms;
+  if (rec.cost_brl !== undefined) out.cost_brl = rec.cost_brl;
+  return out;
+}
+
+function fromStored(value: StoredDecision, tenantId: string, id: string): DecisionRecord {
+  value.decision_id ??= id;
+  value.tenant_id ??= tenantId;
+  return value as DecisionRecord;
+}
+
 interface Pending {
   rec: DecisionRecord;
   written: Promise<boolean>;
@@ -53,7 +82,7 @@ export class DecisionStore {
   constructor(private readonly store: GatewayStore) {}
 
   record(rec: DecisionRecord): Promise<boolean> {
-    const written = this.store.decisions.put([rec.tenant_id, rec.decision_id], rec);
+    const written = this.store.decisions.put([rec.tenant_id, rec.decision_id], toStored(rec));
     this.#pending.set(rec.decision_id, { rec, written });
     const settle = () => this.#pending.delete(rec.decision_id);
     written.then(settle, settle);
@@ -62,8 +91,8 @@ export class DecisionStore {
 
   recent(tenantId: string, limit: number): DecisionRecord[] {
     const out: DecisionRecord[] = [];
-    for (const { value } of this.store.decisions.getRange({ start: [tenantId, '\uffff'], end: [tenantId], reverse: true, limit })) {
-      out.push(value as DecisionRecord);
+    for (const { key, value } of this.store.decisions.getRange({ start: [tenantId, '\uffff'], end: [tenantId], reverse: true, limit })) {
+      out.push(fromStored(value as StoredDecision, tenantId, (key as [string, string])[1]));
     }
     if (this.#pending.size === 0) return out;
     const have = new Set(out.map((d) => d.decision_id));
@@ -75,7 +104,8 @@ export class DecisionStore {
   get(tenantId: string, id: string): DecisionRecord | undefined {
     const p = this.#pending.get(id);
     if (p) return p.rec.tenant_id === tenantId ? p.rec : undefined;
-    return this.store.decisions.get([tenantId, id]) as DecisionRecord | undefined;
+    const value = this.store.decisions.get([tenantId, id]) as StoredDecision | undefined;
+    return value === undefined ? undefined : fromStored(value, tenantId, id);
   }
 
   /**
@@ -87,13 +117,14 @@ export class DecisionStore {
     const key = [tenantId, id];
     let out: ResolveOutcome = { kind: 'not_found' };
     await this.store.root.transaction(() => {
-      const cur = this.store.decisions.get(key) as DecisionRecord | undefined;
+      const stored = this.store.decisions.get(key) as StoredDecision | undefined;
+      const cur = stored === undefined ? undefined : fromStored(stored, tenantId, id);
       if (!cur) out = { kind: 'not_found' };
       else if (!isHeld(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
       else if (cur.resolution) out = { kind: 'already_resolved', resolution: cur.resolution.status };
       else {
         const record = { ...cur, resolution };
-        this.store.decisions.put(key, record);
+        this.store.decisions.put(key, toStored(record));
         out = { kind: 'resolved', record };
       }
     });
