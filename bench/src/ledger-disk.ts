@@ -11,7 +11,8 @@
  *   --data-dir DIR      only report an existing data directory (the gateway stopped or running)
  *   --duration S        seconds of load per phase (default 20)
  *   --keep              keep each phase's data directory (its path is printed) for a closer look
- *   --compress          run the gateways with LEDGER_COMPRESSION=true
+ *   --compression C     run the gateways with LEDGER_COMPRESSION=C (proxy, the default; all; off)
+ *   --compress          the same as --compression all
  */
 import { parseArgs } from 'node:util';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
@@ -23,7 +24,8 @@ import { fmt, table } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 import { reportDataDir, type DataDirReport } from './harness/ledger-disk-report.js';
 
-const { values: opt } = parseArgs({ options: { 'data-dir': { type: 'string' }, duration: { type: 'string', default: '20' }, keep: { type: 'boolean', default: false }, compress: { type: 'boolean', default: false } } });
+const { values: opt } = parseArgs({ options: { 'data-dir': { type: 'string' }, duration: { type: 'string', default: '20' }, keep: { type: 'boolean', default: false }, compress: { type: 'boolean', default: false }, compression: { type: 'string' } } });
+const COMPRESSION = opt.compress ? 'all' : (opt.compression ?? null);
 const DURATION = Number(opt.duration);
 
 const CHAT = JSON.stringify({
@@ -63,7 +65,7 @@ async function bootTenant(gw: SpawnedGateway): Promise<string> {
 }
 
 async function phase(name: string, run: (gw: SpawnedGateway, headers: Record<string, string>) => Promise<void>, env: Record<string, string> = {}): Promise<DataDirReport> {
-  const gw = await spawnGateway({ ...env, ...(opt.compress ? { LEDGER_COMPRESSION: 'true' } : {}) });
+  const gw = await spawnGateway({ ...env, ...(COMPRESSION !== null ? { LEDGER_COMPRESSION: COMPRESSION } : {}) });
   try {
     const token = await bootTenant(gw);
     await run(gw, { authorization: `Bearer ${token}`, 'content-type': 'application/json' });
@@ -108,7 +110,7 @@ async function main(): Promise<void> {
   } finally {
     mock.stop();
   }
-  console.log(`\nresults: ${writeResults(opt.compress ? 'ledger-disk-compressed' : 'ledger-disk', results)}`);
+  console.log(`\nresults: ${writeResults(COMPRESSION === null || COMPRESSION === 'proxy' ? 'ledger-disk' : `ledger-disk-${COMPRESSION === 'all' ? 'compressed' : COMPRESSION}`, results)}`);
 }
 
 await main();

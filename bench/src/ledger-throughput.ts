@@ -4,7 +4,7 @@
  *
  * Run: `npm run bench:ledger` (or `node bench/dist/ledger-throughput.js [seconds per phase]` after `npx tsc -b`).
  * LEDGER_BENCH_DIR picks the data directory (default: the OS temp dir; it must be on a real disk to mean anything);
- * LEDGER_COMPRESSION=true stores the records compressed, as the gateway's setting of that name does.
+ * LEDGER_COMPRESSION=all (or true) stores every record compressed, as the gateway's setting of that name does.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { Ledger, type LedgerInput } from '@aduana/gateway/ledger';
 const seconds = Number(process.argv[2] ?? 3);
 const dir = mkdtempSync(join(process.env.LEDGER_BENCH_DIR ?? tmpdir(), 'aduana-ledger-bench-'));
 const root = openStore(dir, 'gateway', { mapSize: 1024 * 1024 * 1024 });
-const ledger = Ledger.open(root, { keyDir: dir, compress: process.env.LEDGER_COMPRESSION === 'true' });
+const ledger = Ledger.open(root, { keyDir: dir, compress: ['true', 'all'].includes(process.env.LEDGER_COMPRESSION ?? '') });
 
 let counter = 0;
 function input(worker: number): LedgerInput {

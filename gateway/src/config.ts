@@ -22,7 +22,14 @@ export const GATEWAY_CONFIG = {
   upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
   ledgerGroupCommitMs: { env: 'LEDGER_GROUP_COMMIT_MS', type: 'integer', default: 5, minimum: 0, maximum: 1000, description: 'window within which proxy/decision ledger entries are group-committed, ms' },
   proxyStepTimings: { env: 'PROXY_STEP_TIMINGS', type: 'boolean', default: false, description: 'time every step of each proxied call into the histogram aduana_proxy_step_seconds{step} (diagnostics: two clock reads and one observation per step)' },
-  ledgerCompression: { env: 'LEDGER_COMPRESSION', type: 'boolean', default: false, description: 'store new ledger records with their text LZ4-compressed (~55 % less per record, ~6–9 µs more CPU per entry; compressed records are always readable)' },
+  ledgerCompression: {
+    env: 'LEDGER_COMPRESSION',
+    type: 'string',
+    default: 'proxy',
+    enum: ['proxy', 'all', 'off', 'true', 'false'],
+    description:
+      "which new ledger records store their text LZ4-compressed (~55 % less disk each, ~6–9 µs more CPU each): 'proxy' proxied calls' (under 1 % of a call's CPU), 'all' decisions' and ingested events' too (a fifth to a third of an event's ingest CPU), 'off' none; 'true'/'false' mean 'all'/'off'. Compressed records are always readable",
+  },
   checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
   ledgerRetentionDays: { env: 'LEDGER_RETENTION_DAYS', type: 'integer', default: 0, minimum: 0, maximum: 36_500, description: 'ledger entries older than this many days are pruned once a signed checkpoint covers them and they were exported (a sidecar: acknowledged by its control plane); 0 = keep every entry' },

@@ -51,6 +51,7 @@ import { ErrorStore } from './telemetry/error-store.js';
 import { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 import { compileOwnSchemasSoon } from './validation/gateway-ajv.js';
+import { ledgerCompression } from './proxy/ledger-compression.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -100,7 +101,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     checkpointEvery: config.checkpointEvery,
     checkpointIntervalMs: config.checkpointIntervalS * 1000,
     groupCommitMs: config.ledgerGroupCommitMs,
-    compress: config.ledgerCompression,
+    compress: ledgerCompression(config.ledgerCompression),
     anchorUrl: config.anchorUrl || null,
     onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
   });

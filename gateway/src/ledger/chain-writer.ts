@@ -41,10 +41,10 @@ export class ChainWriter {
    */
   #lastTenant: Buffer | null | false;
 
-  /** LEDGER_COMPRESSION: records are stored with their text compressed (record-codec.ts, version 2). */
-  readonly #compress: boolean;
+  /** LEDGER_COMPRESSION: whether a record of this event type is stored with its text compressed (record-codec.ts, version 2). */
+  readonly #compress: (eventType: string) => boolean;
 
-  constructor(dbs: LedgerDbs, checkpointer: Checkpointer, compress = false) {
+  constructor(dbs: LedgerDbs, checkpointer: Checkpointer, compress: (eventType: string) => boolean = () => false) {
     this.#dbs = dbs;
     this.#checkpointer = checkpointer;
     this.#compress = compress;
@@ -139,7 +139,7 @@ export class ChainWriter {
       const { record, textAt } = draftRecord(seq, input.prefix, chainTail(prevHash, seq, state.tenantJson));
       const hash = entryHashOfBytes(prevHash, record.subarray(textAt));
       sealRecord(record, hash, pushLeaf(state.peaks, leafHash(hash)));
-      records.push(this.#compress ? compactRecord(record, textAt) : record);
+      records.push(this.#compress(input.eventType) ? compactRecord(record, textAt) : record);
       state.size = seq;
       state.headHash = hash.toString('hex');
       const group = groups.get(input.countKey);

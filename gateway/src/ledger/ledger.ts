@@ -44,10 +44,11 @@ export interface LedgerOptions {
   /** appendGrouped: a group this large is committed without waiting for the window (default 1,000). */
   maxGroupSize?: number;
   /**
-   * Store new records compressed (LEDGER_COMPRESSION, default off). Records already compressed are read either way,
-   * so switching it off never strands data (docs/ledger.md, "Storage").
+   * Store new records compressed: all, none (default), or those of the event types the function picks
+   * (LEDGER_COMPRESSION). Records already compressed are read either way, so switching it off never strands data
+   * (docs/ledger.md, "Storage").
    */
-  compress?: boolean;
+  compress?: boolean | ((eventType: string) => boolean);
   /** Largest canonical entry, bytes (default 1 MiB). */
   maxEntryBytes?: number;
   /** Each checkpoint is POSTed here in the background (ANCHOR_URL); empty/undefined = off. */
@@ -97,7 +98,8 @@ export class Ledger {
     this.#signer = CheckpointSigner.load(options.keyDir);
     this.#anchor = options.anchorUrl ? new AnchorQueue(options.anchorUrl, { ...options.anchor, onError: (err) => onError(err, 'anchor') }) : null;
     this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, this.#anchor, { every: options.checkpointEvery ?? 1000, now: this.#now, onError });
-    this.#writer = new ChainWriter(this.#dbs, this.#checkpointer, options.compress ?? false);
+    const compress = options.compress ?? false;
+    this.#writer = new ChainWriter(this.#dbs, this.#checkpointer, typeof compress === 'function' ? compress : () => compress);
     const commit = this.#writer.commitQueued.bind(this.#writer);
     this.#turnQueue = new CommitQueue(commit, 'turn', 10_000);
     this.#groupQueue = new CommitQueue(commit, options.groupCommitMs ?? 5, options.maxGroupSize ?? 1000);
