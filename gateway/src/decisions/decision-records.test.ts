@@ -55,6 +55,12 @@ describe('decision records on disk', () => {
     expect(store.decisions.getBinary(['acme', fresh.decision_id])!.length).toBeLessThan(mapBytes / 2);
     expect(store.decisions.get(['acme', fresh.decision_id])).not.toHaveProperty('decision_id');
     expect(store.decisions.get(['acme', fresh.decision_id])).not.toHaveProperty('tenant_id');
+    // The instant as Unix ms and the trace id as its bytes, where they read back exactly; other forms as they are.
+    expect(store.decisions.get(['acme', fresh.decision_id])).toMatchObject({ created_at: Date.parse(fresh.created_at), trace_id: Buffer.from(fresh.trace_id, 'hex') });
+    const odd = decision('dec_01JDB000000000000000000006', 'ALLOW', { created_at: '2026-11-25T20:01:02Z', trace_id: '4BF92F3577B34DA6A3CE929D0E0E4736' });
+    await decisions.record(odd);
+    expect(store.decisions.get(['acme', odd.decision_id])).toMatchObject({ created_at: odd.created_at, trace_id: odd.trace_id });
+    expect(decisions.get('acme', odd.decision_id)).toEqual(odd);
     // A record with its ids in the value, as the build before wrote them with shared structures, reads as it was.
     const withIds = decision('dec_01JDA000000000000000000005', 'ALLOW', { cost_brl: 0.0002 });
     await store.decisions.put(['acme', withIds.decision_id], withIds);
@@ -69,13 +75,15 @@ describe('decision records on disk', () => {
     expect(decisions.get('acme', fresh.decision_id)).toEqual(fresh);
     expect(decisions.get('acme', oldHeld.decision_id)?.resolution).toEqual({ status: 'APPROVED', note: 'checked', resolved_by: 'usr_1', resolved_at: '2026-11-25T21:00:00.000Z' });
     expect(decisions.recent('acme', 10).map((d) => [d.decision_id, d.tenant_id])).toEqual([
+      ['dec_01JDB000000000000000000006', 'acme'],
       ['dec_01JDB000000000000000000004', 'acme'],
       ['dec_01JDB000000000000000000003', 'acme'],
       ['dec_01JDA000000000000000000005', 'acme'],
       ['dec_01JDA000000000000000000002', 'acme'],
       ['dec_01JDA000000000000000000001', 'acme'],
     ]);
-    expect(decisions.recent('acme', 10)[1]).toEqual(fresh);
+    expect(decisions.recent('acme', 10)[2]).toEqual(fresh);
+    expect(decisions.get('acme', odd.decision_id)).toEqual(odd);
     const resolvedNew = await decisions.resolve('acme', 'dec_01JDB000000000000000000004', { status: 'REJECTED', note: '', resolved_by: 'usr_1', resolved_at: '2026-11-25T21:01:00.000Z' });
     expect(resolvedNew.kind).toBe('resolved');
     expect(decisions.get('acme', 'dec_01JDB000000000000000000004')).toMatchObject({ decision_id: 'dec_01JDB000000000000000000004', tenant_id: 'acme', resolution: { status: 'REJECTED' } });

@@ -1,4 +1,5 @@
 import type { GatewayStore } from '../storage/gateway-store.js';
+import { instantMs } from '../ledger/instant.js';
 import { isHeld, type Verdict } from '../policy/verdict.js';
 import type { Triggered } from '../policy/evaluation.js';
 
@@ -33,23 +34,28 @@ export interface DecisionRecord {
 }
 
 /**
- * Decisions under [tenant id, decision id] (the value leaves out those two ids). Decision ids are ULIDs (time-ordered, monotonic within a process), so a
- * reverse range over one tenant's keys is "newest first" for that tenant only, and a lookup by id is one read with
- * the caller's tenant: one write per decision, no secondary index. Writes are not awaited on the request path: lmdb-js
- * commits them in its next batched transaction (group commit), and close() flushes.
+ * A record as stored: without the ids its key already holds, `created_at` as Unix ms and `trace_id` as its 16 bytes
+ * where they read back exactly (records of earlier builds carry the ids and the strings, and read as they are).
  */
-/** A record as stored: without the ids its key already holds (records of earlier builds still carry them). */
-type StoredDecision = Omit<DecisionRecord, 'decision_id' | 'tenant_id'> & { decision_id?: string; tenant_id?: string };
+type StoredDecision = Omit<DecisionRecord, 'decision_id' | 'tenant_id' | 'created_at' | 'trace_id'> & {
+  decision_id?: string;
+  tenant_id?: string;
+  created_at: string | number;
+  trace_id: string | Uint8Array;
+};
 
-/** Built field by field in one order: one record shape per combination of the optional fields, no id bytes. */
+const TRACE_ID = /^[0-9a-f]{32}$/;
+
+/** Built field by field in one order: one record shape per combination of the optional fields. */
 function toStored(rec: DecisionRecord): StoredDecision {
+  const ms = instantMs(rec.created_at);
   const out: StoredDecision = {
     agent_id: rec.agent_id,
     execution_status: rec.execution_status,
     risk_score: rec.risk_score,
     event_type: rec.event_type,
-    trace_id: rec.trace_id,
-    created_at: rec.created_at,
+    trace_id: TRACE_ID.test(rec.trace_id) ? Buffer.from(rec.trace_id, 'hex') : rec.trace_id,
+    created_at: Number.isFinite(ms) && new Date(ms).toISOString() === rec.created_at ? ms : rec.created_at,
     rule: rec.rule,
     policy_version: rec.policy_version,
     policies_evaluated: rec.policies_evaluated,
@@ -64,9 +70,17 @@ function toStored(rec: DecisionRecord): StoredDecision {
 function fromStored(value: StoredDecision, tenantId: string, id: string): DecisionRecord {
   value.decision_id ??= id;
   value.tenant_id ??= tenantId;
+  if (typeof value.created_at === 'number') value.created_at = new Date(value.created_at).toISOString();
+  if (typeof value.trace_id !== 'string') value.trace_id = Buffer.from(value.trace_id).toString('hex');
   return value as DecisionRecord;
 }
 
+/**
+ * Decisions under [tenant id, decision id] (the value leaves out those two ids). Decision ids are ULIDs (time-ordered,
+ * monotonic within a process), so a reverse range over one tenant's keys is "newest first" for that tenant only, and a lookup by id is one read with
+ * the caller's tenant: one write per decision, no secondary index. Writes are not awaited on the request path: lmdb-js
+ * commits them in its next batched transaction (group commit), and close() flushes.
+ */
 interface Pending {
   rec: DecisionRecord;
   written: Promise<boolean>;
