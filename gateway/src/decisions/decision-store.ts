@@ -1,5 +1,5 @@
 import type { GatewayStore } from '../storage/gateway-store.js';
-import { instantMs } from '../ledger/instant.js';
+import { isoInstantMs } from '../ledger/instant.js';
 import { isHeld, type Verdict } from '../policy/verdict.js';
 import type { Triggered } from '../policy/evaluation.js';
 
@@ -48,14 +48,14 @@ const TRACE_ID = /^[0-9a-f]{32}$/;
 
 /** Built field by field in one order: one record shape per combination of the optional fields. */
 function toStored(rec: DecisionRecord): StoredDecision {
-  const ms = instantMs(rec.created_at);
+  const ms = isoInstantMs(rec.created_at);
   const out: StoredDecision = {
     agent_id: rec.agent_id,
     execution_status: rec.execution_status,
     risk_score: rec.risk_score,
     event_type: rec.event_type,
     trace_id: TRACE_ID.test(rec.trace_id) ? Buffer.from(rec.trace_id, 'hex') : rec.trace_id,
-    created_at: Number.isFinite(ms) && new Date(ms).toISOString() === rec.created_at ? ms : rec.created_at,
+    created_at: Number.isNaN(ms) ? rec.created_at : ms,
     rule: rec.rule,
     policy_version: rec.policy_version,
     policies_evaluated: rec.policies_evaluated,

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { instantMs } from './instant.js';
+import { instantMs, isoInstantMs } from './instant.js';
 
 const pad = (n: number, width: number): string => String(n).padStart(width, '0');
 
@@ -42,5 +42,28 @@ describe('instantMs reads a date-time as Date.parse does', () => {
       '',
     ];
     for (const text of others) expect(Object.is(instantMs(text), Date.parse(text)), text).toBe(true);
+  });
+});
+
+describe('isoInstantMs reads only what toISOString writes', () => {
+  it('is the instant of every string toISOString writes, and NaN for any string toISOString does not write', () => {
+    const from = Date.parse('0000-01-01T00:00:00.000Z');
+    const to = Date.parse('9999-12-31T23:59:59.999Z');
+    for (let i = 0; i < 20_000; i++) {
+      const ms = from + Math.floor(Math.random() * (to - from));
+      expect(isoInstantMs(new Date(ms).toISOString())).toBe(ms);
+    }
+    const fields: Array<[number, number]> = [[0, 9999], [0, 13], [0, 32], [0, 25], [0, 60], [0, 60], [0, 999]];
+    for (let i = 0; i < 50_000; i++) {
+      const [y, mo, d, h, mi, s, ms] = fields.map(([lo, hi]) => (i % 7 === 0 ? [lo, hi][randomInt(2)]! : randomInt(lo, hi + 1)));
+      const text = `${pad(y!, 4)}-${pad(mo!, 2)}-${pad(d!, 2)}T${pad(h!, 2)}:${pad(mi!, 2)}:${pad(s!, 2)}.${pad(ms!, 3)}Z`;
+      const parsed = Date.parse(text);
+      const written = Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
+      expect(Object.is(isoInstantMs(text), written === text ? parsed : Number.NaN), text).toBe(true);
+    }
+    for (const text of ['2026-04-31T12:00:00.000Z', '2025-02-29T00:00:00.000Z', '2100-02-29T00:00:00.000Z', '2026-01-01T24:00:00.000Z', '2026-11-25T10:00:00Z']) {
+      expect(isoInstantMs(text), text).toBeNaN();
+    }
+    expect(isoInstantMs('2024-02-29T23:59:59.999Z')).toBe(Date.parse('2024-02-29T23:59:59.999Z'));
   });
 });

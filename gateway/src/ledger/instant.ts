@@ -6,6 +6,17 @@
  * anything else (offsets, other precisions, hour 24, a field out of range) goes to `Date.parse` itself.
  */
 export function instantMs(s: string): number {
+  const ms = isoInstantMs(s);
+  return Number.isNaN(ms) ? Date.parse(s) : ms;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Unix milliseconds of s when s is exactly what `toISOString()` writes for them (a real calendar date-time in
+ * `YYYY-MM-DDTHH:mm:ss.sssZ`), else NaN: a caller that stores the number instead of the text knows it reads back.
+ */
+export function isoInstantMs(s: string): number {
   if (
     s.length !== 24 ||
     s.charCodeAt(4) !== 45 || // -
@@ -16,7 +27,7 @@ export function instantMs(s: string): number {
     s.charCodeAt(19) !== 46 || // .
     s.charCodeAt(23) !== 90 // Z
   ) {
-    return Date.parse(s);
+    return Number.NaN;
   }
   const year = digits(s, 0, 4);
   const month = digits(s, 5, 2);
@@ -25,12 +36,14 @@ export function instantMs(s: string): number {
   const minute = digits(s, 14, 2);
   const second = digits(s, 17, 2);
   const ms = digits(s, 20, 3);
-  // Out of range or not digits: Date.parse decides (it refuses most, and reads 24:00:00.000 as the next midnight).
-  if (year < 0 || month < 1 || month > 12 || day < 1 || day > 31 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) {
-    return Date.parse(s);
+  // Out of range or not digits (instantMs lets Date.parse decide: it refuses most, reads 24:00:00.000 as the next
+  // midnight and 31 April as 1 May).
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) {
+    return Number.NaN;
   }
-  // Days since the epoch of the proleptic Gregorian date (H. Hinnant's days_from_civil). A day past the month's end
-  // (31 April) runs on into the next month, as Date.parse reads it (ECMA-262 MakeDay).
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  if (day > MONTH_DAYS[month - 1]! + (leap ? 1 : 0)) return Number.NaN;
+  // Days since the epoch of the proleptic Gregorian date (H. Hinnant's days_from_civil).
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yearOfEra = y - era * 400;
