@@ -110,6 +110,18 @@ describe('ledger records on disk', () => {
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 24 });
   });
 
+  it('compressed, verify on the worker thread too (long chains)', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true, verifyWorkerThreshold: 1 });
+    await t.ledger.append('acme', Array.from({ length: 40 }, (_, i) => proxyCall(i + 1)));
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 40 });
+    const stored = storedEntries(t.root);
+    const record = Buffer.from(stored.get(['acme', 9])!);
+    const garbled = Buffer.from(record);
+    garbled[record.length - 5] = garbled[record.length - 5]! ^ 0x20;
+    await stored.put(['acme', 9], garbled);
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: false, firstBrokenSeq: 9 });
+  });
+
   it('a damaged compressed record breaks verification at its seq, and reading it fails cleanly', async () => {
     t = new TempLedger({ checkpointEvery: 16, compress: true });
     await t.ledger.append('acme', Array.from({ length: 12 }, (_, i) => proxyCall(i + 1)));
