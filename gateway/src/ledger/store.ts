@@ -17,8 +17,8 @@ export interface LedgerDbs {
   /** [tenant, seq] -> record (record-codec.ts); its text LZ4-compressed (record-compression.ts) when compression is on */
   readonly entries: Database<Buffer, Key>;
   /**
-   * [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty. Ledgers written by earlier builds also
-   * hold [tenant, 'a', agent, seq] keys: no longer read, removed with their entries by retention.
+   * [tenant, 't', event_type, seq] | [tenant, 'at', agent, event_type, seq] -> empty. Ledgers written by earlier
+   * builds also hold [tenant, 'a', agent, seq] keys: no longer read, removed with their entries by retention.
    */
   readonly index: Database<Buffer, Key>;
   /** counters, same key shapes without seq; [tenant, 'n'] = committed chain size */
