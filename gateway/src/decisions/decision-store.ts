@@ -77,9 +77,10 @@ function fromStored(value: StoredDecision, tenantId: string, id: string): Decisi
 
 /**
  * Decisions under [tenant id, decision id] (the value leaves out those two ids). Decision ids are ULIDs (time-ordered,
- * monotonic within a process), so a reverse range over one tenant's keys is "newest first" for that tenant only, and a lookup by id is one read with
- * the caller's tenant: one write per decision, no secondary index. Writes are not awaited on the request path: lmdb-js
- * commits them in its next batched transaction (group commit), and close() flushes.
+ * monotonic within a process), so a reverse range over one tenant's keys is "newest first" for that tenant only, and
+ * a lookup by id is one read with the caller's tenant: one write per decision, no secondary index. Writes are not
+ * awaited on the request path: lmdb-js commits them in its next batched transaction (group commit), and close()
+ * flushes.
  */
 interface Pending {
   rec: DecisionRecord;
