@@ -28,7 +28,7 @@ export const GATEWAY_CONFIG = {
     default: 'proxy',
     enum: ['proxy', 'all', 'off', 'true', 'false'],
     description:
-      "which new ledger records store their text LZ4-compressed (~55 % less disk each, ~6–9 µs more CPU each): 'proxy' proxied calls' (a few % of a call's CPU, ~4.5 MiB of memory for the codec), 'all' decisions' and ingested events' too (a fifth to a third of an event's ingest CPU), 'off' none; 'true'/'false' mean 'all'/'off'. Compressed records are always readable",
+      "which new ledger records store their text LZ4-compressed (~55 % less disk each, 5–12 µs more CPU each): 'proxy' proxied calls' (~4 % of a call's CPU, ~4.5 MiB of memory for the codec), 'all' decisions' and ingested events' too (a fifth to a third of an event's ingest CPU), 'off' none; 'true'/'false' mean 'all'/'off'. Compressed records are always readable",
   },
   checkpointEvery: { env: 'CHECKPOINT_EVERY', type: 'integer', default: 1000, minimum: 1, description: 'signed ledger checkpoint every N entries' },
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },

@@ -4,7 +4,7 @@ import { ENDPOINTS } from './endpoints.js';
 const PROXY_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(ENDPOINTS).map((e) => e.eventType));
 
 /**
- * LEDGER_COMPRESSION as the ledger takes it. 'proxy' (the default) compresses proxied calls' records only: ~6–9 µs of
+ * LEDGER_COMPRESSION as the ledger takes it. 'proxy' (the default) compresses proxied calls' records only: ~12 µs of
  * CPU against a call's ~300, for ~55 % less disk per call. Decisions and ingested events, whose throughput is
  * bound by CPU per entry, are compressed only with 'all' (docs/ledger.md, "Storage").
  */
