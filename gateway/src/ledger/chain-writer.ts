@@ -57,9 +57,9 @@ export class ChainWriter {
    * form: the tenant's UTF-8 bytes, then a separator below any character a name may hold, so tenants sort as their
    * UTF-8 bytes do, a prefix first; and the tenant's own new seqs are above its stored ones.
    */
-  #appendable(tenantId: string): boolean {
+  #appendable(state: TenantState): boolean {
     if (this.#lastTenant === false) return false;
-    const tenant = Buffer.from(tenantId, 'utf8');
+    const tenant = state.tenantUtf8;
     if (this.#lastTenant !== null && Buffer.compare(tenant, this.#lastTenant) < 0) return false;
     this.#lastTenant = tenant;
     return true;
@@ -156,7 +156,7 @@ export class ChainWriter {
       }
     }
     const size = state.size;
-    const append = this.#appendable(tenantId);
+    const append = this.#appendable(state);
     const writeIndexes = (): void => {
       for (let i = 0; i < prepared.length; i++) {
         const seq = firstSeq + i;
@@ -174,8 +174,8 @@ export class ChainWriter {
     let indexed: Promise<boolean> | null = null;
     const writeAll = (): void => {
       if (append) {
-        const put = entries.put.bind(entries) as PutWithOptions;
-        for (let i = 0; i < records.length; i++) void put([tenantId, firstSeq + i], records[i]!, APPEND);
+        const put = entries.put as PutWithOptions;
+        for (let i = 0; i < records.length; i++) void put.call(entries, [tenantId, firstSeq + i], records[i]!, APPEND);
         indexed = entries.ifVersion([tenantId, size], IF_EXISTS, writeIndexes);
       } else {
         for (let i = 0; i < records.length; i++) void entries.put([tenantId, firstSeq + i], records[i]!);

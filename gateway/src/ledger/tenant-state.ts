@@ -14,6 +14,8 @@ export class TenantState {
   readonly tenantId: string;
   /** tenant_id as JSON (RFC 8785 strings are JSON.stringify's), spliced into every entry's canonical tail. */
   readonly tenantJson: string;
+  /** tenant_id as UTF-8: the order its ledger keys sort in (chain-writer.ts, MDB_APPEND). */
+  readonly tenantUtf8: Buffer;
   size: number;
   headHash: string;
   readonly peaks: Peak[];
@@ -28,6 +30,7 @@ export class TenantState {
   constructor(tenantId: string, size: number, headHash: string, peaks: Peak[], lastCheckpointSize: number) {
     this.tenantId = tenantId;
     this.tenantJson = JSON.stringify(tenantId);
+    this.tenantUtf8 = Buffer.from(tenantId, 'utf8');
     this.size = size;
     this.headHash = headHash;
     this.peaks = peaks;

@@ -37,9 +37,9 @@ interface PinoInternals {
  * Request lines written by a template, byte for byte the line `pinoRequestLog` has pino write for a logger made by
  * createLoggers (level 30, ISO time, the logger's bindings, no formatters, hooks or redaction), onto the same
  * destination. One difference: a lone surrogate is written as its JSON escape, where pino writes a short string's
- * raw (and its UTF-8 destination then writes U+FFFD). pino's generic path (a walk of the fields, a serialiser per value) cost ~2 µs a line against ~0.3 µs
- * here, and a line is written for every request; `request-log.test.ts` holds the two equal. The time string is
- * made once per millisecond.
+ * raw (and its UTF-8 destination then writes U+FFFD). pino's generic path (a walk of the fields, a serialiser per
+ * value) cost ~2 µs a line against ~0.3 µs here, and a line is written for every request; `request-log.test.ts`
+ * holds the two equal. The time string is made once per millisecond.
  */
 export function templateRequestLog(logger: Logger): RequestLog {
   const internals = logger as unknown as PinoInternals;
