@@ -326,6 +326,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await ledger.close();
         await store.close();
         logger.info('gateway stopped');
+        requestLines.flush();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
         await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
       })();

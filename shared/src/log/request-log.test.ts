@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLoggers } from './logger.js';
 import { pinoRequestLog, templateRequestLog, type RequestLogFields } from './request-log.js';
@@ -29,6 +34,7 @@ describe('the request log line', () => {
       for (const f of cases) {
         a.write(f);
         b.write(f);
+        b.flush();
       }
       expect(viaTemplate.lines).toEqual(viaPino.lines);
       expect(viaPino.lines).toHaveLength(cases.length);
@@ -41,6 +47,7 @@ describe('the request log line', () => {
     const out = capture();
     const log = templateRequestLog(createLoggers('svc', { destination: out.stream }).requestLog);
     log.write({ ...cases[1]!, agent: 'lone \ud800 surrogate' });
+    log.flush();
     expect(out.lines[0]).toContain('"agent":"lone \\ud800 surrogate"');
     expect((JSON.parse(out.lines[0]!) as { agent: string }).agent).toBe('lone \ud800 surrogate');
   });
@@ -54,7 +61,46 @@ describe('the request log line', () => {
     log.write(cases[1]!);
     vi.setSystemTime(new Date('2026-11-26T00:00:00.001Z'));
     log.write(cases[1]!);
-    expect(out.lines.map((l) => (JSON.parse(l) as { time: string }).time)).toEqual(['2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.001Z']);
+    log.flush();
+    expect(out.lines.join('').trimEnd().split('\n').map((l) => (JSON.parse(l) as { time: string }).time)).toEqual(['2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.000Z', '2026-11-26T00:00:00.001Z']);
+  });
+
+  it('hands the lines of one event-loop turn to the destination as one write, once the turn ends', async () => {
+    const out = capture();
+    const log = templateRequestLog(createLoggers('svc', { destination: out.stream }).requestLog);
+    log.write(cases[0]!);
+    log.write(cases[1]!);
+    expect(out.lines).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(out.lines).toHaveLength(1);
+    expect(out.lines[0]!.trimEnd().split('\n').map((l) => (JSON.parse(l) as { path: string }).path)).toEqual(['/v1/decide', '/health']);
+    log.write(cases[2]!);
+    log.flush();
+    log.flush();
+    expect(out.lines).toHaveLength(2);
+    expect(JSON.parse(out.lines[1]!)).toMatchObject({ status: 429 });
+    await new Promise((r) => setImmediate(r));
+    expect(out.lines).toHaveLength(2);
+  });
+
+  it('writes the lines it holds when the process exits in the same turn', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'aduana-reqlog-'));
+    try {
+      const file = join(dir, 'out.log');
+      const script = `
+        import { openSync } from 'node:fs';
+        import { pino } from 'pino';
+        import { createLoggers } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/log/logger.js')).href)};
+        import { templateRequestLog } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/log/request-log.js')).href)};
+        const destination = pino.destination({ dest: openSync(process.argv[1], 'w'), sync: false, minLength: 4096 });
+        const log = templateRequestLog(createLoggers('svc', { destination }).requestLog);
+        log.write({ method: 'GET', path: '/last-words', status: 200, ms: 1, traceId: 't' });
+        process.exit(0);`;
+      execFileSync(process.execPath, ['--input-type=module', '-e', script, file], { cwd: join(import.meta.dirname, '../..') });
+      expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ path: '/last-words', msg: 'request' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('is off below the info level', () => {

@@ -142,6 +142,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         await telemetryPruner.close();
         await db.close();
         await local.close();
+        requestLog.flush();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();
       return closing;
