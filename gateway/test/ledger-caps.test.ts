@@ -47,6 +47,21 @@ describe('ledger fields are capped before the call is served', () => {
     expect(await entries('proxy.chat.completions')).toBe(before + 1);
   });
 
+  it('a served proxy call is in the decision index, with its verdict and policy version, once its answer is back', async () => {
+    const r = await call(t.url, 'POST', '/v1/proxy/chat/completions', {
+      token: tok.operator,
+      headers: { 'x-svc-agent-id': 'index-agent' },
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(r.status).toBe(200);
+    const id = r.headers['x-svc-trace-id'] as string;
+    expect(id).toMatch(/^dec_/);
+    await new Promise((res) => setTimeout(res, 50)); // past LMDB's batched commit
+    const stored = await call(t.url, 'GET', `/admin/decisions/${id}`, { token: tok.viewer });
+    expect(stored.status).toBe(200);
+    expect(stored.body).toMatchObject({ decision_id: id, agent_id: 'index-agent', execution_status: 'ALLOW', event_type: 'proxy.chat.completions', policy_version: r.headers['x-svc-policy'] });
+  });
+
   it('a decision with a 1.5 MB context is answered only with its entry written', async () => {
     const before = await entries('decision');
     const r = await call(t.url, 'POST', '/v1/decide', {

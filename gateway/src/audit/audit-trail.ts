@@ -29,9 +29,15 @@ export class AuditTrail {
   /**
    * Throws (synchronously, before anything is written) when the ledger refuses the entry, so the caller can refuse the
    * call rather than serve it unrecorded; a later disk failure is logged. `payload` and `metadata` are cheapest with
-   * their keys in code-unit order (any order is canonicalised correctly).
+   * their keys in code-unit order (any order is canonicalised correctly). `chain` then `index`.
    */
   record(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
+    this.chain(d, payload, metadata);
+    this.index(d, latencyMs, outcome, costBrl);
+  }
+
+  /** The ledger half of `record`: the entry queued for the next group commit, or a synchronous throw if refused. */
+  chain(d: DecisionRecord, payload: Record<string, unknown>, metadata: Record<string, unknown> = {}): void {
     // Keys in RFC 8785 order, so the ledger's canonical JSON is the native JSON.stringify (shared canonicalJson).
     // The callers' metadata (session and decision ids) sorts between the record's agent and trace ids.
     const appended = this.ledger.enqueueGrouped(d.tenant_id, {
@@ -56,6 +62,13 @@ export class AuditTrail {
       const queuedAt = performance.now();
       appended.then(() => timer((performance.now() - queuedAt) / 1000), failed);
     }
+  }
+
+  /**
+   * The other half: the decision index (its write not awaited, a failure logged by the store) and the observers. It
+   * never refuses, so the proxy runs it after the answer went out, in the same turn (before any other request).
+   */
+  index(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
     void this.decisions.record(d);
     const observers = this.#observers;
     for (let i = 0; i < observers.length; i++) (observers[i] as DecisionObserver)(d, latencyMs, outcome, costBrl);

@@ -12,6 +12,7 @@ import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Endpoint } from './endpoints.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
 import type { PriceTable } from './pricing/price-table.js';
+import { indexProxyCall } from './audit-record.js';
 import { answerProxyFailure } from './proxy-answer.js';
 import { ProxyContext } from './proxy-context.js';
 import { authenticateStage } from './stages/authenticate.js';
@@ -148,6 +149,8 @@ export class ProxyPipeline {
       if (err !== CLIENT_ABORTED) answerProxyFailure(this.#d.server, this.#d.logger, c, err);
     } finally {
       if (!c.recorded) recordAfterAnswer(c, this.#d.audit, this.#d.logger);
+      // A whole answer's decision index and observers: after it was written, in the same turn.
+      else indexProxyCall(c, this.#d.audit);
     }
     return HANDLED;
   }

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { AgentState } from '../agents/agent-state.js';
+import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
@@ -83,6 +84,8 @@ export class ProxyContext {
   inputJudgedInWorker = false;
   /** The audit record was made (or attempted): never twice. */
   recorded = false;
+  /** The chain entry is queued; its decision index and observers wait for the answer to go out. */
+  unindexed: DecisionRecord | null = null;
   /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */
   cancelUpstream: (() => void) | null = null;
 

@@ -1,13 +1,14 @@
 import type { Logger } from '@aduana/shared';
 import type { AuditTrail } from '../../audit/audit-trail.js';
 import { GatewayError } from '../../errors.js';
-import { recordProxyCall } from '../audit-record.js';
+import { indexProxyCall, recordProxyCall } from '../audit-record.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Step } from './stage.js';
 
 /**
  * The audit record. A whole answer is recorded before it goes out: an entry the ledger refuses withholds the answer
- * (500). A stream has already been relayed: a refusal can only be logged.
+ * (500). A stream has already been relayed: a refusal can only be logged. The decision index and the observers, which
+ * cannot refuse, follow the answer (the pipeline's `indexProxyCall`).
  */
 export function recordStep(audit: AuditTrail, logger: Logger): Step {
   return {
@@ -32,6 +33,7 @@ export function recordStep(audit: AuditTrail, logger: Logger): Step {
 export function recordAfterAnswer(c: ProxyContext, audit: AuditTrail, logger: Logger): void {
   try {
     recordProxyCall(c, audit);
+    indexProxyCall(c, audit);
   } catch (err) {
     logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
   }
