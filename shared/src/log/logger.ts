@@ -26,7 +26,8 @@ const REDACT_PATHS = [
 
 /**
  * `buffered: true` writes through an asynchronous destination that batches lines (4 KiB), so a per-request log line
- * costs no syscall of its own on a hot path; call `logger.flush()` before exit.
+ * costs no syscall of its own on a hot path, and flushes what it holds every second, so a quiet service's lines still
+ * show within one; call `logger.flush()` before exit.
  */
 export interface LoggerOptionsIn {
   level?: string;
@@ -38,9 +39,12 @@ function baseOptions(name: string, options: LoggerOptionsIn): LoggerOptions {
   return { name, level: options.level ?? process.env.LOG_LEVEL ?? 'info', base: { service: name }, timestamp: pino.stdTimeFunctions.isoTime };
 }
 
+/** How long a buffered line may wait for the batch to fill before it is written anyway. */
+const FLUSH_EVERY_MS = 1000;
+
 function destinationOf(options: LoggerOptionsIn): pino.DestinationStream | undefined {
   if (options.destination) return options.destination;
-  if (options.buffered) return pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  if (options.buffered) return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
   return undefined;
 }
 
