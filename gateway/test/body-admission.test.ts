@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
+import { until } from './helpers/until.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -22,14 +23,6 @@ afterEach(async () => {
   for (const s of open.splice(0)) s.destroy();
   await until(() => t.gw.bodyBytesInFlight() === 0);
 });
-
-async function until(cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Pending {
   sock: Socket;

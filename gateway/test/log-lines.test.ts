@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, startCliService, waitExit } from './helpers/run-cli.js';
+import { until } from './helpers/until.js';
 
 /**
  * The gateway's log lines are batched (docs/decisions.md, "Logs"), but a quiet service's lines must still show while it
@@ -14,14 +15,6 @@ beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'aduana-loglines-'));
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('log lines of a quiet gateway', () => {
   it('reach standard output while it runs: the listening line, then one request line', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { TelemetryReceiver } from './helpers/telemetry-receiver.js';
+import { until } from './helpers/until.js';
 
 let rx: TelemetryReceiver;
 let t: TestGateway;
@@ -15,14 +16,6 @@ afterAll(async () => {
   await t?.close();
   await rx?.close();
 });
-
-async function until(ok: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 // A valid e-mail, a Luhn-valid card and a CPF with valid check digits.
 const PII = 'contact ana.souza@example.com card 4111 1111 1111 1111 cpf 529.982.247-25';
