@@ -68,12 +68,7 @@ export function isCompressedRecord(record: Uint8Array): boolean {
 export function plainRecord(record: Buffer): Buffer {
   if (record[0] !== VERSION_LZ4) return record;
   const textAt = NODES_AT + record[COUNT_AT]! * 32;
-  const text = expandText(record.subarray(textAt));
-  const out = Buffer.allocUnsafe(textAt + text.length);
-  record.copy(out, 0, 0, textAt);
-  out[0] = VERSION;
-  text.copy(out, textAt);
-  return out;
+  return withText(record, textAt, VERSION, expandText(record.subarray(textAt)));
 }
 
 /**
@@ -84,10 +79,15 @@ export function compactRecord(record: Buffer, textAt: number): Buffer {
   if (record.length - textAt < COMPRESS_FROM_BYTES) return record;
   const block = compressText(record.subarray(textAt));
   if (block.length >= record.length - textAt) return record;
-  const out = Buffer.allocUnsafe(textAt + block.length);
+  return withText(record, textAt, VERSION_LZ4, block);
+}
+
+/** The record's header (hash, Merkle roots) under another version byte, followed by `text`. */
+function withText(record: Buffer, textAt: number, version: number, text: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(textAt + text.length);
   record.copy(out, 0, 0, textAt);
-  out[0] = VERSION_LZ4;
-  block.copy(out, textAt);
+  out[0] = version;
+  out.set(text, textAt);
   return out;
 }
 

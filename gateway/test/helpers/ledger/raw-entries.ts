@@ -1,5 +1,6 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../../../src/ledger/record-codec.js';
+import { COMPRESS_FROM_BYTES } from '../../../src/ledger/record-dictionary.js';
 import { ENTRIES_DB_OPTIONS } from '../../../src/ledger/store.js';
 
 /**
@@ -12,7 +13,7 @@ export function rawEntries(root: RootDatabase): Database<Buffer, Key> {
 
 /** The entries database as builds before the writer compressed records opened it with compression on: lmdb-js compresses every put. */
 export function lmdbCompressedEntries(root: RootDatabase): Database<Buffer, Key> {
-  return root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression, threshold: 64 } });
+  return root.openDB<Buffer, Key>({ ...ENTRIES_DB_OPTIONS, compression: { ...ENTRIES_DB_OPTIONS.compression, threshold: COMPRESS_FROM_BYTES } });
 }
 
 /** The entries database without decompression: the bytes exactly as LMDB stores them. */
