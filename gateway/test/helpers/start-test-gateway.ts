@@ -22,8 +22,15 @@ export interface TestGateway {
 
 export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-gw-'));
-  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...overrides });
-  const gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
+  let gw: RunningGateway;
+  try {
+    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...overrides });
+    gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
+  } catch (err) {
+    // A start-up that fails (the tests of refused settings) leaves no directory behind.
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
   if (!gw.bootstrapToken) throw new Error('expected a bootstrap token on an empty data dir');
   const { tenants, tokens } = gw.deps;
   // The bootstrap tenant is on the community plan (60 rpm, burst 10); most tests use their own tenants.
