@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { newId, sha256Hex } from '@aduana/shared';
+import { isoTime, newId, sha256Hex } from '@aduana/shared';
 import { assertAgent, type Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
@@ -61,7 +61,7 @@ export class DecisionEngine {
           now,
         });
     const decisionId = newId('dec');
-    const timestamp = new Date(now).toISOString();
+    const timestamp = isoTime(now);
     const envelope: DecisionEnvelope = {
       decision_id: decisionId,
       execution_status: evaluation.verdict,

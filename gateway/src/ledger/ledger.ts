@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: the ledger's one public facade, each method a few lines delegating (see the class comment).
 import type { RootDatabase } from 'lmdb';
+import { isoTime } from '@aduana/shared';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './chain-writer.js';
 import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
@@ -131,7 +132,7 @@ export class Ledger {
     this.#checkOpen();
     checkTenant(tenantId);
     if (!Array.isArray(inputs) || inputs.length === 0) throw new LedgerError('invalid_input', 'a batch holds at least one event');
-    const now = this.#now().toISOString();
+    const now = isoTime(this.#now().getTime());
     const prepared = inputs.map((input, i) => prepareInput(input, i, now, this.#maxEntryBytes));
     return this.#turnQueue.add(tenantId, prepared);
   }
@@ -155,7 +156,7 @@ export class Ledger {
   enqueueGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
     this.#checkOpen();
     checkTenant(tenantId);
-    const prepared = prepareInput(input, 0, this.#now().toISOString(), this.#maxEntryBytes);
+    const prepared = prepareInput(input, 0, isoTime(this.#now().getTime()), this.#maxEntryBytes);
     return this.#groupQueue.add(tenantId, [prepared]).then((entries) => entries[0]!);
   }
 

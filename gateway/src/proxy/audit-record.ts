@@ -1,3 +1,4 @@
+import { isoTime } from '@aduana/shared';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import type { DecisionRecord } from '../decisions/decision-store.js';
 import type { ProxyContext } from './proxy-context.js';
@@ -21,7 +22,7 @@ export function recordProxyCall(c: ProxyContext, audit: AuditTrail): void {
     risk_score: c.riskScore,
     event_type: c.endpoint.eventType,
     trace_id: c.http.trace.traceId,
-    created_at: new Date().toISOString(),
+    created_at: isoTime(Date.now()),
     rule: c.rule,
     policy_version: c.policySet?.label ?? '',
     policies_evaluated: c.evaluation?.policiesEvaluated ?? 0,

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { isoTime } from '../time/iso-time.js';
 
 /** The fixed, safe fields of a request line: never a header value, a body or a token. */
 export interface RequestLogFields {
@@ -70,7 +71,7 @@ export function templateRequestLog(logger: Logger): RequestLog {
       const now = Date.now();
       if (now !== lastMs) {
         lastMs = now;
-        time = new Date(now).toISOString();
+        time = isoTime(now);
       }
       let line = `{"level":30,"time":"${time}"${bindings},"method":${JSON.stringify(f.method)},"path":${JSON.stringify(f.path)},"status":${f.status},"ms":${f.ms},"traceId":${JSON.stringify(f.traceId)}`;
       if (f.tenant !== undefined) line += `,"tenant":${JSON.stringify(f.tenant)}`;
