@@ -6,6 +6,12 @@ import type { RequestContext } from './request-context.js';
 const MAX_PARAM_LENGTH = 512;
 const DIGITS = /^\d{1,15}$/;
 
+// Header names as bytes: uWS reads a Buffer in place, where a string key is converted to UTF-8 on every call.
+const AUTHORIZATION = Buffer.from('authorization', 'latin1');
+const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
+const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
+const AGENT_ID = Buffer.from('x-svc-agent-id', 'latin1');
+
 /**
  * Copies what later stages need from the request head into `ctx` (uWS's HttpRequest is only valid during the
  * synchronous part of the handler). It never throws: this runs before the guarded dispatch, where an exception would
@@ -17,10 +23,10 @@ export function readRequestHead(ctx: RequestContext, req: HttpRequest, paramCoun
     ctx.url = req.getUrl();
     ctx.rawQuery = req.getQuery() ?? '';
     for (let i = 0; i < paramCount; i++) ctx.params.push(decodeParam(ctx, req.getParameter(i) ?? ''));
-    ctx.authorization = req.getHeader('authorization');
-    ctx.contentType = req.getHeader('content-type');
+    ctx.authorization = req.getHeader(AUTHORIZATION);
+    ctx.contentType = req.getHeader(CONTENT_TYPE);
     ctx.contentLength = contentLengthOf(ctx, req);
-    ctx.agentId = req.getHeader('x-svc-agent-id');
+    ctx.agentId = req.getHeader(AGENT_ID);
     if (headerNames.length > 0) {
       // Only routes that declared extra headers pay for them (one small array); the rest share NO_HEADERS.
       const values: string[] = [];
@@ -63,7 +69,7 @@ function countContentLength(key: string): void {
  * ambiguous, so the connection is closed after the answer). Headers are walked only when a length is declared.
  */
 function contentLengthOf(ctx: RequestContext, req: HttpRequest): number {
-  const cl = req.getHeader('content-length');
+  const cl = req.getHeader(CONTENT_LENGTH);
   if (cl === '') return -1;
   contentLengthHeaders = 0;
   req.forEach(countContentLength);

@@ -68,7 +68,10 @@ export interface ServerOptions {
   routeGuard?: (route: RouteInfo, options: RouteOptions) => ((ctx: RequestContext) => void) | null;
 }
 
-const JSON_TYPE = 'application/json';
+// Constant names and values as bytes: uWS reads a Buffer in place, where a string is converted to UTF-8 on every call.
+const JSON_TYPE = Buffer.from('application/json', 'latin1');
+const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
+const TRACEPARENT = Buffer.from('traceparent', 'latin1');
 
 type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
 const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: UwsHandler) => void> = {
@@ -78,7 +81,7 @@ const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: 
   delete: (app, p, h) => app.del(p, h),
   patch: (app, p, h) => app.patch(p, h),
 };
-const HEADER_TRACE = 'x-svc-trace-id';
+const HEADER_TRACE = Buffer.from('x-svc-trace-id', 'latin1');
 
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
@@ -188,7 +191,7 @@ export class HttpServer {
   }
 
   #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
-    const ctx = new RequestContext(res, traceFrom(req.getHeader('traceparent') || undefined), performance.now());
+    const ctx = new RequestContext(res, traceFrom(req.getHeader(TRACEPARENT) || undefined), performance.now());
     this.#inFlight++;
     ctx.method = method;
     readRequestHead(ctx, req, paramCount, headerNames);
@@ -223,7 +226,7 @@ export class HttpServer {
       const res = ctx.res;
       res.writeStatus(statusLine(r.status));
       res.writeHeader(HEADER_TRACE, ctx.trace.traceId);
-      if (type) res.writeHeader('content-type', type);
+      if (type) res.writeHeader(CONTENT_TYPE, type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
       if (r.status === 204 || r.status === 304) res.endWithoutBody(undefined, ctx.closeConnection);
       else if (ctx.closeConnection) res.end(payload, true);

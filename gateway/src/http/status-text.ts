@@ -1,4 +1,7 @@
-/** uWS wants the full status line ("200 OK"); precomputed so no string is built per response. */
+/**
+ * uWS wants the full status line ("200 OK"); precomputed so no string is built per response, and as bytes: uWS reads
+ * a Buffer in place, where a string is converted to UTF-8 on every call.
+ */
 const TEXT: Record<number, string> = {
   200: '200 OK',
   201: '201 Created',
@@ -21,6 +24,8 @@ const TEXT: Record<number, string> = {
   504: '504 Gateway Timeout',
 };
 
-export function statusLine(status: number): string {
-  return TEXT[status] ?? `${status} Status`;
+const LINES: Record<number, Buffer> = Object.fromEntries(Object.entries(TEXT).map(([code, line]) => [code, Buffer.from(line, 'latin1')]));
+
+export function statusLine(status: number): Buffer | string {
+  return LINES[status] ?? `${status} Status`;
 }
