@@ -39,19 +39,30 @@ export function scanStructure(text: string, max: number): string | null {
   const keys: string[] = [];
   let expectKey = false;
   const n = text.length;
+  // The next backslash at or after the scan: a string that ends before it holds no escape, so neither its closing
+  // quote nor its text needs a second look (most bodies have none at all: one indexOf for the whole text).
+  let backslash = text.indexOf('\\');
+  if (backslash < 0) backslash = n;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
       // A string: its end is the next quote not escaped (indexOf is far faster than a loop over long text).
       const start = i + 1;
       let end = text.indexOf('"', start);
-      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      const escaped = end > backslash;
+      if (escaped) {
+        while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      }
       i = end < 0 ? n : end;
+      if (escaped && backslash < i) {
+        backslash = text.indexOf('\\', i);
+        if (backslash < 0) backslash = n;
+      }
       if (!expectKey) continue;
       expectKey = false;
       const top = isObject.length - 1;
       const raw = text.slice(start, i);
-      const key = raw.includes('\\') ? decodeKey(`"${raw}"`) : raw;
+      const key = escaped && raw.includes('\\') ? decodeKey(`"${raw}"`) : raw;
       const set = keySets[top];
       if (set) {
         if (set.has(key)) return key;
