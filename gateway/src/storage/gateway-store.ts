@@ -52,7 +52,13 @@ const DECISION_STRUCTURES = Symbol.for('structures');
 
 export function openGatewayStore(dataDir: string): GatewayStore {
   const root = openStore(dataDir, 'gateway', { maxDbs: 48 });
-  const db = (name: string) => root.openDB({ name });
+  // Plain msgpack maps. lmdb-js's default writes a value as a record whose key names travel with it and are set up again
+  // on every write (~1.4-2.0 us against ~0.85-0.9 for a map of an agent's ten fields, two bytes larger). Values written
+  // that way by earlier builds still read. (lmdb-js hands `useRecords` to msgpackr; its types do not list it.)
+  const db = (name: string) => {
+    const options: { name: string; useRecords: boolean } = { name, useRecords: false };
+    return root.openDB(options);
+  };
   return {
     root,
     tenants: db('tenants'),
