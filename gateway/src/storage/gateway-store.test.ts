@@ -26,8 +26,8 @@ describe('gateway store encoding', () => {
       expect(store.agents.get(['t1', 'old-agent'])).toEqual(agent);
       await store.agents.put(['t1', 'new-agent'], agent);
       const bytes = store.agents.getBinary(['t1', 'new-agent']) as Buffer;
-      expect(bytes[0]).toBe(0xde); // map 16: lmdb-js writes every map with a two-byte length
-      expect([...bytes.subarray(0, 4)]).toEqual([0xde, 0x00, 0x04, 0xa6]); // 4 entries, then the 6-character key "status"
+      // A map 16 (lmdb-js writes every map with a two-byte length) of 4 entries, then the 6-character key "status".
+      expect([...bytes.subarray(0, 4)]).toEqual([0xde, 0x00, 0x04, 0xa6]);
       expect(store.agents.get(['t1', 'new-agent'])).toEqual(agent);
     } finally {
       await store.close();
