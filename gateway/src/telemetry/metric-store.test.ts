@@ -83,6 +83,38 @@ describe('MetricStore', () => {
     expect(new MetricStore(store.metrics).query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
   });
 
+  it('a flush cut into many transactions is read whole at every moment, and late samples add to their second', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
+    store = openGatewayStore(dir);
+    const m = new MetricStore(store.metrics, 7);
+    const t = 1_800_000_000_000;
+    const s = t / 1000;
+    let expected = 0;
+    for (let round = 0; round < 10; round++) {
+      // 50 agents in the first second (written by every round after the first: read, merged, put) and a new second.
+      for (let i = 0; i < 50; i++) m.record('acme', 'decision.count', `bot-${String(i)}`, 1, t);
+      for (let i = 0; i < 20; i++) m.record('acme', 'decision.count', `bot-${String(i)}`, 1, t + 1000 * (round + 1));
+      expected += 50;
+      let done = false;
+      const writing = m.flush().then(() => (done = true));
+      // A second flush while the first's eleven chunks are being written: it waits for them, then merges into them.
+      m.record('acme', 'decision.count', 'bot-0', 1, t);
+      expected += 1;
+      const second = m.flush();
+      while (!done) {
+        expect(m.query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
+        await new Promise((r) => setImmediate(r));
+      }
+      await Promise.all([writing, second]);
+    }
+    const reread = new MetricStore(store.metrics);
+    expect(reread.query('acme', 'decision.count', s, s).series).toEqual([{ timestamp: s, value: expected }]);
+    expect(reread.query('acme', 'decision.count', s + 1, s + 10).series).toHaveLength(10);
+    expect((store.metrics.get(['acme', SLOT_TAG, 'bot-0', s]) as unknown[])[METRIC_INDEX.get('decision.count') as number]).toBe(20);
+    // Each round: 70 slots in chunks of 7, then the one late slot: eleven transactions, each with its flush number.
+    expect(store.metrics.get(['\u0000metric-store', 'flushed'])).toBe(110);
+  });
+
   it('recordDecision keeps the count, latency and blocked count of a decision like three records', async () => {
     dir = mkdtempSync(join(tmpdir(), 'aduana-metrics-'));
     store = openGatewayStore(dir);

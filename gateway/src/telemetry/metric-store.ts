@@ -47,7 +47,18 @@ export class MetricStore {
   /** Fleet mode: hears each flush's samples (a sidecar ships them); null in the embedded default. */
   #onFlush: ((samples: FlushedSamples) => void) | null = null;
 
-  constructor(private readonly db: Database) {
+  /** Flushes written so far, one after another: each chunk's transaction starts after the one before it committed. */
+  #chain: Promise<unknown> = Promise.resolve();
+
+  /**
+   * `chunkSlots`: the most slots one write transaction takes. Its puts run on the event loop (inside lmdb-js's
+   * transaction callback), so a flush of every agent's second at once held the loop for 10-14 ms with 1,024 agents;
+   * chunks let requests run between them.
+   */
+  constructor(
+    private readonly db: Database,
+    private readonly chunkSlots = 256,
+  ) {
     const migrated = migrateToSlots(db);
     this.#flushes = (db.get(FLUSHED) as number | undefined) ?? 0;
     // A store written before THROUGH existed only ever wrote seconds up to its own clock.
@@ -103,24 +114,44 @@ export class MetricStore {
     this.#onFlush = listener;
   }
 
-  /** Writes buffered samples, appending to what a second already holds (also called at shutdown). */
+  /**
+   * Writes buffered samples, appending to what a second already holds (also called at shutdown); resolves once every
+   * flush so far is written. The samples go in chunks of at most `chunkSlots`, each its own transaction with its own
+   * flush number, committed in order, so a query's snapshot holds exactly the chunks up to the number it reads.
+   */
   flush(): Promise<unknown> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    if (this.#buffer.size === 0) return Promise.resolve();
+    if (this.#buffer.size === 0) return this.#chain;
     const pending = this.#buffer;
     this.#buffer = new Map();
-    const seq = ++this.#flushes;
-    this.#writing.set(pending, seq);
     const through = this.#through;
     let latest = through;
     for (const second of pending.keys()) if (second > latest) latest = second;
     this.#through = latest;
-    const written = this.db.transaction(() => {
+    const chunks = this.#chunks(pending);
+    const written: Promise<unknown>[] = [];
+    chunks.forEach((chunk, i) => {
+      const seq = ++this.#flushes;
+      this.#writing.set(chunk, seq);
+      // The first chunk records how far seconds may hold samples on disk; seconds after every earlier flush's hold
+      // nothing yet and are put without reading (an earlier flush's chunks have all committed before this one runs).
+      const write = () => this.#write(chunk, seq, through, i === 0 && latest > through ? latest : null);
+      const done = this.#chain.then(write);
+      const settle = () => this.#writing.delete(chunk);
+      done.then(settle, settle);
+      this.#chain = done.catch(() => undefined);
+      written.push(done);
+    });
+    this.#onFlush?.(pending);
+    return Promise.all(written);
+  }
+
+  #write(chunk: Buffer, seq: number, through: number, newThrough: number | null): Promise<unknown> {
+    return this.db.transaction(() => {
       void this.db.put(FLUSHED, seq);
-      if (latest > through) void this.db.put(THROUGH, latest);
-      for (const [second, tenants] of pending) {
-        // Seconds after every earlier flush's hold nothing on disk yet: put without reading.
+      if (newThrough !== null) void this.db.put(THROUGH, newThrough);
+      for (const [second, tenants] of chunk) {
         const fresh = second > through;
         for (const [tenantId, agents] of tenants) {
           for (const [agentId, slot] of agents) {
@@ -131,10 +162,32 @@ export class MetricStore {
         }
       }
     });
-    const done = () => this.#writing.delete(pending);
-    written.then(done, done);
-    this.#onFlush?.(pending);
-    return written;
+  }
+
+  /** `pending` cut into buffers of at most `chunkSlots` slots (one buffer when it fits). */
+  #chunks(pending: Buffer): Buffer[] {
+    const out: Buffer[] = [];
+    let chunk: Buffer = new Map();
+    let slots = 0;
+    for (const [second, tenants] of pending) {
+      for (const [tenantId, agents] of tenants) {
+        for (const [agentId, slot] of agents) {
+          if (slots === this.chunkSlots) {
+            out.push(chunk);
+            chunk = new Map();
+            slots = 0;
+          }
+          let t = chunk.get(second);
+          if (t === undefined) chunk.set(second, (t = new Map()));
+          let a = t.get(tenantId);
+          if (a === undefined) t.set(tenantId, (a = new Map()));
+          a.set(agentId, slot);
+          slots++;
+        }
+      }
+    }
+    out.push(chunk);
+    return out;
   }
 
   /** The tenant's samples of `metric` in [from, to] (Unix seconds), one agent or all, per second, with summary stats. */
