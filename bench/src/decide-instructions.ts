@@ -5,7 +5,11 @@
  * more than a 5% effect (docs/benchmarks.md, "Reading the instruction counts").
  *
  *   npm run bench:instructions -- [--warmup 6000] [--measured 1000] [--in-flight 8] [--gateway path/to/cli/main.js]
- *   (BENCH_NODE_FLAGS="--perf-basic-prof" names the JIT's code; KEEP=1 keeps callgrind's files for callgrind_annotate)
+ *   (KEEP=1 keeps callgrind's file and the JIT's symbol map, /tmp/perf-PID.map, for callgrind_annotate)
+ *
+ * Two counts are printed. The total includes the once-a-second work that decisions cause (flushes, group commits),
+ * whose share grows with how long the run takes under valgrind, so it moves with the machine's load. The request
+ * path (the HTTP layer's #run, inclusive: body, handler, answer, log line) does not: it is the A/B figure.
  *
  * Warm-up runs with instrumentation off (the JIT settles), then `callgrind_control -i on` for the measured decisions
  * and 2.5 s after them, so the once-a-second flushes those decisions cause are counted too.
@@ -33,8 +37,8 @@ const WARMUP = Number(opt.warmup);
 const MEASURED = Number(opt.measured);
 const IN_FLIGHT = Number(opt['in-flight']);
 const CLI = resolve(opt.gateway);
-// E.g. --perf-basic-prof, so that the JIT's addresses in callgrind's output can be named from /tmp/perf-PID.map.
-const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
+// --perf-basic-prof: V8 writes /tmp/perf-PID.map, which names the JIT's addresses in callgrind's output.
+const NODE_FLAGS = ['--perf-basic-prof', ...(process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter(Boolean)];
 
 function cli(args: string[], dataDir: string): string {
   return execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -92,17 +96,55 @@ async function main(): Promise<void> {
     await exited;
     // One file per process (and callgrind's own dumps, if any): the gateway's is the largest.
     let total = 0;
+    let gatewayFile = '';
     for (const f of readdirSync(dir).filter((f) => f.startsWith('callgrind.out.'))) {
       const m = /^totals: (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'));
-      if (m) total = Math.max(total, Number(m[1]));
+      if (m && Number(m[1]) > total) {
+        total = Number(m[1]);
+        gatewayFile = join(dir, f);
+      }
     }
     const perDecision = total / MEASURED;
+    const requestPath = requestPathInstructions(gatewayFile, String(child.pid)) / MEASURED;
     console.log(`${MEASURED} decisions measured: ${(total / 1e6).toFixed(1)} million instructions, ${(perDecision / 1000).toFixed(0)} thousand per decision`);
-    console.log(`results: ${writeResults('decide-instructions', { gateway: CLI, warmup: WARMUP, measured: MEASURED, inFlight: IN_FLIGHT, instructions: total, perDecision })}`);
+    console.log(`the request path (#run, inclusive): ${(requestPath / 1000).toFixed(1)} thousand instructions per decision`);
+    console.log(`results: ${writeResults('decide-instructions', { gateway: CLI, warmup: WARMUP, measured: MEASURED, inFlight: IN_FLIGHT, instructions: total, perDecision, requestPath })}`);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+    if (!process.env.KEEP) {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(perfMap(String(child.pid)), { force: true });
+    }
   }
+}
+
+function perfMap(pid: string): string {
+  return `/tmp/perf-${pid}.map`;
+}
+
+/**
+ * The inclusive instructions of the HTTP layer's `#run` in callgrind's file: callgrind lists JIT code by address, and
+ * V8's perf map names it. Every compiled version of #run is summed (each call runs in one of them); callgrind's
+ * recursion-cycle entries ('2) are left out, since their cost is already inside.
+ */
+function requestPathInstructions(file: string, pid: string): number {
+  const code: { start: number; end: number; name: string }[] = [];
+  for (const line of readFileSync(perfMap(pid), 'utf8').split('\n')) {
+    const m = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+    if (m) code.push({ start: parseInt(m[1] as string, 16), end: parseInt(m[1] as string, 16) + parseInt(m[2] as string, 16), name: m[3] as string });
+  }
+  const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  let sum = 0;
+  for (const line of annotated.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+\?\?\?:0x([0-9a-f]+) /.exec(line);
+    if (!m) continue;
+    const at = parseInt(m[2] as string, 16);
+    // The last entry covering the address: V8 reuses code space, and the map is appended to as code is created.
+    let name = '';
+    for (const c of code) if (c.start <= at && at < c.end) name = c.name;
+    if (/[*^~+]?#run file:.*\/http\/server\.js:/.test(name)) sum += Number((m[1] as string).replaceAll(',', ''));
+  }
+  return sum;
 }
 
 await main();
