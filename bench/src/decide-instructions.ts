@@ -142,7 +142,7 @@ function requestPathInstructions(file: string, pid: string): number {
     // The last entry covering the address: V8 reuses code space, and the map is appended to as code is created.
     let name = '';
     for (const c of code) if (c.start <= at && at < c.end) name = c.name;
-    if (/[*^~+]?#run file:.*\/http\/server\.js:/.test(name)) sum += Number((m[1] as string).replaceAll(',', ''));
+    if (/#run file:.*\/http\/server\.js:/.test(name)) sum += Number((m[1] as string).replaceAll(',', ''));
   }
   return sum;
 }
