@@ -37,8 +37,7 @@ const WARMUP = Number(opt.warmup);
 const MEASURED = Number(opt.measured);
 const IN_FLIGHT = Number(opt['in-flight']);
 const CLI = resolve(opt.gateway);
-// --perf-basic-prof: V8 writes /tmp/perf-PID.map, which names the JIT's addresses in callgrind's output.
-const NODE_FLAGS = ['--perf-basic-prof', ...(process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter(Boolean)];
+const NODE_FLAGS = (process.env['BENCH_NODE_FLAGS'] ?? '').split(' ').filter(Boolean);
 
 function cli(args: string[], dataDir: string): string {
   return execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
@@ -47,7 +46,10 @@ function cli(args: string[], dataDir: string): string {
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'aduana-callgrind-'));
   const dataDir = join(dir, 'data');
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`, process.execPath, ...NODE_FLAGS, CLI, 'gateway'], {
+  // --perf-basic-prof: V8 writes /tmp/perf-PID.map, which names the JIT's addresses in callgrind's output. It also
+  // opens V8's log, kept in the temp dir instead of the working directory.
+  const v8Flags = ['--perf-basic-prof', '--no-logfile-per-isolate', `--logfile=${join(dir, 'v8.log')}`, ...NODE_FLAGS];
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`, process.execPath, ...v8Flags, CLI, 'gateway'], {
     env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
