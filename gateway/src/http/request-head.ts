@@ -1,16 +1,11 @@
 import type { HttpRequest } from 'uWebSockets.js';
 import { GatewayError } from '../errors.js';
+import { AGENT_ID, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE } from './header-bytes.js';
 import type { RequestContext } from './request-context.js';
 
 /** Longest accepted path parameter (after decoding): ids are short, and a longer one could not be a store key. */
 const MAX_PARAM_LENGTH = 512;
 const DIGITS = /^\d{1,15}$/;
-
-// Header names as bytes: uWS reads a Buffer in place, where a string key is converted to UTF-8 on every call.
-const AUTHORIZATION = Buffer.from('authorization', 'latin1');
-const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
-const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
-const AGENT_ID = Buffer.from('x-svc-agent-id', 'latin1');
 
 /**
  * Copies what later stages need from the request head into `ctx` (uWS's HttpRequest is only valid during the

@@ -12,6 +12,7 @@ import { CLIENT_ABORTED, readBody } from './read-body.js';
 import type { BodyBudget } from './body-budget.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
+import { CONTENT_TYPE, JSON_TYPE, TRACE_ID, TRACEPARENT } from './header-bytes.js';
 import { endWithBody } from './write-body.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
@@ -68,11 +69,6 @@ export interface ServerOptions {
   routeGuard?: (route: RouteInfo, options: RouteOptions) => ((ctx: RequestContext) => void) | null;
 }
 
-// Constant names and values as bytes: uWS reads a Buffer in place, where a string is converted to UTF-8 on every call.
-const JSON_TYPE = Buffer.from('application/json', 'latin1');
-const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
-const TRACEPARENT = Buffer.from('traceparent', 'latin1');
-
 type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
 const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: UwsHandler) => void> = {
   get: (app, p, h) => app.get(p, h),
@@ -81,7 +77,6 @@ const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: 
   delete: (app, p, h) => app.del(p, h),
   patch: (app, p, h) => app.patch(p, h),
 };
-const HEADER_TRACE = Buffer.from('x-svc-trace-id', 'latin1');
 
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
@@ -225,7 +220,7 @@ export class HttpServer {
     ctx.res.cork(() => {
       const res = ctx.res;
       res.writeStatus(statusLine(r.status));
-      res.writeHeader(HEADER_TRACE, ctx.trace.traceId);
+      res.writeHeader(TRACE_ID, ctx.trace.traceId);
       if (type) res.writeHeader(CONTENT_TYPE, type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
       if (r.status === 204 || r.status === 304) res.endWithoutBody(undefined, ctx.closeConnection);

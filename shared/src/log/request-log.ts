@@ -43,7 +43,7 @@ interface PinoInternals {
  * destination. One difference: a lone surrogate is written as its JSON escape, where pino writes a short string's
  * raw (and its UTF-8 destination then writes U+FFFD). pino's generic path (a walk of the fields, a serialiser per
  * value) cost ~2 µs a line against ~0.3 µs here, and a line is written for every request; `request-log.test.ts`
- * holds the two equal. The time string is made once per millisecond.
+ * holds the two equal.
  *
  * The lines of one event-loop turn reach the destination as one write, at the end of the turn (`setImmediate`), or
  * on `flush()`, or when the process exits. The asynchronous destination (sonic-boom) measures its whole pending text
@@ -54,8 +54,6 @@ export function templateRequestLog(logger: Logger): RequestLog {
   const internals = logger as unknown as PinoInternals;
   const stream = internals[pino.symbols.streamSym];
   const bindings = internals[pino.symbols.chindingsSym];
-  let lastMs = -1;
-  let time = '';
   let pending = '';
   const flush = (): void => {
     if (pending === '') return;
@@ -68,12 +66,7 @@ export function templateRequestLog(logger: Logger): RequestLog {
     enabled: logger.isLevelEnabled('info'),
     flush,
     write(f) {
-      const now = Date.now();
-      if (now !== lastMs) {
-        lastMs = now;
-        time = isoTime(now);
-      }
-      let line = `{"level":30,"time":"${time}"${bindings},"method":${JSON.stringify(f.method)},"path":${JSON.stringify(f.path)},"status":${f.status},"ms":${f.ms},"traceId":${JSON.stringify(f.traceId)}`;
+      let line = `{"level":30,"time":"${isoTime(Date.now())}"${bindings},"method":${JSON.stringify(f.method)},"path":${JSON.stringify(f.path)},"status":${f.status},"ms":${f.ms},"traceId":${JSON.stringify(f.traceId)}`;
       if (f.tenant !== undefined) line += `,"tenant":${JSON.stringify(f.tenant)}`;
       if (f.agent !== undefined) line += `,"agent":${JSON.stringify(f.agent)}`;
       if (pending === '') {
