@@ -20,4 +20,5 @@ export { NetGuard, defaultHostLookup, type NetGuardOptions, type CheckedTarget, 
 export { NetGuardError, isNetGuardError, type NetGuardErrorCode } from './net/net-guard-error.js';
 export { classifyAddress, parseAllowList, EMPTY_ALLOW_LIST, type AllowList, type AddressVerdict } from './net/address-policy.js';
 export { parseTargetUrl, bareHostname } from './net/target-url.js';
+export { Pool, Agent, undiciErrors, request } from './net/undici-parts.js';
 export { stopOnSignal, runMain, helpOrUnknown } from './process/command-line.js';

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '@aduana/shared';
 import type { Checkpoint } from './checkpoint.js';
 
 export interface AnchorOptions {

@@ -2,10 +2,11 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { classifyAddress, parseAllowList, type AllowList } from './address-policy.js';
 import { NetGuardError } from './net-guard-error.js';
 import { bareHostname, parseTargetUrl } from './target-url.js';
+import { Agent } from './undici-parts.js';
 
 export interface ResolvedAddress {
   readonly address: string;

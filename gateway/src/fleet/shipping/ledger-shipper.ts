@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '@aduana/shared';
 import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/cursor.js';
 import { shipBackoffMs } from './ship-backoff.js';

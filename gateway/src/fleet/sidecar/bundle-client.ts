@@ -1,5 +1,4 @@
-import { Pool } from 'undici';
-import type { Logger } from '@aduana/shared';
+import { Pool, type Logger } from '@aduana/shared';
 import type { BundleApplier } from './bundle-applier.js';
 
 export interface BundleClientOptions {

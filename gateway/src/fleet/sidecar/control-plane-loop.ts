@@ -1,5 +1,4 @@
-import { request } from 'undici';
-import type { Logger } from '@aduana/shared';
+import { request, type Logger } from '@aduana/shared';
 import { shipBackoffMs } from '../shipping/ship-backoff.js';
 
 /** What `/health` says of a sidecar's periodic sender. */

@@ -1,6 +1,6 @@
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { UpstreamBody } from './upstream-body.js';
-import { formatTraceparent, type TraceContext } from '@aduana/shared';
+import { formatTraceparent, Pool, undiciErrors, type TraceContext } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 
 export interface UpstreamOptions {

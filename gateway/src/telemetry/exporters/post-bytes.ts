@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { request } from '@aduana/shared';
 import { PermanentExportError } from './export-queue.js';
 
 /**
