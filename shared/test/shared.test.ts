@@ -112,4 +112,17 @@ describe('ids', () => {
     expect(ulid(1_700_000_000_001) > ids[4999]!).toBe(true);
     expect(newId('dec')).toMatch(/^dec_[0-9A-HJKMNP-TV-Z]{26}$/);
   });
+
+  it('encode the millisecond in the first 10 characters, and count up by one within it', async () => {
+    const { ulid } = await import('@aduana/shared');
+    const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+    const decode = (text: string) => [...text].reduce((n, c) => n * 32n + BigInt(alphabet.indexOf(c)), 0n);
+    for (const ms of [0, 1, 31, 32, 1_700_000_000_000, 2 ** 48 - 1]) {
+      const [a, b] = [ulid(ms), ulid(ms)];
+      expect(a.slice(0, 10)).toBe(ms.toString(32).padStart(10, '0').replace(/./g, (d) => alphabet[parseInt(d, 32)]!));
+      expect(b.slice(0, 10)).toBe(a.slice(0, 10));
+      // A random part just before the 80-bit ceiling would wrap; any other counts up by exactly one.
+      if (decode(a.slice(10)) < 2n ** 80n - 1n) expect(decode(b.slice(10))).toBe(decode(a.slice(10)) + 1n);
+    }
+  });
 });
