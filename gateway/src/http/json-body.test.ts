@@ -21,6 +21,8 @@ describe('scanStructure', () => {
         const escaped = [...key].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
         const dup = `${text.slice(0, -1)},"${escaped}":0}`;
         expect(scanStructure(`{"wrap":${dup}}`, 64)).toBe(key);
+        // The same key again as JSON.stringify spells it, after the object's other keys and nested values.
+        expect(scanStructure(`{"wrap":${text.slice(0, -1)},${JSON.stringify(key)}:0}`, 64)).toBe(key);
         expect(scanStructure(`[${text},${text}]`, 64)).toBeNull();
       }),
       { seed: 7, numRuns: 300 },
@@ -41,5 +43,17 @@ describe('scanStructure on large objects', () => {
     expect(scanStructure(`{${many.join(',')}}`, 64)).toBeNull();
     expect(scanStructure(`{${many.join(',')},"k4321":0}`, 64)).toBe('k4321');
     expect(scanStructure(`{"a":{${many.join(',')}},"b":{${many.join(',')}},"a":1}`, 64)).toBe('a');
+    // A duplicate just past the point where an object's keys move to a Set, and one spelled with an escape there.
+    const seventeen = many.slice(0, 17).join(',');
+    expect(scanStructure(`{${seventeen},"k16":0}`, 64)).toBe('k16');
+    expect(scanStructure(`{${seventeen},"k\\u0031":0}`, 64)).toBe('k1');
+    expect(scanStructure(`{${many.slice(0, 16).join(',')}}`, 64)).toBeNull();
+  });
+
+  it('keeps nothing of one call for the next', () => {
+    expect(scanStructure('{"a":1,"b":{"c":1', 64)).toBeNull();
+    expect(scanStructure('{"c":1,"a":2}', 64)).toBeNull();
+    expect(scanStructure(`{${Array.from({ length: 40 }, (_, i) => `"x${i}":0`).join(',')},"x3":`, 64)).toBe('x3');
+    expect(scanStructure('{"x3":0}', 64)).toBeNull();
   });
 });

@@ -25,25 +25,34 @@ export function parseJsonBody(raw: Buffer): unknown {
 
 const DEPTH = '\0depth';
 
+// The scan's working arrays, reused from one call to the next (the scan is synchronous, so no two calls overlap).
+// They are written by index and never shortened: setting an array's length lets V8 drop its storage, to be allocated
+// again by the next push. Per open container: is it an object, where its keys start in `keyAt`, its Set once it has one.
+const isObject: boolean[] = [];
+const keyStart: number[] = [];
+const keySets: (Set<string> | null)[] = [];
+/** Small objects' keys as [start, end) offsets into the text, two numbers a key. */
+const keyAt: number[] = [];
+
 /**
  * Returns DEPTH when nesting passes `max`, the first duplicated key (decoded) when an object repeats one, else null.
- * Tolerant of malformed text (JSON.parse judges it after). An object's keys sit in one shared array while it has few
- * (compared linearly: the common small object allocates nothing of its own) and move to a Set past SMALL_OBJECT keys,
- * so a hostile object of 100k keys still costs linear time.
+ * Tolerant of malformed text (JSON.parse judges it after). While an object has few keys and none escaped, its keys are
+ * offsets into the text, compared in place: the common small object allocates nothing. Past SMALL_OBJECT keys, or at
+ * its first escaped key, the object's keys move to a Set of decoded strings, so a hostile object of 100k keys still
+ * costs linear time and an escaped spelling still matches a plain one.
  */
 export function scanStructure(text: string, max: number): string | null {
-  // Per open container: is it an object, where its keys start in `keys`, and its Set once it is large.
-  const isObject: boolean[] = [];
-  const keyStart: number[] = [];
-  const keySets: (Set<string> | null)[] = [];
-  const keys: string[] = [];
+  let depth = 0;
+  let keyEnd = 0;
+  let setMade = false;
   let expectKey = false;
+  let found: string | null = null;
   const n = text.length;
   // The next backslash at or after the scan: a string that ends before it holds no escape, so neither its closing
   // quote nor its text needs a second look (most bodies have none at all: one indexOf for the whole text).
   let backslash = text.indexOf('\\');
   if (backslash < 0) backslash = n;
-  for (let i = 0; i < n; i++) {
+  scan: for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
       // A string: its end is the next quote not escaped (indexOf is far faster than a loop over long text).
@@ -60,39 +69,66 @@ export function scanStructure(text: string, max: number): string | null {
       }
       if (!expectKey) continue;
       expectKey = false;
-      const top = isObject.length - 1;
-      const raw = text.slice(start, i);
-      const key = escaped && raw.includes('\\') ? decodeKey(`"${raw}"`) : raw;
-      const set = keySets[top];
-      if (set) {
-        if (set.has(key)) return key;
-        set.add(key);
-        continue;
-      }
+      const top = depth - 1;
       const from = keyStart[top] as number;
-      for (let k = from; k < keys.length; k++) if (keys[k] === key) return key;
-      keys.push(key);
-      if (keys.length - from > SMALL_OBJECT) {
-        keySets[top] = new Set(keys.slice(from));
-        keys.length = from;
+      let set = keySets[top];
+      const hasEscape = escaped && text.lastIndexOf('\\', i - 1) >= start;
+      if (!set && !hasEscape) {
+        const length = i - start;
+        for (let k = from; k < keyEnd; k += 2) {
+          const at = keyAt[k] as number;
+          if ((keyAt[k + 1] as number) - at === length && sameText(text, at, start, length)) {
+            found = text.slice(start, i);
+            break scan;
+          }
+        }
+        keyAt[keyEnd++] = start;
+        keyAt[keyEnd++] = i;
+        if (keyEnd - from <= 2 * SMALL_OBJECT) continue;
       }
+      if (!set) {
+        set = new Set<string>();
+        for (let k = from; k < keyEnd; k += 2) set.add(text.slice(keyAt[k], keyAt[k + 1]));
+        keySets[top] = set;
+        setMade = true;
+        keyEnd = from;
+        if (!hasEscape) continue; // this key was the one that made the object large: already in the Set
+      }
+      const key = hasEscape ? decodeKey(`"${text.slice(start, i)}"`) : text.slice(start, i);
+      if (set.has(key)) {
+        found = key;
+        break;
+      }
+      set.add(key);
     } else if (c === 123 || c === 91) {
-      if (isObject.length >= max) return DEPTH;
-      isObject.push(c === 123);
-      keyStart.push(keys.length);
-      keySets.push(null);
+      if (depth >= max) {
+        found = DEPTH;
+        break;
+      }
+      isObject[depth] = c === 123;
+      keyStart[depth] = keyEnd;
+      keySets[depth] = null;
+      depth++;
       expectKey = c === 123;
     } else if (c === 125 || c === 93) {
-      isObject.pop();
-      const from = keyStart.pop();
-      if (from !== undefined) keys.length = from;
-      keySets.pop();
+      if (depth > 0) {
+        depth--;
+        keyEnd = keyStart[depth] as number;
+        keySets[depth] = null;
+      }
       expectKey = false;
     } else if (c === 44) {
-      expectKey = isObject.length > 0 && isObject[isObject.length - 1] === true;
+      expectKey = depth > 0 && isObject[depth - 1] === true;
     }
   }
-  return null;
+  if (setMade) keySets.fill(null); // a large object's Set is not kept past the call
+  return found;
+}
+
+/** Whether text[a, a+length) equals text[b, b+length). */
+function sameText(text: string, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (text.charCodeAt(a + k) !== text.charCodeAt(b + k)) return false;
+  return true;
 }
 
 /** Keys compared linearly up to this many per object; a Set beyond. */
