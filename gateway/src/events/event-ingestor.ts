@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { newId } from '@aduana/shared';
+import { isoTime, newId } from '@aduana/shared';
 import { assertAgent, type Principal } from '../auth/principal.js';
 import { collectText } from '../policy/input-text.js';
 import type { DecisionEnvelope } from '../decisions/decision-engine.js';
@@ -32,7 +32,7 @@ export class EventIngestor {
     this.runtimes.admitEvaluation(tenantId);
     const scoringStarted = performance.now();
     const now = Date.now();
-    const createdAt = new Date(now).toISOString();
+    const createdAt = isoTime(now);
     // A bound token's events are its agent's: a different agent id is refused, a missing one is filled in.
     if (principal.agentId !== null) {
       for (const ev of events) {
