@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
 import { isValidLedgerName } from '../ledger/index.js';
-import { collectText } from '../policy/input-text.js';
+import { headedText } from '../policy/input-text.js';
 
 /** A DecideRequest (README, "The governance API"). */
 export interface DecideRequest {
@@ -52,6 +52,5 @@ export function actionText(req: DecideRequest): string {
   const parts: string[] = [req.action.type];
   if (req.action.method) parts.push(req.action.method);
   if (req.action.target) parts.push(req.action.target);
-  if (req.action.payload) parts.push(collectText(req.action.payload));
-  return parts.join('\n');
+  return req.action.payload ? headedText(parts, req.action.payload) : parts.join('\n');
 }

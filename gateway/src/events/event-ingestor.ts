@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { isoTime, newId } from '@aduana/shared';
 import { assertAgent, type Principal } from '../auth/principal.js';
-import { collectText } from '../policy/input-text.js';
+import { headedText } from '../policy/input-text.js';
 import type { DecisionEnvelope } from '../decisions/decision-engine.js';
 import type { DecisionStore } from '../decisions/decision-store.js';
 import type { Ledger, LedgerEntry, LedgerInput } from '../ledger/index.js';
@@ -42,7 +42,7 @@ export class EventIngestor {
       }
     }
     const scored = events.map((ev) => {
-      const text = `${ev.event_type}\n${collectText(ev.payload)}`;
+      const text = headedText([ev.event_type], ev.payload);
       const agentId = ev.metadata?.agent_id ?? '';
       const evaluation = set.evaluate(
         { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text, now, scoreOnly: true },

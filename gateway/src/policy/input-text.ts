@@ -46,23 +46,33 @@ export function walkText(root: object, visit: TextVisit, skipRoot: ReadonlySet<s
   }
 }
 
-/** Every judged string, in walk order. */
-export function collectStrings(root: object, skipRoot?: ReadonlySet<string>): string[] {
-  const parts: string[] = [];
+/** Every judged string, in walk order, appended to `into`. */
+export function collectStrings(root: object, skipRoot?: ReadonlySet<string>, into: string[] = []): string[] {
   walkText(
     root,
     (t) => {
-      parts.push(t);
+      into.push(t);
       return t;
     },
     skipRoot,
   );
-  return parts;
+  return into;
 }
 
 /** Joins every judged string with '\n' (what content filters, entropy and PII checks read). */
 export function collectText(root: object, skipRoot?: ReadonlySet<string>): string {
   return collectStrings(root, skipRoot).join('\n');
+}
+
+/**
+ * `[...head, collectText(root)].join('\n')`, joined in one step rather than building the text of `root` first and
+ * copying it again (an action's or an event's text: its type and target, then its payload). Appends to `head`.
+ */
+export function headedText(head: string[], root: object): string {
+  const before = head.length;
+  collectStrings(root, undefined, head);
+  if (head.length === before) head.push(''); // a root without strings still ends the text with a separator
+  return head.join('\n');
 }
 
 /** A base64 data URL (an image, audio, a file): bytes for a decoder, not text for a filter. */
