@@ -194,15 +194,17 @@ describe('ID tokens the library must refuse (a hostile provider)', () => {
 
   it('an expired token, a token signed with another key, a foreign audience, a wrong nonce, another issuer: 401, no session', async () => {
     const before = sessionCount(t);
-    const cases: [string, ReturnType<typeof signIn>][] = [
-      ['expired', signIn((n) => ({ ...good(n), iat: now() - 7200, exp: now() - 3600 }))],
-      ['wrongly signed', signIn(good, 'foreign')],
-      ['foreign audience', signIn((n) => ({ ...good(n), aud: 'someone-else' }))],
-      ['wrong nonce', signIn((n) => ({ ...good(n), nonce: `${n}x` }))],
-      ['another issuer', signIn((n) => ({ ...good(n), iss: 'http://127.0.0.1:1' }))],
+    // One at a time: the fake issuer answers every token request with the one `next` answer, so flows run together
+    // would each be judged on another's token.
+    const cases: [string, () => ReturnType<typeof signIn>][] = [
+      ['expired', () => signIn((n) => ({ ...good(n), iat: now() - 7200, exp: now() - 3600 }))],
+      ['wrongly signed', () => signIn(good, 'foreign')],
+      ['foreign audience', () => signIn((n) => ({ ...good(n), aud: 'someone-else' }))],
+      ['wrong nonce', () => signIn((n) => ({ ...good(n), nonce: `${n}x` }))],
+      ['another issuer', () => signIn((n) => ({ ...good(n), iss: 'http://127.0.0.1:1' }))],
     ];
-    for (const [name, pending] of cases) {
-      const r = await pending;
+    for (const [name, run] of cases) {
+      const r = await run();
       expect(r.status, name).toBe(401);
       expect(JSON.parse(r.text).error.type, name).toBe('authentication_error');
     }

@@ -46,7 +46,10 @@ export class RelyingParty {
     if (!this.#config) {
       const { issuer, clientId, clientSecret, allowInsecureHttp } = this.opts;
       const auth = clientSecret ? client.ClientSecretPost(clientSecret) : client.None();
-      const pending = client.discovery(new URL(issuer), clientId, undefined, auth, allowInsecureHttp ? { execute: [client.allowInsecureRequests], timeout: 10 } : { timeout: 10 });
+      // openid-client checks an ID token's signature only with non-repudiation checks on: by default it trusts the
+      // token endpoint's TLS for the issuer instead. The signature is checked here whatever the transport.
+      const execute = allowInsecureHttp ? [client.allowInsecureRequests, client.enableNonRepudiationChecks] : [client.enableNonRepudiationChecks];
+      const pending = client.discovery(new URL(issuer), clientId, undefined, auth, { execute, timeout: 10 });
       this.#config = pending;
       pending.catch((err: unknown) => {
         this.logger.warn({ err: errorText(err) }, 'identity provider discovery failed');
