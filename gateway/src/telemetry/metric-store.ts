@@ -165,8 +165,11 @@ export class MetricStore {
     });
   }
 
-  /** `pending` cut into buffers of at most `chunkSlots` slots (one buffer when it fits). */
+  /** `pending` cut into buffers of at most `chunkSlots` slots; `pending` itself when it fits in one. */
   #chunks(pending: Buffer): Buffer[] {
+    let total = 0;
+    for (const tenants of pending.values()) for (const agents of tenants.values()) total += agents.size;
+    if (total <= this.chunkSlots) return [pending];
     const out: Buffer[] = [];
     let chunk: Buffer = new Map();
     let slots = 0;
