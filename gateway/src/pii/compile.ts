@@ -117,17 +117,18 @@ export function mergeCandidates(c: CompiledPii, cands: Candidate[], offset = 0):
   return out;
 }
 
-/** Full-text scan: the set says which recognizers can match; only those run. */
-export function scanText(c: CompiledPii, text: string): PiiMatch[] {
+/**
+ * Full-text scan: the set says which recognizers can match; only those run. The set reads `text` as UTF-8 bytes
+ * (`utf8`, when the caller already encoded it): node-re2 would convert a string on every call, at several times the
+ * cost of one `Buffer.from`.
+ */
+export function scanText(c: CompiledPii, text: string, utf8?: Buffer): PiiMatch[] {
   if (text.length === 0 || c.set === null) return [];
-  const hits = c.set.match(text);
+  const buf = utf8 ?? Buffer.from(text, 'utf8');
+  const hits = c.set.match(buf);
   if (hits.length === 0) return [];
   const cands: Candidate[] = [];
-  let ascii: Buffer | undefined;
-  if (hits.length > 1) {
-    const buf = Buffer.from(text, 'utf8');
-    if (buf.length === text.length) ascii = buf;
-  }
+  const ascii = buf.length === text.length ? buf : undefined;
   for (const k of hits) scanOne(c, k, text, 0, cands, ascii);
   return mergeCandidates(c, cands);
 }

@@ -7,8 +7,8 @@ import { StreamRedactor } from './stream-redactor.js';
 
 export interface PiiRedactor {
   readonly entities: readonly PiiEntity[];
-  /** Non-overlapping, sorted, validated matches (UTF-16 offsets). */
-  scan(text: string): PiiMatch[];
+  /** Non-overlapping, sorted, validated matches (UTF-16 offsets). `utf8`: `text` already encoded, when the caller has it. */
+  scan(text: string, utf8?: Buffer): PiiMatch[];
   /** Replaces each match with `[REDACTED:ENTITY]`; returns the same string instance when nothing matched. */
   redact(text: string): { text: string; matches: PiiMatch[] };
   createStream(): PiiStreamRedactor;
@@ -31,7 +31,7 @@ export function createPiiRedactor(entities: readonly PiiEntity[] = ALL_PII_ENTIT
   const engine = c;
   return {
     entities: engine.entities,
-    scan: (text) => scanText(engine, text),
+    scan: (text, utf8) => scanText(engine, text, utf8),
     redact(text) {
       const matches = scanText(engine, text);
       if (matches.length === 0) return { text, matches };

@@ -77,6 +77,10 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const label = `v${version}`;
   const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
 
+  /** The input's UTF-8 bytes, made once when both RE2 sets read them (each would otherwise convert the string). */
+  const bothSets = inSet.set !== null && piiInScanner !== null;
+  const utf8Once = (text: string): Buffer | undefined => (bothSets && text.length > 0 ? Buffer.from(text, 'utf8') : undefined);
+
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
     const at = mostSevere(triggered, 'ALLOW');
     const verdict: Verdict = at < 0 ? 'ALLOW' : verdictOf((triggered[at] as Triggered).action);
@@ -100,10 +104,11 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
     scanInput(text: string): InputFindings {
       const owners: PatternOwner[] = [];
-      inSet.matches(text, owners);
+      const utf8 = utf8Once(text);
+      inSet.matches(text, owners, utf8);
       const entropy: number[] = [];
       for (const c of checks) if (c.kind === 'entropy') entropy[c.index] = maxTokenEntropy(text, c.minLength);
-      const pii = piiInScanner ? [...new Set(piiInScanner.scan(text).map((m) => m.entity))] : [];
+      const pii = piiInScanner ? [...new Set(piiInScanner.scan(text, utf8).map((m) => m.entity))] : [];
       return { filters: owners.map((o) => inSet.owners.indexOf(o)), entropy, pii };
     },
 
@@ -114,9 +119,10 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
         throw new GatewayError('text_too_large', `the request carries ${text.length} characters of text; this tenant's policies judge at most ${maxTextChars}`);
       }
 
+      const utf8 = findings ? undefined : utf8Once(text);
       let owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
       if (findings) owners = findings.filters.map((i) => inSet.owners[i] as PatternOwner);
-      else inSet.matches(text, owners);
+      else inSet.matches(text, owners, utf8);
       for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
 
       for (const c of checks) {
@@ -138,7 +144,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
       let redactInput = false;
       if (piiInScanner) {
-        const found: readonly string[] = findings ? findings.pii : piiInScanner.scan(text).map((m) => m.entity);
+        const found: readonly string[] = findings ? findings.pii : piiInScanner.scan(text, utf8).map((m) => m.entity);
         if (found.length > 0) {
           for (const p of piiIn) {
             const hits = found.filter((e) => p.entities.has(e));
