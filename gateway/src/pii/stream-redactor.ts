@@ -111,7 +111,8 @@ export class StreamRedactor implements PiiStreamRedactor {
     let E = F;
     if (c.set !== null && minPos < B) {
       const from = minPos - base;
-      const hits = c.set.match(from === 0 ? raw : raw.slice(from));
+      // The set reads bytes: node-re2 would convert a string to UTF-8 itself, at several times Buffer.from's cost.
+      const hits = c.set.match(Buffer.from(from === 0 ? raw : raw.slice(from), 'utf8'));
       // RE2.Set reports indices in no particular order.
       if (hits.length > 1) hits.sort((a, b) => a - b);
       let h = 0;
