@@ -16,7 +16,8 @@ export const GATEWAY_CONFIG = {
   listMaxLimit: { env: 'LIST_MAX_LIMIT', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'largest accepted `limit` of list endpoints' },
   batchMaxEvents: { env: 'BATCH_MAX_EVENTS', type: 'integer', default: 100, minimum: 1, maximum: 1000, description: 'largest event batch (413 past it)' },
   upstreamBaseUrl: { env: 'UPSTREAM_BASE_URL', type: 'string', default: 'https://api.openai.com/v1', description: 'LLM provider base URL the proxy forwards to' },
-  upstreamApiKey: { env: 'UPSTREAM_API_KEY', type: 'string', default: '', description: 'provider key held by the sidecar (used when the caller sends none)' },
+  upstreamApiKey: { env: 'UPSTREAM_API_KEY', type: 'string', default: '', description: 'provider key held by the sidecar (used when the caller sends none, or always with UPSTREAM_API_KEY_MODE=replace)' },
+  upstreamApiKeyMode: { env: 'UPSTREAM_API_KEY_MODE', type: 'string', default: 'fill', enum: ['fill', 'replace'], description: "'fill': UPSTREAM_API_KEY goes upstream only when the caller forwards no key of its own; 'replace': it replaces whatever key the caller forwards (a vault-managed key; needs UPSTREAM_API_KEY)" },
   forwardProviderRoutingHeaders: { env: 'FORWARD_PROVIDER_ROUTING_HEADERS', type: 'boolean', default: false, description: "send the client's OpenAI-Organization/OpenAI-Project with UPSTREAM_API_KEY (always sent with the client's own key)" },
   upstreamTimeoutMs: { env: 'UPSTREAM_TIMEOUT_MS', type: 'integer', default: 120_000, minimum: 100, description: 'time allowed for the upstream to answer (headers), ms' },
   upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
@@ -132,5 +133,6 @@ export function loadGatewayConfig(
   if (config.controlPlaneUrl && !config.sidecarToken) throw new Error('SIDECAR_TOKEN: required when CONTROL_PLANE_URL is set (a sidecar presents it to its control plane; create one with `aduana sidecar-token create`)');
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
+  if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
 }

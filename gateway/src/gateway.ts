@@ -218,6 +218,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     apiKey: config.upstreamApiKey,
+    apiKeyMode: config.upstreamApiKeyMode === 'replace' ? 'replace' : 'fill',
     forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,

@@ -6,6 +6,11 @@ import { GatewayError } from '../../errors.js';
 export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
+  /**
+   * 'fill': `apiKey` goes out only when the caller forwards no key; 'replace': it goes out on every call and the
+   * caller's key is dropped (UPSTREAM_API_KEY_MODE).
+   */
+  apiKeyMode: 'fill' | 'replace';
   /** Send the client's provider routing headers with the sidecar's own key too (default: only with the client's key). */
   forwardRoutingHeaders: boolean;
   timeoutMs: number;
@@ -30,12 +35,14 @@ const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|ant
 /**
  * The one connection pool to the LLM provider, made at boot (keep-alive). Requests go through undici's `dispatch`
  * with a handler (its lowest-level path: no Readable stream or abort-signal listener per call). The provider key is the
- * caller's `x-forwarded-authorization`, or the sidecar's UPSTREAM_API_KEY; it is forwarded, never stored or logged.
+ * caller's `x-forwarded-authorization`, or the sidecar's UPSTREAM_API_KEY (always the latter in replace mode); it is
+ * forwarded, never stored or logged.
  */
 export class UpstreamClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #apiKey: string;
+  readonly #replaceKey: boolean;
   readonly #forwardRouting: boolean;
   readonly #timeoutMs: number;
 
@@ -44,6 +51,7 @@ export class UpstreamClient {
     this.#pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.#basePath = url.pathname.replace(/\/$/, '');
     this.#apiKey = opts.apiKey;
+    this.#replaceKey = opts.apiKeyMode === 'replace' && opts.apiKey !== '';
     this.#forwardRouting = opts.forwardRoutingHeaders;
     this.#timeoutMs = opts.timeoutMs;
   }
@@ -66,14 +74,16 @@ export class UpstreamClient {
     extraHeaders: Record<string, string>;
     cancel: (abort: () => void) => void;
   }, sink: UpstreamSink): Promise<UpstreamResponse> {
+    // In replace mode the caller's key is ignored as if it had sent none: its routing headers follow the same rule.
+    const clientKey = this.#replaceKey ? '' : opts.forwardedAuthorization;
     const headers: Record<string, string> = {
-      ...(opts.forwardedAuthorization || this.#forwardRouting ? opts.extraHeaders : undefined),
+      ...(clientKey || this.#forwardRouting ? opts.extraHeaders : undefined),
       accept: 'application/json, text/event-stream',
       // Identity: output checks read the answer, and relaying compressed bytes would need decompression anyway.
       'accept-encoding': 'identity',
       traceparent: formatTraceparent(opts.trace),
     };
-    const auth = opts.forwardedAuthorization || (this.#apiKey ? `Bearer ${this.#apiKey}` : '');
+    const auth = clientKey || (this.#apiKey ? `Bearer ${this.#apiKey}` : '');
     if (auth) headers['authorization'] = auth;
     if (opts.body) headers['content-type'] = 'application/json';
     const body = new UpstreamBody();
