@@ -203,6 +203,37 @@ describe('telemetry shipped from sidecars', () => {
     expect(issues.body.data.find((i: { title: string }) => i.title === 'resend probe 1 failed')?.count).toBe(1);
   });
 
+  it('redacts what a sidecar ships again before storing it: logs, their attributes and error events', async () => {
+    // A raw batch with the sidecar token: what a sidecar that did not redact (an older or a tampered one) would send.
+    const email = 'maria.silva@example.com';
+    const card = '4111 1111 1111 1111';
+    const at = new Date().toISOString();
+    const batch = batchOf({
+      logs: [{ tenant_id: 'default', id: newId('log'), timestamp: at, level: 'warn', message: `card ${card} declined for ${email}`, agent_id: 'tel-pii', trace_id: 't-pii', attributes: { customer: email, [email]: { card } } }],
+      errors: [{ tenant_id: 'default', id: newId('err'), timestamp: at, level: 'error', message: `charge to ${card} failed, tell ${email}`, agent_id: 'tel-pii', rule_id: '', trace_id: 't-pii' }],
+    });
+    const r = await ship(sidecarToken, batch);
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.stored).toEqual({ metrics: 0, logs: 1, errors: 1 });
+    const logs = await call(cp.url, 'GET', '/v1/telemetry/query/logs?agentId=tel-pii', { token: operator });
+    expect(logs.status, logs.text).toBe(200);
+    expect(logs.body.data).toHaveLength(1);
+    expect(logs.body.data[0]).toMatchObject({
+      message: 'card [REDACTED:CREDIT_CARD] declined for [REDACTED:EMAIL]',
+      attributes: { customer: '[REDACTED:EMAIL]', '[REDACTED:EMAIL]': { card: '[REDACTED:CREDIT_CARD]' } },
+    });
+    const issues = await call(cp.url, 'GET', '/v1/telemetry/query/errors/issues?limit=500', { token: operator });
+    const issue = issues.body.data.find((i: { agentId: string }) => i.agentId === 'tel-pii');
+    expect(issue).toMatchObject({ title: 'charge to [REDACTED:CREDIT_CARD] failed, tell [REDACTED:EMAIL]', count: 1 });
+    const events = await call(cp.url, 'GET', `/v1/telemetry/query/errors/events?issueId=${issue.id}`, { token: operator });
+    expect(events.status, events.text).toBe(200);
+    expect(events.body.data.map((e: { message: string }) => e.message)).toEqual(['charge to [REDACTED:CREDIT_CARD] failed, tell [REDACTED:EMAIL]']);
+    for (const text of [logs.text, issues.text, events.text]) {
+      expect(text).not.toContain(email);
+      expect(text).not.toContain('4111');
+    }
+  });
+
   it('the ship route refuses a malformed batch, a PAT and a tenant the token does not cover, storing nothing', async () => {
     const log = { tenant_id: 'default', id: newId('log'), timestamp: new Date().toISOString(), level: 'info', message: 'must not be stored', agent_id: 'tel-refused', trace_id: 't', attributes: {} };
     // A count where samples belong: the whole batch is refused, its good log too.

@@ -35,6 +35,7 @@ import { PgTelemetryStore } from '../telemetry/pg-telemetry-store.js';
 import { pgTelemetryQueries } from '../telemetry/pg-telemetry-queries.js';
 import { registerTelemetryShipRoute } from '../telemetry/telemetry-ship-route.js';
 import { TelemetryPruner } from '../telemetry/telemetry-pruner.js';
+import { Sanitizer } from '../../telemetry/sanitizer.js';
 import { compileOwnSchemasSoon } from '../../validation/gateway-ajv.js';
 
 export interface RunningControlPlane {
@@ -87,6 +88,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const resolutionsWindowMs = config.fleetBundleResolutionsWindowS * 1000;
   // Telemetry the sidecars ship, queried as at a sidecar (docs/fleet.md, "Telemetry").
   const telemetryStore = new PgTelemetryStore(db.pool);
+  // One redaction for ingest here and what sidecars ship; compiled at first use, so a control plane nobody sends logs
+  // to does not hold the recognizers.
+  const sanitizer = new Sanitizer();
   const telemetryPruner = new TelemetryPruner(telemetryStore, config.telemetryRetentionDays * 86_400_000, config.telemetryPruneIntervalS * 1000, logger);
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -110,8 +114,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
   registerAgentReportRoute(api, { activity, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
   registerLedgerIngestRoute(api, { archive, sidecarTokens: db.sidecarTokens, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
-  registerTelemetryShipRoute(api, { store: telemetryStore, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetTelemetryBodyLimit, maxItems: config.fleetTelemetryBatchMax });
-  registerTelemetryQueryRoutes(api, pgTelemetryQueries(telemetryStore, config.telemetryRetentionDays), config);
+  registerTelemetryShipRoute(api, { store: telemetryStore, tenants, sidecarTokens: db.sidecarTokens, sanitizer, maxBody: config.fleetTelemetryBodyLimit, maxItems: config.fleetTelemetryBatchMax });
+  registerTelemetryQueryRoutes(api, pgTelemetryQueries(telemetryStore, config.telemetryRetentionDays, sanitizer), config);
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
   const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });

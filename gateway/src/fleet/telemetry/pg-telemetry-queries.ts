@@ -9,9 +9,7 @@ import type { PgTelemetryStore } from './pg-telemetry-store.js';
  * there stores the log directly (redacted here, as a sidecar would), for a client that talks to the control plane;
  * nothing is forwarded from the control plane (forwarders run at each sidecar), so `providers` is always empty.
  */
-export function pgTelemetryQueries(store: PgTelemetryStore, retentionDays: number): TelemetryQueries {
-  // Compiled at the first ingest: a control plane nobody ingests at does not hold the recognizers.
-  const sanitizer = new Sanitizer();
+export function pgTelemetryQueries(store: PgTelemetryStore, retentionDays: number, sanitizer = new Sanitizer()): TelemetryQueries {
   return {
     retentionMs: retentionDays * 86_400_000,
     status: () => ({

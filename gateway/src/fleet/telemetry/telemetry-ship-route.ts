@@ -1,6 +1,7 @@
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
+import type { Sanitizer } from '../../telemetry/sanitizer.js';
 import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
 import type { PgTelemetryStore } from './pg-telemetry-store.js';
 import { parseTelemetryBatch, type TelemetryBatch } from './telemetry-batch-format.js';
@@ -9,6 +10,8 @@ export interface TelemetryShipRouteOptions {
   store: Pick<PgTelemetryStore, 'storeBatch'>;
   tenants: Pick<TenantRepository, 'get'>;
   sidecarTokens: SidecarTokenRepository;
+  /** The embedded gateway's telemetry redaction, applied again to what sidecars ship. */
+  sanitizer: Pick<Sanitizer, 'text' | 'value'>;
   /** Largest batch body, bytes (FLEET_TELEMETRY_BODY_LIMIT; 413 past it). */
   maxBody: number;
   /** Most items in one batch (FLEET_TELEMETRY_BATCH_MAX; 413 past it). */
@@ -19,7 +22,9 @@ export interface TelemetryShipRouteOptions {
  * POST /v1/fleet/telemetry at the control plane (docs/fleet.md, "Telemetry"): a sidecar's batch of metric samples,
  * logs and error events. The whole batch is checked before anything is stored (malformed 400, too large 413, a tenant
  * the token does not cover 403), then stored in one transaction, once per batch id: a resend answers 200 and stores
- * nothing. Items of a tenant the control plane no longer has are skipped, and named in the answer.
+ * nothing. Items of a tenant the control plane no longer has are skipped, and named in the answer. Logs and error
+ * events are redacted again before they are stored: a sidecar redacts them already, but the control plane does not
+ * take a sidecar's word for it (an older build, or anything holding a sidecar token, may ship them as they were).
  */
 export function registerTelemetryShipRoute(server: HttpServer, options: TelemetryShipRouteOptions): void {
   server.route('post', '/v1/fleet/telemetry', { scope: null, body: 'none' }, async (ctx) => {
@@ -33,7 +38,17 @@ export function registerTelemetryShipRoute(server: HttpServer, options: Telemetr
     const skipped = [...tenants].filter((t) => !options.tenants.get(t));
     const known = (x: { tenant_id: string }) => !skipped.includes(x.tenant_id);
     const kept: TelemetryBatch = skipped.length === 0 ? batch : { ...batch, metrics: batch.metrics.filter(known), logs: batch.logs.filter(known), errors: batch.errors.filter(known) };
-    const { duplicate, stored } = await options.store.storeBatch(kept);
+    const { duplicate, stored } = await options.store.storeBatch(redacted(kept, options.sanitizer));
     return { status: 200, body: { batch_id: batch.batch_id, duplicate, stored, skipped_tenants: skipped } };
   });
+}
+
+/** The batch with every log's message and attributes and every error event's message redacted. */
+function redacted(batch: TelemetryBatch, sanitizer: Pick<Sanitizer, 'text' | 'value'>): TelemetryBatch {
+  if (batch.logs.length === 0 && batch.errors.length === 0) return batch;
+  return {
+    ...batch,
+    logs: batch.logs.map((l) => ({ ...l, message: sanitizer.text(l.message), attributes: sanitizer.value(l.attributes) as Record<string, unknown> })),
+    errors: batch.errors.map((e) => ({ ...e, message: sanitizer.text(e.message) })),
+  };
 }
