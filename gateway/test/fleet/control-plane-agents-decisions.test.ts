@@ -292,3 +292,61 @@ describe('the console at the control plane', () => {
     await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution?.status).toBe('REJECTED'), { timeout: 5000, interval: 25 });
   });
 });
+
+describe('events ingested at a sidecar, read at the control plane', () => {
+  it('/admin/decisions, the decision itself and the console pages answer 200 with the event among the decisions', async () => {
+    // Known to the registry (an event alone registers no agent), so the agents page has it to show.
+    expect((await call(sidecar.url, 'POST', '/v1/heartbeat', { token: operator, body: { agent_id: 'ingest-agent' } })).status).toBe(200);
+    const ev = await call(sidecar.url, 'POST', '/v1/events', {
+      token: operator,
+      body: { event_type: 'tool.invoked', payload: { tool: 'search', step: 1 }, metadata: { agent_id: 'ingest-agent', session_id: 'sess-1' } },
+    });
+    expect(ev.status, ev.text).toBe(200);
+    const id = ev.body.envelope.decision_id as string;
+    let one: CallResult | undefined;
+    await vi.waitFor(
+      async () => {
+        one = await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator });
+        expect(one.status, one.text).toBe(200);
+      },
+      { timeout: 5000, interval: 25 },
+    );
+    // An ingested event's entry keeps no triggered policies, and its trace id in the decision.
+    expect(one!.body).toMatchObject({
+      decision_id: id,
+      tenant_id: 'default',
+      agent_id: 'ingest-agent',
+      event_type: 'tool.invoked',
+      execution_status: ev.body.envelope.execution_status,
+      risk_score: ev.body.envelope.risk_score,
+      trace_id: ev.body.trace_id,
+      triggered: [],
+      resolution: null,
+    });
+    const list = await call(cp.url, 'GET', '/admin/decisions?limit=500', { token: operator });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.data.find((d: { decision_id: string }) => d.decision_id === id)).toMatchObject({ event_type: 'tool.invoked', agent_id: 'ingest-agent' });
+    // Decisions made by /v1/decide are still there beside it.
+    expect(list.body.data.some((d: { event_type: string }) => d.event_type === 'decision')).toBe(true);
+
+    const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'viewer@cpad.example', name: 'Viewer', role: 'viewer', password: PASSWORD } });
+    expect(created.status, created.text).toBe(201);
+    const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'viewer@cpad.example', password: PASSWORD } });
+    expect(login.status, login.text).toBe(200);
+    const cookie = `aduana_session=${login.body.session_token}`;
+    const overview = await call(cp.authUrl, 'GET', '/console', { headers: { cookie } });
+    expect(overview.status, overview.text).toBe(200);
+    const decisions = await call(cp.authUrl, 'GET', '/console/decisions?since=all', { headers: { cookie } });
+    expect(decisions.status, decisions.text).toBe(200);
+    expect(decisions.text).toContain(`data-decision="${id}"`);
+    expect(decisions.text).toContain('tool.invoked');
+    await vi.waitFor(
+      async () => {
+        const agents = await call(cp.authUrl, 'GET', '/console/agents', { headers: { cookie } });
+        expect(agents.status, agents.text).toBe(200);
+        expect(agents.text).toContain('ingest-agent');
+      },
+      { timeout: 5000, interval: 50 },
+    );
+  });
+});

@@ -4,19 +4,25 @@ import type { DecisionRecord, ResolveOutcome } from '../../decisions/decision-st
 import type { Triggered } from '../../policy/evaluation.js';
 import { isHeld, type Verdict } from '../../policy/verdict.js';
 
-/** The part of a shipped ledger entry a decision is read from (audit-trail's entry shape). */
+/**
+ * The part of a shipped ledger entry a decision is read from. Decisions and proxied calls (audit-trail.ts) carry every
+ * field; an event ingested through POST /v1/events (event-ingestor.ts) has no `triggered` nor `policies_evaluated`
+ * and keeps its trace id in `decision`. The control plane checks an entry's hash, not its shape, so every field is
+ * read as possibly absent.
+ */
 interface DecisionEntry {
   created_at: string;
   event_type: string;
   metadata: { agent_id?: unknown; trace_id?: unknown };
   decision: {
     decision_id: string;
-    execution_status: Verdict;
-    risk_score: number;
-    rule: string;
-    policy_version: string;
-    policies_evaluated: number;
-    triggered: { policy_id: string; type: Triggered['type']; action: Triggered['action']; risk: number }[];
+    execution_status?: unknown;
+    risk_score?: unknown;
+    rule?: unknown;
+    policy_version?: unknown;
+    policies_evaluated?: unknown;
+    trace_id?: unknown;
+    triggered?: unknown;
   };
 }
 
@@ -75,23 +81,37 @@ export class PgDecisionArchive implements DecisionSource {
   }
 }
 
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+
+function triggeredOf(v: unknown): Triggered[] {
+  if (!Array.isArray(v)) return [];
+  const out: Triggered[] = [];
+  for (const t of v as unknown[]) {
+    if (typeof t !== 'object' || t === null) continue;
+    const { policy_id, type, action, risk } = t as Record<string, unknown>;
+    // The ledger keeps no reasons (they may quote the request): the archive's triggered policies have none.
+    out.push({ policyId: text(policy_id), type: text(type) as Triggered['type'], action: text(action) as Triggered['action'], risk: num(risk), reason: '' });
+  }
+  return out;
+}
+
 function toRecord(tenantId: string, r: Row): DecisionRecord {
   const e = JSON.parse(r.entry) as DecisionEntry;
   const d = e.decision;
   return {
     decision_id: d.decision_id,
     tenant_id: tenantId,
-    agent_id: typeof e.metadata.agent_id === 'string' ? e.metadata.agent_id : '',
-    execution_status: d.execution_status,
-    risk_score: d.risk_score,
+    agent_id: text(e.metadata.agent_id),
+    execution_status: text(d.execution_status) as Verdict,
+    risk_score: num(d.risk_score),
     event_type: e.event_type,
-    trace_id: typeof e.metadata.trace_id === 'string' ? e.metadata.trace_id : '',
+    trace_id: text(e.metadata.trace_id) || text(d.trace_id),
     created_at: e.created_at,
-    rule: d.rule,
-    policy_version: d.policy_version,
-    policies_evaluated: d.policies_evaluated,
-    // The ledger keeps no reasons (they may quote the request): the archive's triggered policies have none.
-    triggered: d.triggered.map((t) => ({ policyId: t.policy_id, type: t.type, action: t.action, risk: t.risk, reason: '' })),
+    rule: text(d.rule),
+    policy_version: text(d.policy_version),
+    policies_evaluated: num(d.policies_evaluated),
+    triggered: triggeredOf(d.triggered),
     resolution:
       r.status && r.resolved_at
         ? { status: r.status, note: r.note ?? '', resolved_by: r.resolved_by ?? '', resolved_at: r.resolved_at.toISOString() }
