@@ -1,7 +1,7 @@
 import type { Logger } from '@aduana/shared';
 import type { AuditTrail } from '../../audit/audit-trail.js';
 import { GatewayError } from '../../errors.js';
-import { indexProxyCall, recordProxyCall } from '../audit-record.js';
+import { indexProxyCall, recordProxyCall } from '../call-record.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Step } from './stage.js';
 

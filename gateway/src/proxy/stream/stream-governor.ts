@@ -3,7 +3,7 @@ import type { PiiStreamRedactor } from '../../pii/index.js';
 import type { Triggered } from '../../policy/evaluation.js';
 import type { ProxyContext, Usage } from '../proxy-context.js';
 import { ANSWER_TEXT_CAP } from '../stages/response-stages.js';
-import { SseReader, encodeSse, type SseEvent } from './sse-reader.js';
+import { SseReader, encodeSse, type SseEvent } from '../answer/sse-reader.js';
 
 /** Output content filters see each new piece of text with this much of what came before (patterns spanning chunks). */
 const FILTER_OVERLAP = 512;

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors.js';
 import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
-import type { ResponseStage, Step } from './stage.js';
+import type { ResponseStage, Step } from '../stages/stage.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 

@@ -1,8 +1,8 @@
 import { GatewayError } from '../errors.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
-import { ENDPOINTS, type EndpointKind } from './endpoints.js';
-import { PROXY_HEADERS } from './proxy-headers.js';
-import type { ProxyPipeline } from './pipeline.js';
+import { ENDPOINTS, type EndpointKind } from '../proxy/endpoints.js';
+import { PROXY_HEADERS } from '../proxy/proxy-headers.js';
+import type { ProxyPipeline } from '../proxy/pipeline.js';
 
 const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind][] = [
   ['post', '/v1/proxy/chat/completions', 'chat'],
