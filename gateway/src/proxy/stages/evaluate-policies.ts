@@ -4,10 +4,11 @@ import { GatewayError } from '../../errors.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import type { EvalPool } from '../../runtime/eval-pool.js';
 import type { InputFindings } from '../../policy/compile-policy-set.js';
+import type { Evaluation } from '../../policy/evaluation.js';
 import { isHeld } from '../../policy/verdict.js';
 import { collectRequestStrings, replaceRequestStrings } from '../request-text.js';
 import type { ProxyContext } from '../proxy-context.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /**
  * The same compiled evaluator as /v1/decide, over the request's text. Anything but ALLOW is answered here with 403
@@ -15,8 +16,8 @@ import type { RequestStage } from './stage.js';
  * `inlineMaxChars` is scanned (and redacted) in the evaluation worker, so it cannot hold the event loop; shorter text,
  * the common case, is judged inline with no thread hop.
  */
-export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): RequestStage {
-  function decide(c: ProxyContext, findings: InputFindings | undefined): void {
+export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): Stage {
+  function decide(c: ProxyContext, findings: InputFindings | undefined): void | Promise<void> {
     const p = c.principal!;
     const ev = runtimes.judge(
       c.policySet!,
@@ -31,6 +32,12 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
       },
       findings,
     );
+    // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
+    if (ev instanceof Promise) return ev.then((judged) => apply(c, judged));
+    apply(c, ev);
+  }
+
+  function apply(c: ProxyContext, ev: Evaluation): void {
     // Assigned once there is a verdict: a request refused before one (text too long) is a 4xx, not a decision.
     c.decisionId = newId('dec');
     c.evaluation = ev;
@@ -58,7 +65,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
       // Worker time is the tenant's too: its budget bounds how long it may keep the worker busy.
       runtimes.chargeEvaluation(tenantId, performance.now() - started);
     }
-    decide(c, result.findings ?? undefined);
+    await decide(c, result.findings ?? undefined);
     if (c.evaluation!.redactInput && result.redacted) {
       replaceRequestStrings(c.request!, result.redacted);
       c.inputRedactions = result.redactions;
@@ -67,15 +74,14 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
   }
 
   return {
-    name: 'policy',
+    name: 'evaluate-policies',
     run(c) {
       const set = c.policySet!;
       if (set.readsInputText && c.inputText.length > inlineMaxChars) {
         // Past the cap the evaluator refuses (413) at once: no point sending the text to the worker.
         if (c.inputText.length <= set.maxTextChars) return inWorker(c);
       }
-      decide(c, undefined);
-      return undefined;
+      return decide(c, undefined);
     },
   };
 }
