@@ -18,7 +18,7 @@ import { ResponseStages } from './response-stage.js';
 // The response stages over a small context, as Envoy tests a filter with mock callbacks: no server, no upstream.
 
 const policy = (type: PolicyRecord['type'], rules: Record<string, unknown>): PolicyRecord =>
-  ({ id: `pol_${type}`, tenant_id: 't1', name: type, type, risk: 50, enabled: true, rules, created_at: '', updated_at: '', pack_key: null }) as PolicyRecord;
+  ({ id: `pol_${type}`, tenant_id: 't1', name: type, type, risk: 50, enabled: true, rules, created_at: '', updated_at: '', pack_key: null }) as unknown as PolicyRecord;
 
 const PII = policy('pii_redaction', { action: 'REDACT', target: 'both', entities: ['EMAIL'] });
 const FILTER = policy('content_filter', { patterns: ['forbidden plan'], action: 'DENY', target: 'output', case_insensitive: false });
