@@ -26,7 +26,7 @@ import { PriceTable } from './proxy/pricing/price-table.js';
 import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
 import { ProxyPipeline } from './proxy/pipeline.js';
 import { EvalPool } from './runtime/eval-pool.js';
-import { proxyEdge, registerProxyRoutes } from './routes/proxy-routes.js';
+import { registerProxyRoutes } from './proxy/proxy-routes.js';
 import { EventIngestor } from './events/event-ingestor.js';
 import { IngestValidator } from './events/ingest-event.js';
 import { registerEventRoutes } from './routes/events-routes.js';
@@ -35,7 +35,7 @@ import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './users/user-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { LoginFailures, loginFailureLimits } from './sessions/login-failures.js';
-import { PasswordLogin, passwordLoginOptions } from './sessions/password-login.js';
+import { PasswordLogin } from './sessions/password-login.js';
 import { SessionPruner } from './sessions/session-pruner.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
@@ -112,7 +112,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
   const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
-  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
+  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));
   const agents = new AgentRegistry(store.agents, {
@@ -248,7 +248,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerUserRoutes(api, deps);
   registerAgentRoutes(api, deps);
   const proxy = new ProxyPipeline({
-    edge: proxyEdge(api),
+    server: api,
     access,
     runtimes,
     agents,

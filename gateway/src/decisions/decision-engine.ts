@@ -3,6 +3,7 @@ import { isoTime, newId, sha256Hex } from '@aduana/shared';
 import { assertAgent, type Principal } from '../auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
 import type { Evaluation } from '../policy/evaluation.js';
+import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 import { fromLedgerError } from '../events/ledger-errors.js';
@@ -42,24 +43,31 @@ export class DecisionEngine {
    * `rawBody`: the request's bytes, whose SHA-256 the ledger keeps instead of the payload (like proxy entries keep the
    * answer's hash): it commits to exactly what was decided without re-encoding a large payload on every decision.
    */
-  decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome {
+  decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome | Promise<DecideOutcome> {
     const tenantId = principal.tenantId;
     assertAgent(principal, req.agent_id);
     const now = Date.now();
     const agent = this.agents.admit(tenantId, req.agent_id, now);
     const set = this.runtimes.agentSet(tenantId, agent.policyPack);
     // A suspended agent's decisions are DENY with rule agent_suspended, recorded like any other (docs/agents.md).
-    const evaluation = agent.suspended
-      ? suspendedEvaluation()
-      : this.runtimes.judge(set, {
-          tenantId,
-          agentId: req.agent_id,
-          sessionId: req.context?.session_id ?? '',
-          riskBudget: req.context?.risk_budget ?? null,
-          agentRiskBudget: agent.riskBudget,
-          text: actionText(req),
-          now,
-        });
+    if (agent.suspended) return this.#record(principal, req, traceId, startedAt, rawBody, set, now, suspendedEvaluation());
+    const judged = this.runtimes.judge(set, {
+      tenantId,
+      agentId: req.agent_id,
+      sessionId: req.context?.session_id ?? '',
+      riskBudget: req.context?.risk_budget ?? null,
+      agentRiskBudget: agent.riskBudget,
+      text: actionText(req),
+      now,
+    });
+    // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
+    if (judged instanceof Promise) return judged.then((evaluation) => this.#record(principal, req, traceId, startedAt, rawBody, set, now, evaluation));
+    return this.#record(principal, req, traceId, startedAt, rawBody, set, now, judged);
+  }
+
+  /** The envelope of a judged action, with its decision recorded (decision index and ledger). */
+  #record(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null, set: PolicySet, now: number, evaluation: Evaluation): DecideOutcome {
+    const tenantId = principal.tenantId;
     const decisionId = newId('dec');
     const timestamp = isoTime(now);
     const envelope: DecisionEnvelope = {

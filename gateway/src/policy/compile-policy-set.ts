@@ -40,18 +40,29 @@ export interface PolicySet {
   readonly maxTextChars: number;
   /** Some policy reads the input's text (content filter on input, entropy, PII): token-id prompts cannot be judged. */
   readonly readsInputText: boolean;
+  /** The `rate_limit` windows, in the order of `evaluate`'s shared estimates (docs/fleet.md, "Shared limits"). */
+  readonly rateWindows: readonly RateWindow[];
   /**
    * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
    * allowing: a request is judged whole or refused (docs/policies.md, "Limits"). With `findings` (from `scanInput`,
-   * possibly in a worker) the text is not scanned again.
+   * possibly in a worker) the text is not scanned again. With `sharedRates` (each of `rateWindows`' tenant-wide
+   * estimate, from Redis, this request's hit included) a window is judged by the larger of that and this process's
+   * own count, which is kept either way.
    */
-  evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation;
+  evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings, sharedRates?: readonly number[]): Evaluation;
   /** The text-only part of evaluation: pure, no state (what a worker thread runs for large inputs). */
   scanInput(text: string): InputFindings;
   evaluateOutput(text: string): OutputEvaluation;
 }
 
 const EMPTY_OWNERS: PatternOwner[] = [];
+
+/** One `rate_limit` policy's window: where its hits are counted (per agent or for the tenant) and for how long. */
+export interface RateWindow {
+  policyId: string;
+  windowMs: number;
+  perAgent: boolean;
+}
 
 /** Agent id under which a tenant's total spend is kept (agent ids are never empty). */
 export const TENANT_SPEND = '';
@@ -76,6 +87,8 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   const size = enabled.length;
   const label = `v${version}`;
   const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
+  const rateWindows: RateWindow[] = [];
+  for (const c of checks) if (c.kind === 'rate') rateWindows[c.index] = { policyId: c.id, windowMs: c.windowMs, perAgent: c.perAgent };
 
   /** The input's UTF-8 bytes, made once when both RE2 sets read them (each would otherwise convert the string). */
   const bothSets = inSet.set !== null && piiInScanner !== null;
@@ -100,6 +113,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     hasOutputFilters: outSet.set !== null,
     hallucinationShield: shield,
     readsInputText,
+    rateWindows,
     maxTextChars,
 
     scanInput(text: string): InputFindings {
@@ -112,7 +126,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       return { filters: owners.map((o) => inSet.owners.indexOf(o)), entropy, pii };
     },
 
-    evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings): Evaluation {
+    evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings, sharedRates?: readonly number[]): Evaluation {
       const triggered: Triggered[] = [];
       const text = input.text;
       if (readsInputText && text.length > maxTextChars) {
@@ -131,7 +145,9 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           const key = c.perAgent ? `${c.id}\0${input.agentId}` : c.id;
           const { window, count } = hit(state.windows.get(key), input.now, c.windowMs);
           state.windows.set(key, window);
-          if (count > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
+          // Counted tenant-wide on Redis: never judged by less than this process's own count.
+          const n = sharedRates === undefined ? count : Math.max(count, sharedRates[c.index] ?? 0);
+          if (n > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
         } else if (c.kind === 'entropy') {
           const h = findings ? (findings.entropy[c.index] ?? 0) : maxTokenEntropy(text, c.minLength);
           if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));

@@ -2,7 +2,7 @@ import type { PolicyAction } from './types.js';
 
 /** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
 export type Check =
-  | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean }
+  | { kind: 'rate'; id: string; risk: number; action: PolicyAction; limit: number; windowMs: number; perAgent: boolean; index: number }
   | { kind: 'entropy'; id: string; risk: number; action: PolicyAction; minLength: number; threshold: number; index: number }
   | { kind: 'budget'; id: string; risk: number; action: PolicyAction; max: number; period: 'day' | 'month'; perAgent: boolean };
 
@@ -50,4 +50,5 @@ export class CompiledParts {
   /** The first enabled shield; one is enough to run the output check. */
   shield: ShieldPolicy | null = null;
   entropyChecks = 0;
+  rateChecks = 0;
 }

@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../gateway-deps.js';
 import type { GatewayConfig } from '../config.js';
 import type { DecisionSource } from '../decisions/decision-source.js';
 import { resolveDecision } from '../decisions/resolve-decision.js';
+import type { DecideOutcome } from '../decisions/decision-engine.js';
 
 const validateResolve = new OwnSchema({
   type: 'object',
@@ -40,16 +41,21 @@ export interface DecisionAdminDeps {
   onDecisionResolved(d: DecisionRecord): Promise<void>;
 }
 
+function decideAnswer({ envelope, evaluation, policyLabel }: DecideOutcome) {
+  // The rule behind a verdict other than ALLOW (agent_suspended included), as the proxy's x-svc-rule.
+  const headers: Record<string, string> = evaluation.verdict !== 'ALLOW' && evaluation.rule ? { 'x-svc-policy': policyLabel, 'x-svc-rule': evaluation.rule } : { 'x-svc-policy': policyLabel };
+  return { status: 200, body: { envelope, trace_id: envelope.trace_id }, headers };
+}
+
 export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { engine, decideValidator } = deps;
 
   server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
     assertOwnTenant(ctx, req.tenant_id);
-    const { envelope, evaluation, policyLabel } = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
-    // The rule behind a verdict other than ALLOW (agent_suspended included), as the proxy's x-svc-rule.
-    const headers: Record<string, string> = evaluation.verdict !== 'ALLOW' && evaluation.rule ? { 'x-svc-policy': policyLabel, 'x-svc-rule': evaluation.rule } : { 'x-svc-policy': policyLabel };
-    return { status: 200, body: { envelope, trace_id: ctx.trace.traceId }, headers };
+    const outcome = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
+    // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
+    return outcome instanceof Promise ? outcome.then(decideAnswer) : decideAnswer(outcome);
   });
 
   registerDecisionAdminRoutes(server, deps);

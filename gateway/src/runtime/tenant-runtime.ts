@@ -78,17 +78,35 @@ export class TenantRuntimes {
 
   /**
    * Evaluates an input with the tenant's set and state, within the tenant's evaluation-time budget: refused (429)
-   * while the budget is spent, charged with the time it took.
+   * while the budget is spent, charged with the time it took. Synchronous, except with shared limits for a set with
+   * `rate_limit` policies: the request's hits are then counted on Redis first, one round trip (docs/fleet.md,
+   * "Shared limits"), or at once by this process alone while Redis is away.
    */
-  judge(set: PolicySet, input: EvaluationInput, findings?: InputFindings): Evaluation {
+  judge(set: PolicySet, input: EvaluationInput, findings?: InputFindings): Evaluation | Promise<Evaluation> {
+    if (this.#shared !== null && set.rateWindows.length > 0 && !input.scoreOnly) return this.#judgeShared(this.#shared, set, input, findings);
+    return this.#judge(set, input, findings, undefined);
+  }
+
+  #judge(set: PolicySet, input: EvaluationInput, findings: InputFindings | undefined, sharedRates: readonly number[] | undefined): Evaluation {
     // With findings, the scan was done by the worker, admitted (and charged) before it started.
     if (!findings) this.#evalTime.admit(set.tenantId);
     const started = performance.now();
     try {
-      return set.evaluate(input, this.state(set.tenantId), findings);
+      return set.evaluate(input, this.state(set.tenantId), findings, sharedRates);
     } finally {
       this.#evalTime.charge(set.tenantId, performance.now() - started);
     }
+  }
+
+  #judgeShared(shared: SharedLimits, set: PolicySet, input: EvaluationInput, findings: InputFindings | undefined): Evaluation | Promise<Evaluation> {
+    // What the evaluator refuses before counting a window (evaluation time spent, text past the cap) counts nothing
+    // on Redis either.
+    if (!findings) this.#evalTime.admit(set.tenantId);
+    if (set.readsInputText && input.text.length > set.maxTextChars) return this.#judge(set, input, findings, undefined);
+    const windows = set.rateWindows.map((w) => ({ key: w.perAgent ? `${w.policyId}:${input.agentId}` : w.policyId, windowMs: w.windowMs }));
+    const counted = shared.countWindows(set.tenantId, windows);
+    if (counted === null) return this.#judge(set, input, findings, undefined);
+    return counted.then((estimates) => this.#judge(set, input, findings, estimates ?? undefined));
   }
 
   /** Refuses (429) a tenant whose evaluation-time budget is spent. */
@@ -249,7 +267,7 @@ export class TenantRuntimes {
     return this.#states.keys();
   }
 
-  /** Counts plan limits and spend on Redis from now on (set once at start when REDIS_URL is set). */
+  /** Counts plan limits, `rate_limit` policy windows and spend on Redis from now on (set once at start when REDIS_URL is set). */
   useSharedLimits(shared: SharedLimits): void {
     this.#shared = shared;
   }

@@ -8,7 +8,7 @@ export interface PrometheusSources {
   /** The forwarders whose queues are reported (read at scrape time). */
   queues(): readonly ExportQueue<unknown>[];
   /** With shared limits (REDIS_URL): times the local limits stood in for Redis, and whether Redis is connected. */
-  sharedLimits?: () => { fallbacks: Readonly<Record<'rate_limit' | 'spend', number>>; connected: boolean } | null;
+  sharedLimits?: () => { fallbacks: Readonly<Record<'rate_limit' | 'spend' | 'rate_policy', number>>; connected: boolean } | null;
 }
 
 /** One scrape: the exposition text and its media type. */
@@ -126,13 +126,13 @@ export class PrometheusMetrics {
       if (shared) {
         new Counter({
           name: 'aduana_limits_redis_fallbacks_total',
-          help: 'Plan admissions (rate_limit) and spend updates (spend) counted locally because Redis was unreachable',
+          help: 'Plan admissions (rate_limit), rate_limit policy windows (rate_policy) and spend updates (spend) counted locally because Redis was unreachable',
           labelNames: ['kind'],
           registers,
           collect() {
             this.reset();
             const s = shared();
-            if (s) for (const kind of ['rate_limit', 'spend'] as const) this.inc({ kind }, s.fallbacks[kind]);
+            if (s) for (const kind of ['rate_limit', 'spend', 'rate_policy'] as const) this.inc({ kind }, s.fallbacks[kind]);
           },
         });
         new Gauge({

@@ -5,6 +5,7 @@ import { periodKey } from '../../policy/tenant-state.js';
 import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { SharedTokenBuckets } from './shared-token-bucket.js';
 import { SharedSpend, type SpendTotals } from './shared-spend.js';
+import { SharedWindows, type WindowHit } from './shared-windows.js';
 
 export interface SharedLimitsOptions extends RedisConnectionOptions {
   /** How often the spend totals of active tenants are read back from Redis (spend made at other gateways), ms. */
@@ -18,20 +19,25 @@ export interface SharedLimitsHost extends SpendTotals {
 
 /** Times this process used its local limits because Redis was unreachable, by what was being counted. */
 export interface FallbackCounts {
+  /** Plan admissions. */
   rate_limit: number;
   spend: number;
+  /** Requests whose `rate_limit` policy windows were judged by this process's own count. */
+  rate_policy: number;
 }
 
 /**
- * Plan rate limits and budgets counted tenant-wide on Redis (docs/fleet.md, "Shared limits"). Redis away (down, not yet
- * connected, or too slow to answer) never refuses or holds traffic: the admission is made by this process's own
- * bucket at once, and counted as a fallback; when Redis answers again, the shared bucket is used again.
+ * Plan rate limits, `rate_limit` policy windows and budgets counted tenant-wide on Redis (docs/fleet.md, "Shared
+ * limits"). Redis away (down, not yet connected, or too slow to answer) never refuses or holds traffic: the admission
+ * is made by this process's own bucket, and the windows judged by its own count, at once, and counted as a fallback;
+ * when Redis answers again, the shared bucket and windows are used again.
  */
 export class SharedLimits {
   readonly #conn: RedisConnection;
   readonly #buckets: SharedTokenBuckets;
   readonly #spend: SharedSpend;
-  readonly #fallbacks: FallbackCounts = { rate_limit: 0, spend: 0 };
+  readonly #windows: SharedWindows;
+  readonly #fallbacks: FallbackCounts = { rate_limit: 0, spend: 0, rate_policy: 0 };
   readonly #host: SharedLimitsHost;
   readonly #timer: NodeJS.Timeout;
   readonly #onFallback: (tenantId: string) => void;
@@ -42,6 +48,7 @@ export class SharedLimits {
     this.#conn = new RedisConnection(options, logger);
     this.#host = host;
     this.#buckets = new SharedTokenBuckets(this.#conn.client, prefix);
+    this.#windows = new SharedWindows(this.#conn.client, prefix);
     this.#spend = new SharedSpend(
       this.#conn.client,
       prefix,
@@ -78,6 +85,26 @@ export class SharedLimits {
     this.#onFallback(tenantId);
     const r = local.take(tenantId);
     if (!r.allowed) throw planLimitExceeded(r.retryAfterS);
+  }
+
+  /**
+   * Counts one hit of a request in each of its `rate_limit` policy windows on Redis and answers the windows'
+   * tenant-wide estimates, in order. null when this process's own count must decide (Redis away: at once, without a
+   * promise; a failed or timed-out command: the promise resolves null), counted as a fallback either way. The caller
+   * counts every hit locally too, so a command that timed out but was applied errs towards counting twice.
+   */
+  countWindows(tenantId: string, windows: readonly WindowHit[]): Promise<readonly number[] | null> | null {
+    if (!this.#conn.ready) return this.#windowsLocally(tenantId);
+    return this.#windows.hit(tenantId, windows).then(
+      (estimates) => estimates,
+      () => this.#windowsLocally(tenantId),
+    );
+  }
+
+  #windowsLocally(tenantId: string): null {
+    this.#fallbacks.rate_policy++;
+    this.#onFallback(tenantId);
+    return null;
   }
 
   /** A cost the caller already added to its local totals: sent to Redis on the next turn of the event loop. */

@@ -26,6 +26,6 @@ export const rateLimit: PolicyTypeModule<'rate_limit'> = {
   pack: { name: 'Agent request rate', risk: 40, rules: { limit: 120, window_s: 60, scope: 'agent', action: 'DENY' } },
   compile(p, parts) {
     const r = p.rules;
-    parts.checks.push({ kind: 'rate', id: p.id, risk: p.risk, action: r.action, limit: r.limit, windowMs: r.window_s * 1000, perAgent: r.scope === 'agent' });
+    parts.checks.push({ kind: 'rate', id: p.id, risk: p.risk, action: r.action, limit: r.limit, windowMs: r.window_s * 1000, perAgent: r.scope === 'agent', index: parts.rateChecks++ });
   },
 };

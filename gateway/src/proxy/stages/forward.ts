@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { ProxyContext } from '../proxy-context.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import type { Stage } from './stage.js';
+import type { Step } from './stage.js';
 
 /**
  * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
  * never counted as ours).
  */
-export function forwardStage(upstream: UpstreamClient): Stage {
+export function forwardStep(upstream: UpstreamClient): Step {
   return {
     name: 'forward',
     run(c) {

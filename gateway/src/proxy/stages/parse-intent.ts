@@ -1,12 +1,12 @@
 import { GatewayError } from '../../errors.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { requestText } from '../request-text.js';
-import type { Stage } from './stage.js';
+import type { RequestStage } from './stage.js';
 
 /** The provider request, parsed once: model, stream flag, and the text every policy reads. */
-export function parseIntentStage(): Stage {
+export function parseIntentStage(): RequestStage {
   return {
-    name: 'parse-intent',
+    name: 'parse',
     run(c) {
       const raw = c.http.rawBody;
       if (!raw) throw new GatewayError('invalid_json', 'request body is empty');

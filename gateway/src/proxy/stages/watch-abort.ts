@@ -1,8 +1,8 @@
 import type { ProxyContext } from '../proxy-context.js';
-import type { Stage } from './stage.js';
+import type { Step } from './stage.js';
 
 /** From here on, a client that leaves is recorded as such and its upstream request (once sent) is cancelled. */
-export function watchAbortStage(): Stage {
+export function watchAbortStep(): Step {
   return {
     name: 'watch-abort',
     run(c) {

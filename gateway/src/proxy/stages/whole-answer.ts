@@ -3,19 +3,16 @@ import { sha256Hex } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { ProxyContext } from '../proxy-context.js';
-import type { Stage } from '../stages/stage.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
-import { AnswerPiece } from './answer-piece.js';
-import type { ResponseStage } from './response-stage.js';
+import type { ResponseStage, Step } from './stage.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
 /**
  * A whole (non-streamed) answer is read, capped (502 past `maxAnswerBytes`), and, when it is a successful JSON answer
- * of a governed endpoint, parsed into the one piece the response stages see. A streamed answer skips this and every
- * whole-answer stage.
+ * of a governed endpoint, parsed for the response stages. A streamed answer skips this and every whole-answer step.
  */
-export function readAnswerStage(maxAnswerBytes: number): Stage {
+export function readAnswerStep(maxAnswerBytes: number): Step {
   return {
     name: 'read-answer',
     async run(c) {
@@ -34,29 +31,29 @@ export function readAnswerStage(maxAnswerBytes: number): Stage {
           throw new GatewayError('upstream_error', 'upstream answered with invalid JSON');
         }
         if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new GatewayError('upstream_error', 'upstream answer is not a JSON object');
-        c.answer = new AnswerPiece(obj, true);
+        c.answer = obj;
       }
     },
   };
 }
 
-/** A response stage over a whole answer: its one piece, when there is one (each timed on its own: PROXY_STEP_TIMINGS). */
-export function overWholeAnswer(stage: ResponseStage): Stage {
+/** A response stage as a step: it runs over the parsed whole answer, when there is one. */
+export function overWholeAnswer(stage: ResponseStage): Step {
   return {
-    name: stage.name,
+    name: `answer-${stage.name}`,
     run(c) {
-      if (c.answer) stage.onPiece(c, c.answer);
+      if (c.answer) stage.run(c, c.answer);
     },
   };
 }
 
 /** The bytes the client will get: re-serialised when the answer was redacted, hashed for the ledger. */
-export function sealAnswerStage(): Stage {
+export function sealAnswerStep(): Step {
   return {
     name: 'seal-answer',
     run(c) {
       if (c.streamed) return;
-      if (c.answer?.changed) c.answerBytes = Buffer.from(JSON.stringify(c.answer.body));
+      if (c.answer && c.outputRedactions > 0) c.answerBytes = Buffer.from(JSON.stringify(c.answer));
       c.outputHash = sha256Hex(c.answerBytes as Buffer);
       c.governanceMs += performance.now() - c.upstreamDoneAt;
     },
