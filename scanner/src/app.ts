@@ -30,7 +30,7 @@ export interface ScannerAppOptions {
   readonly collect?: Partial<CollectOptions>;
   /** Replaces the collector entirely (offline tests). */
   readonly snapshots?: SnapshotSource;
-  /** Clock for the rate limiter and the key quota (tests). */
+  /** Clock for the rate limiter, the key quota, monitors and their scheduler (tests). */
   readonly now?: () => number;
   /** Extra CAs trusted for webhook receivers (tests: a throwaway CA). */
   readonly webhookCa?: readonly string[];
@@ -86,7 +86,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   app.register(destinationGuardPlugin, { config });
   app.register(browserHostPlugin, { config });
   app.register(scannerStorePlugin, { config, ...(options.now ? { now: options.now } : {}) });
-  app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}) });
+  app.register(monitoringPlugin, { config, userAgent: COLLECT_DEFAULTS.userAgent, ...(options.webhookCa ? { webhookCa: options.webhookCa } : {}), ...(options.now ? { now: options.now } : {}) });
   app.decorateRequest('trace', null as unknown as TraceContext);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -104,7 +104,7 @@ export function createScannerApp(config: ScannerConfig, options: ScannerAppOptio
   app.register(superScanRoutes, { limits });
   app.register(seoScanRoutes, { limits });
   app.register(scanRoutes, { config });
-  app.register(monitorRoutes, { config });
+  app.register(monitorRoutes, { config, ...(options.now ? { now: options.now } : {}) });
   app.register(webhookRoutes, { config });
   app.register(overviewRoutes, { config });
   app.register(reportRoutes, { config });

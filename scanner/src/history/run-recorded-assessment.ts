@@ -16,7 +16,7 @@ export interface RecordedRun {
   readonly url: string;
   readonly profile: Profile | 'auto';
   readonly requestId: string;
-  /** True when the run spends the key's daily assessment quota (every KEY request; not scheduled monitor runs). */
+  /** True when the run spends the key's daily assessment quota (every KEY request and every monitor run). */
   readonly countsAgainstQuota: boolean;
   /** The HTTP exchange that asked for it, when there is one: then the per-address limit and its cancellation apply. */
   readonly via?: { readonly request: FastifyRequest; readonly reply: FastifyReply };

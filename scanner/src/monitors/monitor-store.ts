@@ -1,5 +1,6 @@
 import { uuid } from '@aduana/shared';
 import { ScannerError } from '../errors.js';
+import { spendInTransaction } from '../quota/key-quota.js';
 import type { MonitorRecord, RunRecord, ScannerStore } from '../storage/scanner-store.js';
 
 /** A monitor as the API shows it (docs/scanner.md, "Monitors"). */
@@ -42,33 +43,69 @@ export function orgMonitors(store: ScannerStore, orgId: string): MonitorRecord[]
   return out;
 }
 
-/** Stores a new monitor, due at once (its first run is the baseline later runs compare with); 400 past `maxActive`. */
+/** The longest a deleted monitor keeps its place in the organisation's limit (docs/scanner.md, "Monitors"). */
+const SLOT_HELD_MAX_MS = 24 * HOUR_MS;
+
+/**
+ * Until when a monitor deleted at `now` still counts in its organisation's limit: until its next run would have
+ * started (one cadence after its creation if it never ran), 24 h after the deletion at most. Deleting and creating
+ * again therefore never runs a place in the limit more often than a monitor kept in it would run.
+ */
+function slotHeldUntil(m: MonitorRecord, now: number): number {
+  const nextRun = Math.max(m.nextRunAt, Date.parse(m.createdAt) + m.cadenceHours * HOUR_MS);
+  return Math.min(nextRun, now + SLOT_HELD_MAX_MS);
+}
+
+/** Whether a monitor counts in its organisation's limit at `now`: active, or deleted and still holding its place. */
+function holdsSlot(m: MonitorRecord, now: number): boolean {
+  return m.active || (m.slotHeldUntil ?? 0) > now;
+}
+
+export interface MonitorLimits {
+  /** Monitors an organisation may have holding a place (SCANNER_MAX_MONITORS_PER_ORG): past it 400. */
+  readonly maxPerOrg: number;
+  /** Monitors one key may create per clock hour (SCANNER_KEY_MONITOR_CREATIONS_PER_HOUR): past it 429. */
+  readonly creationsPerHour: number;
+}
+
+/**
+ * Stores a new monitor, due at once (its first run is the baseline later runs compare with). In one transaction: 400
+ * when the organisation's places are taken, else 429 when the key has created its hour's monitors, else the creation
+ * is counted and the monitor written; a refusal counts and writes nothing.
+ */
 export async function createMonitor(
   store: ScannerStore,
   fields: { orgId: string; keyId: string; url: string; profile: string; cadenceHours: number },
-  maxActive: number,
+  limits: MonitorLimits,
   now: number,
 ): Promise<MonitorRecord> {
   const record: MonitorRecord = { id: uuid(), ...fields, active: true, createdAt: new Date(now).toISOString(), nextRunAt: now, lastRunAt: null, lastScanId: null, lastScore: null, lease: null };
-  let full = false;
+  const held: { refusal: ScannerError | null } = { refusal: null };
   await store.root.transaction(() => {
-    if (orgMonitors(store, fields.orgId).filter((m) => m.active).length >= maxActive) {
-      full = true;
+    held.refusal = null; // a transaction callback may be replayed
+    if (orgMonitors(store, fields.orgId).filter((m) => holdsSlot(m, now)).length >= limits.maxPerOrg) {
+      held.refusal = new ScannerError('too_many_monitors');
+      return;
+    }
+    const retryAfterS = spendInTransaction(store, fields.keyId, 'monitor-creations', { limit: limits.creationsPerHour, windowMs: HOUR_MS }, now);
+    if (retryAfterS !== undefined) {
+      held.refusal = new ScannerError('quota_monitor_creations', retryAfterS);
       return;
     }
     void store.monitors.put([fields.orgId, record.id], record);
   });
-  if (full) throw new ScannerError('too_many_monitors');
+  if (held.refusal !== null) throw held.refusal;
   return record;
 }
 
-export async function deactivateMonitor(store: ScannerStore, orgId: string, id: string): Promise<void> {
+/** Deletes (deactivates) a monitor; it keeps its place in the limit for a while (slotHeldUntil). 404 when absent. */
+export async function deactivateMonitor(store: ScannerStore, orgId: string, id: string, now: number): Promise<void> {
   let found = false;
   await store.root.transaction(() => {
     const m = store.monitors.get([orgId, id]);
     if (m === undefined) return;
     found = true;
-    if (m.active) void store.monitors.put([orgId, id], { ...m, active: false });
+    if (m.active) void store.monitors.put([orgId, id], { ...m, active: false, slotHeldUntil: slotHeldUntil(m, now) });
   });
   if (!found) throw new ScannerError('monitor_not_found');
 }
@@ -139,6 +176,8 @@ export async function claimNow(store: ScannerStore, orgId: string, id: string, o
 }
 
 export interface RunResult {
+  /** `skipped`: refused by the key's quota before anything was fetched. */
+  readonly status: 'succeeded' | 'failed' | 'skipped';
   readonly scanId: string | null;
   readonly score: number | null;
   readonly error: string | null;
@@ -159,14 +198,15 @@ export async function finishRun(store: ScannerStore, claimed: ClaimedRun, result
       void store.monitors.put([monitor.orgId, monitor.id], {
         ...current,
         lease: ours ? null : current.lease,
-        lastRunAt: run.startedAt,
+        // A skipped run did not run: the monitor's last run is still the previous one.
+        lastRunAt: result.status === 'skipped' ? current.lastRunAt : run.startedAt,
         ...(result.score === null ? {} : { lastScore: result.score, lastScanId: result.scanId }),
       });
     }
     void store.runs.put([run.orgId, Date.parse(run.startedAt), run.id], {
       ...run,
       finishedAt: new Date(now).toISOString(),
-      status: result.error === null ? 'succeeded' : 'failed',
+      status: result.status,
       scanId: result.scanId,
       error: result.error,
     });

@@ -8,6 +8,8 @@ export interface SchedulerSettings {
   readonly leaseMs: number;
   readonly execute: (claimed: ClaimedRun) => Promise<unknown>;
   readonly onError: (err: unknown) => void;
+  /** The service's clock: what is due is decided by it (tests move it). */
+  readonly now: () => number;
 }
 
 /**
@@ -38,7 +40,7 @@ export class MonitorScheduler {
     if (this.#ticking || this.#stopped) return;
     this.#ticking = true;
     try {
-      const claimed = await claimDue(this.#settings.store, this.owner, Date.now(), this.#settings.leaseMs);
+      const claimed = await claimDue(this.#settings.store, this.owner, this.#settings.now(), this.#settings.leaseMs);
       for (const c of claimed) {
         const work = this.#settings.execute(c).catch(this.#settings.onError);
         this.#running.add(work);

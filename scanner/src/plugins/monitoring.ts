@@ -22,6 +22,8 @@ export interface MonitoringOptions extends Record<string, unknown> {
   /** Extra CAs trusted for webhook receivers (tests: a throwaway CA). */
   readonly webhookCa?: readonly string[];
   readonly userAgent: string;
+  /** The service's clock (tests): what the scheduler finds due. */
+  readonly now?: () => number;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface MonitoringOptions extends Record<string, unknown> {
  * runs due monitors. The scheduler starts once the app is ready and stops before the store closes (preClose), after
  * which pending deliveries are cut short.
  */
-export const monitoringPlugin = sharedPlugin<MonitoringOptions>('monitoring', async (app, { config, webhookCa, userAgent }) => {
+export const monitoringPlugin = sharedPlugin<MonitoringOptions>('monitoring', async (app, { config, webhookCa, userAgent, now = Date.now }) => {
   let allowPrivate: AllowList;
   try {
     allowPrivate = parseAllowList(listSetting(config.allowPrivate));
@@ -50,8 +52,9 @@ export const monitoringPlugin = sharedPlugin<MonitoringOptions>('monitoring', as
     store: app.store,
     tickMs: config.schedulerTickMs,
     leaseMs: config.monitorLeaseMs,
-    execute: (claimed) => executeRun(app, config, notifier, claimed),
+    execute: (claimed) => executeRun(app, { config, notifier, now }, claimed),
     onError: (err) => app.log.error({ err }, 'monitor run failed'),
+    now,
   });
   app.decorate('webhookGuard', guard);
   app.decorate('secretBox', box);

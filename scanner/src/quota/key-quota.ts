@@ -4,8 +4,9 @@ import type { ScannerStore } from '../storage/scanner-store.js';
 
 /**
  * What an API key may spend (docs/scanner.md, "Quotas"): `assessments` per UTC day (recorded assessments, monitor
- * runs started by hand and reports all count), `crawls` and `renderings` per clock hour. Counted in LMDB, so every
- * process on one data directory shares the count and a restart does not reset it.
+ * runs, scheduled ones charged to the key that created the monitor, and reports all count), `crawls` and `renderings`
+ * per clock hour. Counted in LMDB, so every process on one data directory shares the count and a restart does not
+ * reset it.
  */
 export type QuotaBucket = 'assessments' | 'crawls' | 'renderings';
 
@@ -48,9 +49,7 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
       // the very last units at the same instant may overrun the quota by those few units.
       const committed = store.quota.get(key) ?? 0;
       const used = mine ? Math.max(committed, mine.written) + mine.queued : committed;
-      if (used >= rule.limit) {
-        return Promise.reject(new ScannerError(rule.code, Math.max(1, Math.ceil(((window + 1) * rule.windowMs - t) / 1000))));
-      }
+      if (used >= rule.limit) return Promise.reject(new ScannerError(rule.code, secondsUntilWindowEnds(window, rule.windowMs, t)));
       const entry = mine ?? { queued: 0, written: 0, inFlight: 0 };
       entry.queued++;
       entry.inFlight++;
@@ -77,4 +76,24 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
       return Promise.resolve();
     },
   };
+}
+
+/** Whole seconds (at least 1) from `t` until window `window` of `windowMs` ends: the Retry-After of a spent window. */
+function secondsUntilWindowEnds(window: number, windowMs: number, t: number): number {
+  return Math.max(1, Math.ceil(((window + 1) * windowMs - t) / 1000));
+}
+
+/**
+ * Counts one unit of a per-key limit on fixed windows (`bucket`, e.g. monitor creations per clock hour) inside the
+ * caller's LMDB write transaction, so the unit is spent only when what it guards is written in the same commit, and
+ * two processes cannot both take the last one. Answers the Retry-After seconds instead when the window is spent (and
+ * counts nothing). Rows share the quota table's layout, [keyId, bucket, window index].
+ */
+export function spendInTransaction(store: ScannerStore, keyId: string, bucket: string, rule: { readonly limit: number; readonly windowMs: number }, t: number): number | undefined {
+  const window = Math.floor(t / rule.windowMs);
+  const used = store.quota.get([keyId, bucket, window]) ?? 0;
+  if (used >= rule.limit) return secondsUntilWindowEnds(window, rule.windowMs, t);
+  void store.quota.put([keyId, bucket, window], used + 1);
+  if (used === 0) void store.quota.remove([keyId, bucket, window - 1]);
+  return undefined;
 }

@@ -61,6 +61,11 @@ export interface MonitorRecord {
   readonly lastScore: number | null;
   /** Held while a run is in progress (docs/scanner.md, "Monitors"): no second run starts until it ends or expires. */
   readonly lease: { readonly owner: string; readonly expiresAt: number } | null;
+  /**
+   * Set when the monitor is deleted: until this epoch ms it still counts in its organisation's monitor limit, so
+   * deleting and creating again cannot run more often than the monitor would have. Absent on older records.
+   */
+  readonly slotHeldUntil?: number;
 }
 
 /** One execution of a monitor, recorded before it starts. */
@@ -72,7 +77,8 @@ export interface RunRecord {
   readonly owner: string;
   readonly startedAt: string;
   readonly finishedAt: string | null;
-  readonly status: 'running' | 'succeeded' | 'failed';
+  /** `skipped`: not run, because the key's assessment quota was spent (error `quota_exceeded`). */
+  readonly status: 'running' | 'succeeded' | 'failed' | 'skipped';
   readonly scanId: string | null;
   readonly error: string | null;
 }
