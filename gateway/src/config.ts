@@ -57,6 +57,8 @@ export const GATEWAY_CONFIG = {
   loginFailuresPerAddress: { env: 'LOGIN_FAILURES_PER_ADDRESS', type: 'integer', default: 20, minimum: 1, description: 'failed logins per client address within LOGIN_FAILURE_WINDOW_S before 429 (kept in LMDB)' },
   loginFailuresPerAccount: { env: 'LOGIN_FAILURES_PER_ACCOUNT', type: 'integer', default: 5, minimum: 1, description: 'failed logins per e-mail address within LOGIN_FAILURE_WINDOW_S before 429 (kept in LMDB)' },
   loginFailureWindowS: { env: 'LOGIN_FAILURE_WINDOW_S', type: 'integer', default: 900, minimum: 1, description: 'window of the failed-login limits, seconds (Retry-After counts to its end)' },
+  loginHashesInFlightMax: { env: 'LOGIN_HASHES_IN_FLIGHT_MAX', type: 'integer', default: 8, minimum: 1, description: 'password logins (POST /login, the console) whose password hash is under way at once; past it 429 with Retry-After' },
+  loginHashesInFlightPerAddress: { env: 'LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS', type: 'integer', default: 2, minimum: 1, description: "one client address's share of LOGIN_HASHES_IN_FLIGHT_MAX (429 past it); at most LOGIN_HASHES_IN_FLIGHT_MAX" },
   tokenRotateGraceHours: { env: 'TOKEN_ROTATE_GRACE_HOURS', type: 'integer', default: 24, minimum: 0, maximum: 720, description: '`aduana token rotate`: how long the old token keeps working beside its successor, hours' },
   oidcIssuer: { env: 'OIDC_ISSUER', type: 'string', default: '', description: 'OpenID Connect issuer URL (its discovery document is read at start); empty = identity-provider sign-in off' },
   oidcClientId: { env: 'OIDC_CLIENT_ID', type: 'string', default: '', description: 'client id registered with the identity provider' },
@@ -132,6 +134,7 @@ export function loadGatewayConfig(
   const config = loadConfig(GATEWAY_CONFIG, env, overrides);
   if (config.controlPlaneUrl && !config.sidecarToken) throw new Error('SIDECAR_TOKEN: required when CONTROL_PLANE_URL is set (a sidecar presents it to its control plane; create one with `aduana sidecar-token create`)');
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
+  if (config.loginHashesInFlightPerAddress > config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS: ${config.loginHashesInFlightPerAddress} is more than LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax})`);
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;

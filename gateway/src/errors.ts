@@ -40,6 +40,7 @@ export const ERRORS = {
   tenant_bytes_in_flight: { status: 429, type: 'rate_limit_exceeded', message: "too many request body bytes in flight for this tenant; retry shortly" },
   evaluation_time_exceeded: { status: 429, type: 'rate_limit_exceeded', message: 'tenant used up its policy-evaluation time' },
   login_throttled: { status: 429, type: 'rate_limit_exceeded', message: 'too many failed logins; retry later' },
+  login_busy: { status: 429, type: 'rate_limit_exceeded', message: 'too many sign-ins in progress; retry shortly' },
   internal: { status: 500, type: 'internal_error', message: 'internal server error' },
   policy_set_invalid: { status: 500, type: 'internal_error', message: "the tenant's policy set cannot be compiled; change its policies" },
   upstream_error: { status: 502, type: 'upstream_error', message: 'upstream returned a broken answer' },

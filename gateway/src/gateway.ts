@@ -35,7 +35,7 @@ import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './users/user-store.js';
 import { SessionStore } from './sessions/session-store.js';
 import { LoginFailures, loginFailureLimits } from './sessions/login-failures.js';
-import { PasswordLogin } from './sessions/password-login.js';
+import { PasswordLogin, passwordLoginOptions } from './sessions/password-login.js';
 import { SessionPruner } from './sessions/session-pruner.js';
 import { registerUserRoutes } from './routes/user-routes.js';
 import { registerConsoleRoutes } from './console/console-routes.js';
@@ -112,7 +112,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
   const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
-  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
+  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));
   const agents = new AgentRegistry(store.agents, {

@@ -33,7 +33,7 @@ function redirect(location: string, cookie?: string): Reply {
 }
 
 /** Sign-in failures the form names on its next showing (after a redirect, so a reload never re-posts a password). */
-const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'invalid_request']);
+const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'login_busy', 'invalid_request']);
 
 /**
  * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
 import type { Role } from '../../src/auth/principal.js';
@@ -63,12 +63,12 @@ export interface CallResult {
   text: string;
 }
 
-/** One HTTP call with undici; JSON in, JSON (or text) out. */
+/** One HTTP call with undici; JSON in, JSON (or text) out. `dispatcher`: e.g. an Agent bound to another loopback address. */
 export async function call(
   base: string,
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> } = {},
+  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; dispatcher?: Dispatcher } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
@@ -77,7 +77,7 @@ export async function call(
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body });
+  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
   const text = await res.body.text();
   let parsed: unknown;
   try {

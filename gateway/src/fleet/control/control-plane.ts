@@ -12,7 +12,7 @@ import { registerUserRoutes } from '../../routes/user-routes.js';
 import { registerAuthRoutes } from '../../auth-service/auth-routes.js';
 import { bootstrap } from '../../tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from '../../sessions/login-failures.js';
-import { PasswordLogin } from '../../sessions/password-login.js';
+import { PasswordLogin, passwordLoginOptions } from '../../sessions/password-login.js';
 import { SessionPruner } from '../../sessions/session-pruner.js';
 import { buildPackPolicies } from '../../agents/pack-policies.js';
 import { openPostgresRepositories } from '../postgres/open-postgres-repositories.js';
@@ -76,7 +76,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));
   const authenticator = new Authenticator({ tokens, sessions, users });
   const loginFailures = new LoginFailures(local.counters, loginFailureLimits(config));
-  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, { passwordMaxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN });
+  const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const archive = new PgLedgerArchive(db.pool);
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
   // Agents and held decisions (docs/fleet.md, "Agents and decisions").
