@@ -16,6 +16,7 @@ const sidecarTokens = {
   list: () => [record],
   create: () => Promise.reject(new Error('not in the benchmark')),
   revoke: () => Promise.resolve(false),
+  rotate: () => Promise.resolve({ kind: 'not_found' as const }),
 };
 const archive = PgLedgerArchive.open(url, poolSize);
 const server = new HttpServer({

@@ -20,6 +20,7 @@ administration (works on DATA_DIR, also while the services run; with DATABASE_UR
   sidecar-token create --name N [--tenant T]...   a sidecar's credential at the control plane (all tenants without --tenant)
   sidecar-token list
   sidecar-token revoke ID
+  sidecar-token rotate ID          a successor that keeps the token's ledger chains; ID is revoked at once
   ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
   ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
   config                         the gateway's settings (Markdown)

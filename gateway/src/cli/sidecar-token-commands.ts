@@ -8,11 +8,11 @@ function fail(message: string): number {
   return 2;
 }
 
-const USAGE = 'usage: aduana sidecar-token create --name NAME [--tenant ID]... | sidecar-token list | sidecar-token revoke ID';
+const USAGE = 'usage: aduana sidecar-token create --name NAME [--tenant ID]... | sidecar-token list | sidecar-token revoke ID | sidecar-token rotate ID';
 const NAME_MAX = 200;
 
 /**
- * `aduana sidecar-token create|list|revoke`: the credentials sidecars present to the control plane (docs/fleet-storage.md, "Sidecar tokens").
+ * `aduana sidecar-token create|list|revoke|rotate`: the credentials sidecars present to the control plane (docs/fleet-storage.md, "Sidecar tokens").
  * On the control plane's PostgreSQL with DATABASE_URL, else on DATA_DIR. The token is printed once; only its SHA-256
  * is stored.
  */
@@ -25,13 +25,13 @@ export async function runSidecarTokenCommand(argv: string[]): Promise<number> {
     return fail(`sidecar-token: ${(err as Error).message}`);
   }
   const { values, positionals } = parsed;
-  if (sub !== 'create' && sub !== 'list' && sub !== 'revoke') return fail(USAGE);
+  if (sub !== 'create' && sub !== 'list' && sub !== 'revoke' && sub !== 'rotate') return fail(USAGE);
   if (sub === 'create') {
     if (!values.name || values.name.length > NAME_MAX) return fail(`sidecar-token create: --name is required (at most ${NAME_MAX} characters)`);
     const bad = (values.tenant ?? []).find((t) => !isValidTenantId(t));
     if (bad !== undefined) return fail(`sidecar-token create: --tenant "${bad}" is not a tenant id`);
   }
-  if (sub === 'revoke' && !positionals[0]) return fail('sidecar-token revoke: ID is required');
+  if ((sub === 'revoke' || sub === 'rotate') && !positionals[0]) return fail(`sidecar-token ${sub}: ID is required`);
   const store = await openAdminStorage(loadGatewayConfig());
   try {
     if (sub === 'list') {
@@ -45,6 +45,15 @@ export async function runSidecarTokenCommand(argv: string[]): Promise<number> {
       const id = positionals[0] as string;
       if (!(await store.sidecarTokens.revoke(id))) return fail(`sidecar-token revoke: no sidecar token ${id}`);
       process.stdout.write(`revoked ${id}\n`);
+      return 0;
+    }
+    if (sub === 'rotate') {
+      const id = positionals[0] as string;
+      const out = await store.sidecarTokens.rotate(id);
+      if (out.kind === 'not_found') return fail(`sidecar-token rotate: no sidecar token ${id}`);
+      if (out.kind === 'already_rotated') return fail(`sidecar-token rotate: ${id} was rotated already; rotate its successor (sidecar-token list)`);
+      process.stdout.write(`${out.token}\n`);
+      process.stderr.write(`id ${out.record.id} replaces ${id}, which is revoked now; it keeps shipping the ledger chains of ${out.record.chain_owner} (the token is shown only this once)\n`);
       return 0;
     }
     const tenants = values.tenant && values.tenant.length > 0 ? values.tenant : null;

@@ -104,7 +104,16 @@ export interface SidecarTokenRecord {
   created_at: string;
   revoked_at: string | null;
   last4: string;
+  /**
+   * Set on a token made by `aduana sidecar-token rotate`: the id of the first token of its line. The ledger chains a
+   * sidecar opens are bound to that id, so a rotated token keeps shipping them (docs/fleet.md, "Shipping the ledger").
+   */
+  chain_owner?: string;
+  /** Set on a rotated token: its successor's id. */
+  rotated_to?: string;
 }
+
+export type SidecarTokenRotation = { kind: 'rotated'; token: string; record: SidecarTokenRecord } | { kind: 'not_found' } | { kind: 'already_rotated' };
 
 export interface SidecarTokenRepository {
   create(name: string, tenants: string[] | null): Promise<{ token: string; record: SidecarTokenRecord }>;
@@ -112,4 +121,9 @@ export interface SidecarTokenRepository {
   list(): SidecarTokenRecord[];
   /** False when there is no such token. */
   revoke(id: string): Promise<boolean>;
+  /**
+   * A successor with the token's name and tenants that continues its ledger chains; the token itself is revoked at
+   * once (a revoked token may be rotated: that is how a leaked one is replaced). Once per token.
+   */
+  rotate(id: string): Promise<SidecarTokenRotation>;
 }

@@ -10,7 +10,8 @@ import { GatewayError } from '../../src/errors.js';
 import { registerBundleRoute } from '../../src/fleet/bundle/bundle-route.js';
 import type { BundledAgent } from '../../src/fleet/bundle/bundle-format.js';
 import { InProcessChangeFeed } from '../../src/fleet/bundle/in-process-change-feed.js';
-import type { SidecarTokenRecord, SidecarTokenRepository } from '../../src/storage/repositories.js';
+import type { SidecarTokenRecord, SidecarTokenRepository, SidecarTokenRotation } from '../../src/storage/repositories.js';
+import { mintSuccessor } from '../../src/fleet/sidecar-token-store.js';
 import { startTestGateway, type TestGateway } from './start-test-gateway.js';
 
 /** Sidecar tokens in memory: the stand-in for the control plane's PostgreSQL table in these tests. */
@@ -30,6 +31,18 @@ export class MemorySidecarTokens implements SidecarTokenRepository {
 
   list(): SidecarTokenRecord[] {
     return [...this.#byHash.values()];
+  }
+
+  async rotate(id: string): Promise<SidecarTokenRotation> {
+    for (const [hash, old] of this.#byHash) {
+      if (old.id !== id) continue;
+      if (old.rotated_to) return { kind: 'already_rotated' };
+      const next = mintSuccessor(old);
+      this.#byHash.set(next.hash, next.record);
+      this.#byHash.set(hash, { ...old, revoked_at: old.revoked_at ?? next.record.created_at, rotated_to: next.record.id });
+      return { kind: 'rotated', token: next.token, record: next.record };
+    }
+    return { kind: 'not_found' };
   }
 
   async revoke(id: string): Promise<boolean> {

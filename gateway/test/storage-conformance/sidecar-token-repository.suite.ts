@@ -30,5 +30,28 @@ export function describeSidecarTokenRepository(open: OpenBackend): void {
       expect(b.sidecarTokens.findByHash(hashToken(all.token))?.revoked_at).toBeNull();
       expect(await b.sidecarTokens.revoke('sct_unknown')).toBe(false);
     });
+
+    it('rotates a token into a successor that keeps its ledger chains, revoking it at once, once', async () => {
+      const name = uniqueId('rotated');
+      const first = await b.sidecarTokens.create(name, ['acme']);
+      const second = await b.sidecarTokens.rotate(first.record.id);
+      if (second.kind !== 'rotated') throw new Error(`expected a rotation, got ${second.kind}`);
+      expect(isWellFormedToken(second.token, 'sct')).toBe(true);
+      expect(second.record).toMatchObject({ name, tenants: ['acme'], revoked_at: null, chain_owner: first.record.id, last4: second.token.slice(-4) });
+      expect(b.sidecarTokens.findByHash(hashToken(second.token))).toEqual(second.record);
+      expect(b.sidecarTokens.findByHash(hashToken(first.token))).toMatchObject({ id: first.record.id, revoked_at: expect.any(String), rotated_to: second.record.id });
+      expect((await b.sidecarTokens.rotate(first.record.id)).kind).toBe('already_rotated');
+      // The line keeps its first id as the chains' owner.
+      const third = await b.sidecarTokens.rotate(second.record.id);
+      expect(third.kind === 'rotated' && third.record.chain_owner).toBe(first.record.id);
+      // A revoked token may be rotated (a leaked one is revoked first, then replaced).
+      const leaked = await b.sidecarTokens.create(`${name}-leaked`, null);
+      expect(await b.sidecarTokens.revoke(leaked.record.id)).toBe(true);
+      const revokedAt = b.sidecarTokens.findByHash(hashToken(leaked.token))?.revoked_at;
+      const replaced = await b.sidecarTokens.rotate(leaked.record.id);
+      expect(replaced.kind === 'rotated' && replaced.record.chain_owner).toBe(leaked.record.id);
+      expect(b.sidecarTokens.findByHash(hashToken(leaked.token))?.revoked_at).toBe(revokedAt);
+      expect((await b.sidecarTokens.rotate('sct_unknown')).kind).toBe('not_found');
+    });
   });
 }
