@@ -14,7 +14,9 @@ export function writeRawWhole(ctx: RequestContext, status: number, headers: Read
   ctx.res.cork(() => {
     ctx.res.writeStatus(statusLine(status));
     for (const k in headers) ctx.res.writeHeader(k, headers[k] as string);
-    endWithBody(ctx.res, body, () => ctx.aborted);
+    // A relayed 204 or 304 goes out without a Content-Length (RFC 9110, 8.6), as server.ts's replies do.
+    if (status === 204 || status === 304) ctx.res.endWithoutBody();
+    else endWithBody(ctx.res, body, () => ctx.aborted);
   });
   return true;
 }

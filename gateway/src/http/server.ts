@@ -223,7 +223,9 @@ export class HttpServer {
       res.writeHeader(TRACE_ID, ctx.trace.traceId);
       if (type) res.writeHeader(CONTENT_TYPE, type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
-      if (r.status === 204 || r.status === 304) res.endWithoutBody(undefined, ctx.closeConnection);
+      // No argument: uWS writes any argument, even undefined, as a Content-Length, and a 204 or 304 carries none (RFC
+      // 9110, 8.6). Only a refused request (an error with a body) asks for closeConnection, so none is lost here.
+      if (r.status === 204 || r.status === 304) res.endWithoutBody();
       else if (ctx.closeConnection) res.end(payload, true);
       else endWithBody(res, payload, () => ctx.aborted);
     });

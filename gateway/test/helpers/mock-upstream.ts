@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
  * dropped connections) and read what the mock received.
  */
 export interface Script {
+  /** The answer's status; a 204 on /models comes without a body. */
   status?: number;
   /** Raw JSON body to answer with (overrides the generated one). */
   json?: unknown;
@@ -99,6 +100,10 @@ export class MockUpstream {
     switch (path) {
       case '/models':
         finished = true;
+        if (s.status === 204) {
+          res.writeHead(204, { 'x-request-id': 'req-mock' });
+          return void res.end();
+        }
         return json(res, 200, { object: 'list', data: [{ id: 'gpt-4o-mini', object: 'model', created: 1700000000, owned_by: 'mock' }] });
       case '/embeddings': {
         const inputs = Array.isArray(body?.['input']) ? (body!['input'] as unknown[]) : [body?.['input']];

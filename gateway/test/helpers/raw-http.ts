@@ -50,6 +50,8 @@ function parse(buf: Buffer, onlyIfComplete = false): RawAnswer | null {
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
   const rest = buf.subarray(end + 4);
+  // A 204 or 304 ends with its head, whatever it declares (RFC 9110, 6.4.1).
+  if (status === 204 || status === 304) return { status, headers, body: '' };
   const length = Number(headers['content-length'] ?? NaN);
   if (Number.isFinite(length)) {
     if (rest.length < length) return onlyIfComplete ? null : { status, headers, body: rest.toString('utf8') };
