@@ -55,6 +55,19 @@ describe('POST /token', () => {
     expect(Date.parse(short.body.expires_at) - Date.now()).toBeLessThan(2 * DAY + 60_000);
     expect(Date.parse(short.body.expires_at) - Date.now()).toBeGreaterThan(2 * DAY - 60_000);
   });
+
+  it("a token minted with a login session never outlives the session", async () => {
+    const acme = await t.tenant('tok-session');
+    const password = 'a long enough password';
+    expect((await call(t.url, 'POST', '/admin/users', { token: acme.admin, body: { email: 'minter@session.example', name: 'M', role: 'admin', password } })).status).toBe(201);
+    const login = await call(t.authUrl, 'POST', '/login', { body: { email: 'minter@session.example', password } });
+    expect(login.status, login.text).toBe(200);
+    const sessionEnds = Date.parse(login.body.expires_at);
+    const r = await call(t.authUrl, 'POST', '/token', { token: login.body.session_token, body: { name: 'from a session', role: 'admin', expires_in_days: 365 } });
+    expect(r.status, r.text).toBe(200);
+    expect(Date.parse(r.body.expires_at)).toBeLessThanOrEqual(sessionEnds);
+    expect(Date.parse(t.gw.deps.tokens.get(r.body.id)!.expires_at)).toBeLessThanOrEqual(sessionEnds);
+  });
 });
 
 describe('GET /verify', () => {

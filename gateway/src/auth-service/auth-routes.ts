@@ -26,7 +26,8 @@ const validateTokenRequest = new OwnSchema({
 
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
- * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the caller's own expiry.
+ * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the expiry of the caller's
+ * own token or login session.
  * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md). Logins and
  * sessions (/login, /me, /logout) are in session-routes.ts.
  */
@@ -34,7 +35,7 @@ const validateTokenRequest = new OwnSchema({
 export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
 
 export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): void {
-  const { authenticator, tokens, config, runtimes } = deps;
+  const { authenticator, tokens, sessions, config, runtimes } = deps;
   const failures = new VerifyFailures(config.verifyFailuresPerMinute);
   registerSessionRoutes(server, deps);
   registerIdpRoutes(server, deps);
@@ -79,8 +80,9 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
     if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);
     const days = req.expires_in_days ?? config.patTtlDays;
     if (days > config.patMaxTtlDays) throw new GatewayError('invalid_request', `expires_in_days: at most ${config.patMaxTtlDays}`);
-    // The minting token's own expiry bounds the new one's (a token cannot extend its holder's access).
-    const minter = caller.kind === 'pat' ? tokens.get(caller.id) : undefined;
+    // The minting credential's own expiry bounds the new one's (a token cannot extend its holder's access): a PAT's, or
+    // a login session's, so twelve hours of sign-in never turn into a year of access (docs/authentication.md).
+    const minter = caller.kind === 'pat' ? tokens.get(caller.id) : sessions.find(bearerToken(ctx.authorization));
     const { token, record } = await tokens.create({
       tenantId: caller.tenantId,
       role: req.role,
