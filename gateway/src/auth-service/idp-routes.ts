@@ -1,3 +1,4 @@
+import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { OIDC_FLOW_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../http/cookies.js';
@@ -10,7 +11,8 @@ const COOKIE_HEADERS = ['cookie'] as const;
 
 /**
  * GET /auth/idp starts an OpenID Connect sign-in, GET /auth/idp/callback finishes it and opens a session
- * (docs/authentication.md). Both answer 404 when OIDC_ISSUER is not set.
+ * (docs/authentication.md). Both answer 404 when OIDC_ISSUER is not set; starts are limited per client address
+ * (OIDC_STARTS_PER_MINUTE).
  */
 export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'config' | 'users' | 'sessions' | 'logger'>): void {
   const { config, users, sessions, logger } = deps;
@@ -38,9 +40,16 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
     .map((d) => d.trim().toLowerCase())
     .filter((d) => d !== '');
   const secure = config.cookieSecure;
+  // Each start holds a pending flow in memory until it comes back or expires (at most 10,000, oldest out first): per
+  // address, so one client cannot push out everyone else's half-done sign-ins.
+  const starts = new TokenBuckets({ capacity: config.oidcStartsPerMinute, refillPerSecond: config.oidcStartsPerMinute / 60 });
 
-  server.route('get', '/auth/idp', { scope: null, body: 'none' }, async () => {
+  server.route('get', '/auth/idp', { scope: null, body: 'none' }, async (ctx) => {
     if (!rp) throw new GatewayError('identity_provider_off');
+    const allowed = starts.take(ctx.clientAddress());
+    if (!allowed.allowed) {
+      throw new GatewayError('rate_limited', `too many sign-ins started from this address; retry in ${allowed.retryAfterS} s`, '', { 'retry-after': String(allowed.retryAfterS) });
+    }
     const { url, flowId } = await (await rp).start();
     // Lax, not Strict: the browser must send it on the provider's redirect back, a navigation from another site.
     const cookie = setCookie(OIDC_FLOW_COOKIE, flowId, { maxAge: config.oidcFlowTtlS, path: '/auth/idp', sameSite: 'Lax', secure });

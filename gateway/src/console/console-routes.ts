@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { TokenBuckets } from '@aduana/shared';
 import { ERRORS, GatewayError, type ErrorCode } from '../errors.js';
 import type { Handler, HttpServer, Reply } from '../http/server.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../http/cookies.js';
@@ -57,6 +58,9 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   const secure = config.cookieSecure;
   const idp = config.oidcIssuer !== '';
   const sessionCookie = (token: string, maxAge: number) => setCookie(SESSION_COOKIE, token, { maxAge, path: '/', sameSite: 'Strict', secure });
+  // A verification recomputes the tenant's whole chain (and, at the control plane, every shipped one): any viewer may
+  // start one, so they are limited per tenant (CONSOLE_VERIFIES_PER_HOUR).
+  const verifies = new TokenBuckets({ capacity: config.consoleVerifiesPerHour, refillPerSecond: config.consoleVerifiesPerHour / 3600 });
 
   /** A page for a signed-in person; anyone else is sent to the sign-in form. */
   const signedIn =
@@ -207,6 +211,10 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     { scope: null, body: 'raw', headers: COOKIE },
     signedInPost(async (v) => {
       const t = v.principal.tenantId;
+      const allowed = verifies.take(t);
+      if (!allowed.allowed) {
+        throw new GatewayError('rate_limited', `too many ledger verifications for this tenant; retry in ${allowed.retryAfterS} s`, '', { 'retry-after': String(allowed.retryAfterS) });
+      }
       const report = await ledger.verify(t);
       const { size, checkpoint } = await ledger.summary(t);
       return html(200, ledgerPage(v, size, checkpoint, report));
