@@ -3,7 +3,7 @@ import { fail, pass, type Check } from '../src/checks/check.js';
 import { Derived } from '../src/checks/derived.js';
 import { runChecks } from '../src/checks/runner.js';
 import { WEIGHT } from '../src/scoring/scoring.js';
-import { goodSnapshot, minimalSnapshot } from './fixtures/snapshots.js';
+import { goodSnapshot, minimalSnapshot, page } from './fixtures/snapshots.js';
 
 const base = {
   pillar: 'readiness',
@@ -49,6 +49,30 @@ describe('checks runner', () => {
     const [r] = runChecks([check], minimalSnapshot(), 'content');
     expect([r?.status, r?.score]).toEqual(['not_measured', null]);
     expect(run).not.toHaveBeenCalled();
+  });
+
+  it('answers a check that needs an HTML page not applicable on any other page, saying the content type, without calling it', () => {
+    const run = vi.fn(() => pass('ok'));
+    const check: Check<'page'> = { ...base, id: 'seo.html-only', needs: ['page'], needsHtml: true, run };
+    const json = goodSnapshot({ page: page('{"a":1}', { 'content-type': 'application/json; charset=utf-8' }) });
+    const [a] = runChecks([check], json, 'content');
+    expect(a).toMatchObject({ status: 'not_applicable', score: null, evidence: 'Not an HTML page (application/json).' });
+    const [b] = runChecks([check], minimalSnapshot(), 'content');
+    expect(b).toMatchObject({ status: 'not_applicable', score: null, evidence: 'Not an HTML page (no content type).' });
+    expect(run).not.toHaveBeenCalled();
+    // An HTML page, declared or sniffed from a missing content type, is judged as before.
+    const sniffed = goodSnapshot({ page: page('<!doctype html><title>x</title>', {}) });
+    expect(runChecks([check], goodSnapshot(), 'content')[0]?.status).toBe('pass');
+    expect(runChecks([check], sniffed, 'content')[0]?.status).toBe('pass');
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('runs a check that does not declare it on any page, and reports a missing part before the page kind', () => {
+    const any: Check<'page'> = { ...base, id: 'seo.any-page', needs: ['page'], run: () => pass('ok') };
+    const json = goodSnapshot({ page: page('{"a":1}', { 'content-type': 'application/json' }) });
+    expect(runChecks([any], json, 'content')[0]?.status).toBe('pass');
+    const both: Check<'page' | 'tls'> = { ...base, id: 'seo.html-tls', needs: ['page', 'tls'], needsHtml: true, run: () => pass('ok') };
+    expect(runChecks([both], minimalSnapshot(), 'content')[0]).toMatchObject({ status: 'not_measured', evidence: 'tls was not collected' });
   });
 
   it('gives a check only the parts it declared', () => {

@@ -65,6 +65,11 @@ export interface Check<N extends SnapshotPart = SnapshotPart> {
   readonly profiles: readonly Profile[];
   readonly weight: number;
   readonly needs: readonly N[];
+  /**
+   * The check reads the page as HTML (it also needs 'page'): on any other page the runner answers not applicable
+   * without running it, the way a Lighthouse audit declares the artifacts it requires.
+   */
+  readonly needsHtml?: true;
   /** Bumped when the check's logic changes, so two assessments can be compared. */
   readonly version: number;
   readonly audience: readonly Audience[];

@@ -71,6 +71,9 @@ function judgeOne(check: Check, snapshot: Snapshot, profile: Profile, derived: D
   if (typeof input === 'string') {
     return { check, status: 'not_measured', score: null, evidence: `${input} was not collected` };
   }
+  if (check.needsHtml === true && !derived.isHtml(snapshot.page)) {
+    return { check, status: 'not_applicable', score: null, evidence: `Not an HTML page (${snapshot.page.contentType || 'no content type'}).` };
+  }
   let verdict: Verdict;
   try {
     verdict = check.run(input);
