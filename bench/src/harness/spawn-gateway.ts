@@ -14,6 +14,8 @@ export function gatewayNodeFlags(): string[] {
 
 export interface SpawnedGateway {
   url: string;
+  /** The authentication service (logins, the console). */
+  authUrl: string;
   dataDir: string;
   adminToken: string;
   pid: number;
@@ -35,12 +37,12 @@ export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: 
     env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, authUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
     child.stderr!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = out.match(/API and proxy on (http:\/\/[\d.:]+)/);
-      if (m) resolve(m[1] as string);
+      const m = out.match(/API and proxy on (http:\/\/[\d.:]+), auth service on (http:\/\/[\d.:]+)/);
+      if (m) resolve([m[1] as string, m[2] as string]);
     });
     child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${out}`)));
   });
@@ -49,6 +51,7 @@ export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: 
   const adminToken = env['CONTROL_PLANE_URL'] ? '' : readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8').trim();
   return {
     url,
+    authUrl,
     dataDir,
     adminToken,
     pid: child.pid as number,
