@@ -1,4 +1,5 @@
-import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import * as uws from 'uWebSockets.js';
+import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, type HttpResponse, type ListenOptions, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
 import { pinoRequestLog, traceFrom, type Logger, type RequestLog } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
@@ -70,6 +71,10 @@ export interface ServerOptions {
 }
 
 type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
+/** LIBUS_LISTEN_EXCLUSIVE_PORT: uWS exports the value, its types only the enum that names it. */
+const EXCLUSIVE_PORT = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: ListenOptions }).LIBUS_LISTEN_EXCLUSIVE_PORT;
+/** uWS's listen with a host and options, which it takes though its types declare options only without a host. */
+type ListenExclusive = (host: string, port: number, options: ListenOptions, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
 const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: UwsHandler) => void> = {
   get: (app, p, h) => app.get(p, h),
   post: (app, p, h) => app.post(p, h),
@@ -273,10 +278,14 @@ export class HttpServer {
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }
 
+  /**
+   * Listens on `host:port` alone: uWS shares a named port with any other listener (SO_REUSEPORT) unless told
+   * otherwise, which let a second gateway start silently beside the first. uWS gives no reason for a refusal.
+   */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.app.listen(host, port, (socket) => {
-        if (!socket) return reject(new Error(`${this.#opts.serviceName}: cannot listen on ${host}:${port}`));
+      (this.app.listen as unknown as ListenExclusive).call(this.app, host, port, EXCLUSIVE_PORT, (socket) => {
+        if (!socket) return reject(new Error(`${this.#opts.serviceName}: cannot listen on ${host}:${port}: the port is in use (or the address is not this machine's)`));
         this.#listenSocket = socket;
         resolve(us_socket_local_port(socket as unknown as Parameters<typeof us_socket_local_port>[0]));
       });
