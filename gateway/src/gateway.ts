@@ -141,7 +141,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     onError: (err, tenantId) => logger.error({ err, tenantId }, 'ledger retention failed for a tenant'),
   });
   // Loaded only with Redis configured: ioredis subclasses String, which leaves String.prototype in dictionary mode for
-  // the whole process and every optimised property load on a string slower (docs/benchmarks.md, "Winning it back").
+  // the whole process and every optimised property load on a string slower (docs/benchmarks-history.md, "Winning it
+  // back, second pass").
   const shared = config.redisUrl
     ? new (await import('./fleet/limits/shared-limits.js')).SharedLimits(
         {

@@ -7,7 +7,7 @@ const helper = (name: string): string => fileURLToPath(new URL(`./helpers/${name
 
 describe('String.prototype keeps fast properties', () => {
   // ioredis subclasses String, which leaves String.prototype in V8's slow dictionary mode for the whole process and
-  // every optimised string method call generic (docs/benchmarks.md, "What agents and telemetry cost").
+  // every optimised string method call generic (docs/benchmarks-history.md, "What agents and telemetry cost").
   it('without REDIS_URL the Redis client is not loaded; with it, the shared limits restore the prototype ioredis slows', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -67,7 +67,8 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     policies: db('policies'),
     // One record per proxied call, decision and event: msgpack records whose key names are kept once per shape in
     // the database (lmdb-js shared structures) instead of in every value. 317 -> 144 bytes for a decision record, and
-    // ~2.5x faster to encode (bench:ledger-disk, docs/benchmarks.md). Records written as plain maps still read.
+    // ~2.5x faster to encode (bench:ledger-disk; docs/benchmarks-history.md, "Disk per ledger entry: decision
+    // records"). Records written as plain maps still read.
     decisions: root.openDB({ name: 'decisions', sharedStructuresKey: DECISION_STRUCTURES }),
     users: db('users'),
     sessions: db('sessions'),

@@ -36,9 +36,10 @@ export interface BucketHistogramOptions {
 /**
  * A Prometheus histogram whose observations cost a bucket search and three adds, formatted by prom-client's registry
  * at scrape time. prom-client's own Histogram hashes the label set and turns the bound into a property name on every
- * observation, about 1.5 µs each; two per decision were 1–2% of its CPU (docs/benchmarks.md). The registry formats any
- * metric that has a name, help, type and `get()` (the same contract its own metrics implement); what it is handed here
- * is the exposition prom-client's Histogram would give for the same observations.
+ * observation, about 1.5 µs each; two per decision were 1–2% of its CPU (docs/benchmarks-history.md, "What agents and
+ * telemetry cost"). The registry formats any metric that has a name, help, type and `get()` (the same contract its
+ * own metrics implement); what it is handed here is the exposition prom-client's Histogram would give for the same
+ * observations.
  */
 export class BucketHistogram {
   readonly name: string;

@@ -26,8 +26,8 @@ let own: Ajv | undefined;
 /**
  * One of the gateway's own schemas, compiled once: on its first use, or by `compileOwnSchemasSoon()` in the turns
  * after the gateway starts listening, whichever comes first. Compiling them all before listening was about 70 ms of
- * a sidecar's start-up (docs/benchmarks.md, "Start-up"); every one is still compiled once per process, never per
- * request, and a test compiles them all, so a schema strict mode refuses fails the build, not a request.
+ * a sidecar's start-up (docs/benchmarks-history.md, "Start-up"); every one is still compiled once per process, never
+ * per request, and a test compiles them all, so a schema strict mode refuses fails the build, not a request.
  */
 export class OwnSchema<T = unknown> {
   readonly schema: AnySchema;

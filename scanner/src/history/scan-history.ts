@@ -11,10 +11,11 @@ export function historyItem(a: Assessment): HistoryItem {
  * under [orgId, time, scanId] (so a page of history is one short range read, whatever the total), and the
  * organisation's scan count (the overview reads it instead of counting). `json` is the text the client is answered
  * (`JSON.stringify(a)`, made once by the caller): storing it copies a string, where encoding the whole Assessment
- * again cost more than the rest of the record (docs/benchmarks.md).
+ * again cost more than the rest of the record (docs/benchmarks-history.md, "Organisations: recorded assessments and
+ * history").
  *
  * The write is queued (lmdb-js batches it into the next transaction) and the caller answers without waiting for it:
- * waiting for the batch's thread hand-offs and commit cost 10-20 ms per request on a busy machine (docs/benchmarks.md).
+ * waiting for the batch's thread hand-offs and commit cost 10-20 ms per request on a busy machine (the same section).
  * Readers of history first wait for pending commits (`readAfterWrites`), which include this one, so a client that got
  * its answer always reads its scan. Returns the commit, for callers that need it on disk (tests, benchmarks).
  */

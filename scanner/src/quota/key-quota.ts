@@ -44,9 +44,10 @@ export function createKeyQuota(store: ScannerStore, config: ScannerConfig, now: 
       const id = `${keyId} ${bucket} ${String(window)}`;
       const mine = pending.get(id);
       // Decided from a memory-mapped read, without waiting for a write: a write's commit, and the disk flush of the
-      // previous one it may queue behind, cost 10-20 ms per request on a busy machine (docs/benchmarks.md). Processes
-      // sharing the data directory see each other's units once committed (milliseconds later), so two of them taking
-      // the very last units at the same instant may overrun the quota by those few units.
+      // previous one it may queue behind, cost 10-20 ms per request on a busy machine (docs/benchmarks-history.md,
+      // "Organisations: recorded assessments and history"). Processes sharing the data directory see each other's
+      // units once committed (milliseconds later), so two of them taking the very last units at the same instant may
+      // overrun the quota by those few units.
       const committed = store.quota.get(key) ?? 0;
       const used = mine ? Math.max(committed, mine.written) + mine.queued : committed;
       if (used >= rule.limit) return Promise.reject(new ScannerError(rule.code, secondsUntilWindowEnds(window, rule.windowMs, t)));
