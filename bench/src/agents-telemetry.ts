@@ -1,7 +1,8 @@
 /**
- * What agents and telemetry add to each decision on the request path, in-process (docs/benchmarks.md): the registry
- * lookup every decide and proxied call makes (`agents.admit`), and the audit trail's telemetry observer (metric
- * samples, Prometheus counters, the agent's risk score), with the OTLP instruments off and on. Compare with the
+ * What agents and telemetry add to each decision on the request path, in-process (docs/benchmarks-history.md, "What
+ * agents and telemetry cost"): the registry lookup every decide and proxied call makes (`agents.admit`), and the
+ * audit trail's telemetry observer (metric samples, Prometheus counters, the agent's risk score), with the OTLP
+ * instruments off and on. Compare with the
  * ~0.5 ms of gateway CPU a proxied call costs (bench:overhead) or the evaluation itself (bench:decide).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -187,7 +187,8 @@ async function main() {
     results.memory = { afterWarmup, idle, quietS: QUIET, streams100: peak };
 
     // A few hundred sequential calls leave much of each process's per-call code in V8's lower tiers; a sidecar that
-    // has served for a while runs it optimised. Measured with --burst 0 against 5 s: docs/benchmarks.md.
+    // has served for a while runs it optimised. Measured with --burst 0 against 5 s: docs/benchmarks-history.md, "Why
+    // one call at a time costs three times what a busy gateway spends".
     if (BURST > 0) for (const t of targets) await throughput(t, body(false), BURST);
     results.burstS = BURST;
 

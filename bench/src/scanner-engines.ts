@@ -1,5 +1,5 @@
 /**
- * Benchmarks of the scanner's report, crawl and observation engines (docs/benchmarks.md, "Scanner engines"):
+ * Benchmarks of the scanner's report, crawl and observation engines (docs/benchmarks-history.md, "Scanner engines"):
  *  1. PDF reports: generation time and size of each report from an assessment of the benchmark page, and of a long
  *     one (60 findings, long URL and agency).
  *  2. Static crawl of 10 pages of a fixture site on loopback.
