@@ -11,11 +11,11 @@ export const buttonName: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.wcagNameRole],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const found = buttons(derived, page);
     if (found.length === 0) return notApplicable('No buttons on the page.');

@@ -11,11 +11,11 @@ export const formLabels: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.w3cLabels, REF.mdnLabel],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const controls = labellable(derived, page);
     if (controls.length === 0) return notApplicable('No form controls on the page.');

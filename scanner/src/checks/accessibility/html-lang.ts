@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -12,11 +12,11 @@ export const htmlLang: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.wcagLanguage, REF.lang],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const value = derived.tag(page, 'html')[0]?.attribs['lang'];
     if (value !== undefined && BCP47.test(value.trim())) return pass(`<html lang="${value}">.`);
     return fail({

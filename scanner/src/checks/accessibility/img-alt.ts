@@ -10,11 +10,11 @@ export const imgAlt: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.wcagNonText, REF.w3cImages],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const imgs = derived.tag(page, 'img');
     if (imgs.length === 0) return notApplicable('No <img> elements.');
     const missing = imgs.filter((el) => {

@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { byName } from '../dom.js';
@@ -14,11 +14,11 @@ export const viewport: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.wcagResize, REF.mdnViewport],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const content = byName(derived.tag(page, 'meta'), 'name', 'viewport')?.attribs['content'];
     if (content === undefined) {
       return fail({

@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -13,11 +13,11 @@ export const contentWithoutJs: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['executive', 'development'],
   references: [REF.jsSeo],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const text = derived.visibleText(page);
     const scripts = derived.tag(page, 'script').length;
     if (text.length >= MIN_TEXT_CHARS) return pass(`${text.length} characters of text in the HTML without JavaScript: "${text.slice(0, 80)}…".`);

@@ -11,11 +11,11 @@ export const labelledControls: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.w3cLabels, REF.wcagNameRole],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const fields = labellable(derived, page);
     const found = buttons(derived, page);

@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { hasToken } from '../dom.js';
@@ -13,11 +13,11 @@ export const stableCanonical: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development', 'marketing'],
   references: [REF.gscCanonical, REF.lhCanonical],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const href = (derived.tag(page, 'link').find((el) => hasToken(el, 'rel', 'canonical'))?.attribs['href'] ?? '').trim();
     const text = {
       effort: 'Baixo' as const,

@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { nodesOfType } from '../../parse/json-ld.js';
@@ -29,11 +29,11 @@ export const structuredData: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.gscStructuredData, REF.faqHowtoChange],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const blocks = derived.jsonLd(page).filter((b) => b.error === undefined);
     const types = [...new Set(blocks.flatMap((b) => b.types))];
     const key = types.filter((t) => KEY_TYPES.includes(t));

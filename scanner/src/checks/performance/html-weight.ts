@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -13,11 +13,11 @@ export const htmlWeight: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.lhByteWeight],
-  run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
+  run({ page }) {
     const kb = Math.round(page.bodyBytes / 1024);
     const wire = Math.round(page.wireBytes / 1024);
     if (page.bodyBytes <= GOOD_BYTES && !page.truncated) return pass(`HTML document ${kb} KiB decoded (${wire} KiB on the wire).`);

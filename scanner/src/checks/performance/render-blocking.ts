@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { hasToken, inHead } from '../dom.js';
@@ -16,11 +16,11 @@ export const renderBlocking: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.lhRenderBlocking],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const scripts = derived
       .tag(page, 'script')
       .filter((el) => el.attribs['src'] !== undefined && el.attribs['async'] === undefined && el.attribs['defer'] === undefined && (el.attribs['type'] ?? '').toLowerCase() !== 'module' && inHead(el))

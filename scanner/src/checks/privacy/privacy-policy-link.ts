@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -12,11 +12,11 @@ export const privacyPolicyLink: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['executive', 'marketing'],
   references: [REF.lgpd, REF.mdnPrivacy],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const anchors = derived.tag(page, 'a').filter((el) => el.attribs['href'] !== undefined);
     // The address first: it is free to test, the text needs a tree walk.

@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { INLINE_TRACKERS, TRACKERS } from './trackers.js';
@@ -13,11 +13,11 @@ export const thirdPartyTrackers: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['executive', 'marketing', 'security'],
   references: [REF.mdnPrivacy, REF.lgpd, REF.owaspPrivacy],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const found = new Map<string, string>();
     for (const el of [...derived.tag(page, 'script'), ...derived.tag(page, 'img'), ...derived.tag(page, 'iframe')]) {

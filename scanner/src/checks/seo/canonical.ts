@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, info, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, info, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { hasToken } from '../dom.js';
@@ -14,11 +14,11 @@ export const canonical: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lhCanonical, REF.gscCanonical],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const hrefs = [...new Set(derived.tag(page, 'link').filter((el) => hasToken(el, 'rel', 'canonical')).map((el) => (el.attribs['href'] ?? '').trim()))];
     const text = {
       effort: 'Baixo' as const,

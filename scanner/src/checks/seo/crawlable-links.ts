@@ -10,11 +10,11 @@ export const crawlableLinks: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['development'],
   references: [REF.lhCrawlableAnchors],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const anchors = derived.tag(page, 'a');
     if (anchors.length === 0) return notApplicable('No links on the page.');
     const bad = anchors

@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -9,11 +9,11 @@ export const h1: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.headings, REF.w3cHeadings],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const texts = derived.tag(page, 'h1').map((el) => $.text([el]).replace(/\s+/g, ' ').trim());
     const nonEmpty = texts.filter(Boolean);

@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, info, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, info, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { hasToken } from '../dom.js';
@@ -17,11 +17,11 @@ export const hreflang: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lhHreflang, REF.gscHreflang],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const links = derived
       .tag(page, 'link')
       .filter((el) => el.attribs['hreflang'] !== undefined && hasToken(el, 'rel', 'alternate'))

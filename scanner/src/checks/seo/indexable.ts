@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, quote, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, quote, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { isAllowed } from '../../parse/robots-txt.js';
@@ -14,11 +14,11 @@ export const indexable: Check<'page' | 'robotsTxt'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.critical,
   needs: ['page', 'robotsTxt'],
+  needsHtml: true,
   version: 1,
   audience: ['executive', 'marketing', 'development'],
   references: [REF.lhCrawlable, REF.gscRobotsMeta, REF.rfc9309],
   run({ page, robotsTxt, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const blockers: string[] = [];
     for (const el of derived.tag(page, 'meta')) {
       const name = (el.attribs['name'] ?? '').toLowerCase();

@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, info, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, info, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -10,11 +10,11 @@ export const jsonLd: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.gscStructuredData, REF.jsonLd],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const blocks = derived.jsonLd(page);
     const text = {
       effort: 'Baixo' as const,

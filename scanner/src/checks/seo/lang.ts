@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, quote, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, quote, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -10,11 +10,11 @@ export const lang: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lang, REF.gscHreflang],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const htmlLang = (derived.tag(page, 'html')[0]?.attribs['lang'] ?? '').trim();
     if (htmlLang) return pass(`<html lang="${htmlLang}">.`);
     const header = page.headers['content-language'];

@@ -16,11 +16,11 @@ export const linkText: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lhLinkText],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const $ = derived.html(page);
     const anchors = derived.tag(page, 'a').filter((el) => el.attribs['href'] !== undefined && !/^\s*(#|javascript:)/i.test(el.attribs['href'] ?? ''));
     if (anchors.length === 0) return notApplicable('No links on the page.');

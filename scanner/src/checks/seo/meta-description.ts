@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 import { byName } from '../dom.js';
@@ -11,11 +11,11 @@ export const metaDescription: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.standard,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lhDescription, REF.gscSnippet],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const meta = byName(derived.tag(page, 'meta'), 'name', 'description');
     const content = (meta?.attribs['content'] ?? '').trim();
     if (content) return pass(`<meta name="description" content="${content.slice(0, 160)}"> (${content.length} characters).`);

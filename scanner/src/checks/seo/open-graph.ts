@@ -1,4 +1,4 @@
-import { PAGE_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { PAGE_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -12,11 +12,11 @@ export const openGraph: Check<'page'> = {
   profiles: PAGE_PROFILES,
   weight: WEIGHT.minor,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing'],
   references: [REF.ogp],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const found = new Map<string, string>();
     for (const el of derived.tag(page, 'meta')) {
       const prop = (el.attribs['property'] ?? '').toLowerCase();

@@ -1,4 +1,4 @@
-import { ALL_PROFILES, fail, notApplicable, pass, type Check } from '../check.js';
+import { ALL_PROFILES, fail, pass, type Check } from '../check.js';
 import { REF } from '../references.js';
 import { WEIGHT } from '../../scoring/scoring.js';
 
@@ -10,11 +10,11 @@ export const title: Check<'page'> = {
   profiles: ALL_PROFILES,
   weight: WEIGHT.major,
   needs: ['page'],
+  needsHtml: true,
   version: 1,
   audience: ['marketing', 'development'],
   references: [REF.lhTitle, REF.gscTitle],
   run({ page, derived }) {
-    if (!derived.isHtml(page)) return notApplicable(`Not an HTML page (${page.contentType || 'no content type'}).`);
     const el = derived.tag(page, 'title')[0];
     const text = el ? derived.html(page)(el).text().replace(/\s+/g, ' ').trim() : '';
     const common = {
