@@ -27,7 +27,7 @@ async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 60
 }
 
 describe('registration and profiles', () => {
-  it('registers (201), re-registers (200), reads back the spec fields, upserts a profile; other tenants see nothing', async () => {
+  it('registers (201), re-registers (200), reads back the documented fields (docs/agents.md), upserts a profile; other tenants see nothing', async () => {
     const tok = await tenant();
     const r = await call(g.t.url, 'POST', '/v1/agents/register', { token: tok.operator, body: { agent_id: 'planner', name: 'Planner', policy_pack: 'FREE_TIER_POLICIES' } });
     expect(r.status).toBe(201);

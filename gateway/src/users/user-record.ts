@@ -21,7 +21,10 @@ export interface UserRecord {
   disabled_at: string | null;
 }
 
-/** The spec's "Current user" and the admin API's user: never the password hash. */
+/**
+ * A user as the APIs show one, never with the password hash: `GET /me` on the auth service (docs/authentication.md)
+ * and the admin API's user routes.
+ */
 export function userView(u: UserRecord) {
   return {
     id: u.id,

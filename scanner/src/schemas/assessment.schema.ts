@@ -1,7 +1,8 @@
 /**
  * JSON Schema (draft-07, for ajv) of the Assessment record, written from the API's resources (docs/scanner.md):
- * every listed field required, with their documented types and ranges. Tests validate every assessment against it. The
- * spec does not forbid extra properties on Assessment; the ones this service adds (scoringVersion, checks) are declared here.
+ * every listed field required, with their documented types and ranges. Tests validate every assessment against it.
+ * Beside the listed fields an Assessment carries `scoringVersion` and `checks` (both in docs/scanner.md); they are
+ * declared here too, and no other property is allowed.
  * Every enum is the list the code itself is typed from, so the schema cannot drift from it.
  */
 import { ALL_PROFILES, AUDIENCES, DIMENSIONS, EFFORTS, PILLARS, SEVERITIES } from '../checks/check.js';
