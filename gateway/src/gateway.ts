@@ -26,7 +26,7 @@ import { PriceTable } from './proxy/pricing/price-table.js';
 import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
 import { ProxyPipeline } from './proxy/pipeline.js';
 import { EvalPool } from './runtime/eval-pool.js';
-import { registerProxyRoutes } from './proxy/proxy-routes.js';
+import { proxyEdge, registerProxyRoutes } from './routes/proxy-routes.js';
 import { EventIngestor } from './events/event-ingestor.js';
 import { IngestValidator } from './events/ingest-event.js';
 import { registerEventRoutes } from './routes/events-routes.js';
@@ -249,7 +249,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerUserRoutes(api, deps);
   registerAgentRoutes(api, deps);
   const proxy = new ProxyPipeline({
-    server: api,
+    edge: proxyEdge(api),
     access,
     runtimes,
     agents,

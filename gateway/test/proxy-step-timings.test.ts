@@ -33,7 +33,7 @@ describe('proxy step timings', () => {
       expect(r.status).toBe(200);
     }
     const text = await scrape(on);
-    for (const step of ['authenticate', 'read-body', 'parse', 'policy', 'forward', 'read-answer', 'seal-answer', 'record', 'write-answer']) expect(count(text, step)).toBe(3);
+    for (const step of ['authenticate', 'read-body', 'parse-intent', 'evaluate-policies', 'redact-input', 'request-usage', 'forward', 'read-answer', 'meter-usage', 'redact-output', 'check-output', 'seal-answer', 'record', 'write-answer']) expect(count(text, step)).toBe(3);
     // The upstream's answer is waited for on every call; a whole-answer call has no stream to relay (every step's
     // series exists from the start, at zero until observed).
     expect(count(text, 'forward.wait')).toBe(3);

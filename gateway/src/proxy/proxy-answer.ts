@@ -1,22 +1,21 @@
 import type { Logger } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
-import type { HttpServer } from '../http/server.js';
-import { endRaw, writeRawWhole } from '../http/raw-response.js';
 import type { ProxyContext } from './proxy-context.js';
+import type { ProxyEdge } from './proxy-edge.js';
 import { verdictHeaders } from './verdict-headers.js';
 
 /** Writes a whole proxy answer (the verdict headers are the caller's) and marks the request answered. */
-export function writeProxyAnswer(server: HttpServer, c: ProxyContext, status: number, headers: Readonly<Record<string, string>>, body: Buffer): void {
-  if (!writeRawWhole(c.http, status, headers, body)) return;
+export function writeProxyAnswer(edge: ProxyEdge, c: ProxyContext, status: number, headers: Readonly<Record<string, string>>, body: Buffer): void {
+  if (!edge.writeWhole(c.http, status, headers, body)) return;
   c.headersSent = true;
-  server.complete(c.http, status);
+  edge.complete(c.http, status);
 }
 
 /**
- * Answers a call that a step refused or that failed: the error envelope with the verdict headers, or, once a stream
+ * Answers a call that a stage refused or that failed: the error envelope with the verdict headers, or, once a stream
  * has started, just the end of it (the error was told in-band).
  */
-export function answerProxyFailure(server: HttpServer, logger: Logger, c: ProxyContext, err: unknown): void {
+export function answerProxyFailure(edge: ProxyEdge, logger: Logger, c: ProxyContext, err: unknown): void {
   const http = c.http;
   // Refused before forwarding (size, auth, validation): the call did not get through.
   if (c.forwardedAt === 0) c.deniedBeforeForward = true;
@@ -27,13 +26,13 @@ export function answerProxyFailure(server: HttpServer, logger: Logger, c: ProxyC
     logger.error({ err, traceId: http.trace.traceId }, 'proxy error');
   }
   if (c.headersSent) {
-    endRaw(http);
-    server.complete(http, c.upstreamStatus);
+    edge.end(http);
+    edge.complete(http, c.upstreamStatus);
     return;
   }
   const env = toEnvelope(err, c.decisionId || http.trace.traceId);
   const body = env.body.error.type === 'svc_policy_violation' ? blockedBody(c, err) : env.body;
-  writeProxyAnswer(server, c, env.status, { 'content-type': 'application/json', ...env.headers, ...verdictHeaders(c) }, Buffer.from(JSON.stringify(body)));
+  writeProxyAnswer(edge, c, env.status, { 'content-type': 'application/json', ...env.headers, ...verdictHeaders(c) }, Buffer.from(JSON.stringify(body)));
 }
 
 /** The proxy's 403: the envelope plus `verdict` and `policy` beside `error` (docs/decisions.md, "Errors"). */

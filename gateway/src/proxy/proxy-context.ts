@@ -5,6 +5,8 @@ import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import type { Verdict } from '../policy/types.js';
+import type { AnswerPiece } from './answer/answer-piece.js';
+import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';
 import { FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
 import type { UpstreamResponse } from './upstream/upstream-client.js';
@@ -59,13 +61,19 @@ export class ProxyContext {
   /** The upstream's answer once its head arrived (forward step). */
   upstream: UpstreamResponse | null = null;
   upstreamStatus = 0;
-  /** The answer was relayed as a stream: the whole-answer steps have nothing to do. */
+  /** The answer was relayed as a stream: the whole-answer stages have nothing to do. */
   streamed = false;
-  /** A whole answer: the bytes the client gets, and the parsed object the response stages read (successful JSON only). */
+  /** A whole answer: the bytes the client gets, and the one piece the response stages read (successful JSON only). */
   answerBytes: Buffer | null = null;
-  answer: Record<string, unknown> | null = null;
-  /** The answer's text (choices' content), for output checks; bounded. */
+  answer: AnswerPiece | null = null;
+  /** The answer's text as the client reads it, for output checks; bounded. */
   answerText = '';
+  /** A stream's channels (choices), each with the redactor that holds back a possible entity's start. */
+  outputChannels: Map<number, OutputChannel> | null = null;
+  /** A stream's first event with text: the shape of the events that carry held text at its end. */
+  streamTemplate: Record<string, unknown> | null = null;
+  /** The end of a stream's text so far, that output filters see again with the next piece (patterns across events). */
+  outputWindow = '';
   usage: Usage | null = null;
   costBrl = 0;
   /** SHA-256 hex of the bytes relayed to the client. */
@@ -80,12 +88,12 @@ export class ProxyContext {
   /** performance.now() when the upstream request was sent / when its answer was complete. */
   forwardedAt = 0;
   upstreamDoneAt = 0;
-  /** The input was judged, and redacted, by the evaluation worker: the inline redact stage has nothing to do. */
+  /** The input was judged, and redacted, by the evaluation worker: the inline redact-input stage has nothing to do. */
   inputJudgedInWorker = false;
-  /** The audit record was made (or attempted): never twice. */
-  recorded = false;
+  /** The call's chain entry: still to make, or made (or attempted: never twice). */
+  record: 'pending' | 'made' = 'pending';
   /** The chain entry is queued; its decision index and observers wait for the answer to go out. */
-  unindexed: DecisionRecord | null = null;
+  indexed: DecisionRecord | null = null;
   /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */
   cancelUpstream: (() => void) | null = null;
 

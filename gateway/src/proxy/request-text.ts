@@ -1,7 +1,6 @@
-import type { EndpointKind } from './endpoints.js';
 import { collectStrings, collectText, walkText, type TextVisit } from '../policy/input-text.js';
 
-/** Calls `visit` on every user-supplied text of an answer, letting it replace the string (redaction). */
+/** Calls `visit` on every string of a request, letting it replace the string (redaction). */
 type Visit = TextVisit;
 
 /** Top-level fields of a provider request that are not text for the model (the model name picks the model). */
@@ -37,28 +36,4 @@ export function hasTokenIds(value: unknown): boolean {
   if (!Array.isArray(value)) return false;
   for (const v of value) if (typeof v === 'number' || Array.isArray(v)) return true;
   return false;
-}
-
-/** The answer's texts (non-streamed), same contract: chat message content and tool-call arguments, completion text. */
-export function visitAnswerText(kind: EndpointKind, body: Record<string, unknown>, visit: Visit): void {
-  const choices = body['choices'];
-  if (!Array.isArray(choices)) return;
-  for (const c of choices) {
-    if (!c || typeof c !== 'object') continue;
-    const choice = c as Record<string, unknown>;
-    if (kind === 'completions') {
-      if (typeof choice['text'] === 'string') choice['text'] = visit(choice['text']);
-      continue;
-    }
-    const msg = choice['message'] as Record<string, unknown> | undefined;
-    if (!msg || typeof msg !== 'object') continue;
-    if (typeof msg['content'] === 'string') msg['content'] = visit(msg['content']);
-    const calls = msg['tool_calls'];
-    if (Array.isArray(calls)) {
-      for (const tc of calls) {
-        const fn = (tc as Record<string, unknown> | null)?.['function'] as Record<string, unknown> | undefined;
-        if (fn && typeof fn['arguments'] === 'string') fn['arguments'] = visit(fn['arguments']);
-      }
-    }
-  }
 }

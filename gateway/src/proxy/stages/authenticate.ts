@@ -4,7 +4,7 @@ import { authorize, type AccessControl } from '../../auth/authenticate.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import { assertAgent } from '../../auth/principal.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
 /**
@@ -12,7 +12,7 @@ import { isValidLedgerName } from '../../ledger/index.js';
  * that agent in the registry (registered on first use; a suspended one is denied here with rule `agent_suspended`,
  * recorded like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
  */
-export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes, agents: AgentRegistry): RequestStage {
+export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
   return {
     name: 'authenticate',
     run(c) {

@@ -8,7 +8,7 @@ import type { Evaluation } from '../../policy/evaluation.js';
 import { isHeld } from '../../policy/verdict.js';
 import { collectRequestStrings, replaceRequestStrings } from '../request-text.js';
 import type { ProxyContext } from '../proxy-context.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /**
  * The same compiled evaluator as /v1/decide, over the request's text. Anything but ALLOW is answered here with 403
@@ -16,7 +16,7 @@ import type { RequestStage } from './stage.js';
  * `inlineMaxChars` is scanned (and redacted) in the evaluation worker, so it cannot hold the event loop; shorter text,
  * the common case, is judged inline with no thread hop.
  */
-export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): RequestStage {
+export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): Stage {
   function decide(c: ProxyContext, findings: InputFindings | undefined): void | Promise<void> {
     const p = c.principal!;
     const ev = runtimes.judge(
@@ -74,7 +74,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
   }
 
   return {
-    name: 'policy',
+    name: 'evaluate-policies',
     run(c) {
       const set = c.policySet!;
       if (set.readsInputText && c.inputText.length > inlineMaxChars) {

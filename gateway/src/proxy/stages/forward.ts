@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { ProxyContext } from '../proxy-context.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
-import type { Step } from './stage.js';
+import type { Stage } from './stage.js';
 
 /**
  * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
  * never counted as ours).
  */
-export function forwardStep(upstream: UpstreamClient): Step {
+export function forwardStage(upstream: UpstreamClient): Stage {
   return {
     name: 'forward',
     run(c) {

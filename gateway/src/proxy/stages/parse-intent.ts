@@ -1,12 +1,12 @@
 import { GatewayError } from '../../errors.js';
 import { parseJsonBody } from '../../http/json-body.js';
 import { requestText } from '../request-text.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /** The provider request, parsed once: model, stream flag, and the text every policy reads. */
-export function parseIntentStage(): RequestStage {
+export function parseIntentStage(): Stage {
   return {
-    name: 'parse',
+    name: 'parse-intent',
     run(c) {
       const raw = c.http.rawBody;
       if (!raw) throw new GatewayError('invalid_json', 'request body is empty');

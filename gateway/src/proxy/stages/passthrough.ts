@@ -1,8 +1,8 @@
 import { newId } from '@aduana/shared';
-import type { Step } from './stage.js';
+import type { Stage } from './stage.js';
 
 /** A passthrough (models) is authenticated and recorded, not judged: it gets a decision id and nothing else. */
-export function passthroughStep(): Step {
+export function passthroughStage(): Stage {
   return {
     name: 'passthrough',
     run(c) {

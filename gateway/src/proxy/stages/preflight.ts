@@ -1,12 +1,12 @@
 import { GatewayError } from '../../errors.js';
 import { hasTokenIds } from '../request-text.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /**
  * The shape the provider requires, checked before anything is spent on it: a model, and the endpoint's input field of
  * the right type. A body the provider would reject anyway is answered here with a clear 400.
  */
-export function preflightStage(maxModelLength: number): RequestStage {
+export function preflightStage(maxModelLength: number): Stage {
   return {
     name: 'preflight',
     run(c) {

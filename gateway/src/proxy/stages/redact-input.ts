@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
 import { visitRequestText } from '../request-text.js';
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /** PII in the prompt is rewritten to `[REDACTED:ENTITY]` before the upstream sees it (REDACT pii policies). */
-export function redactInputStage(runtimes: TenantRuntimes): RequestStage {
+export function redactInputStage(runtimes: TenantRuntimes): Stage {
   return {
-    name: 'redact',
+    name: 'redact-input',
     run(c) {
       const redactor = c.policySet!.inputRedactor;
       if (!redactor || !c.evaluation!.redactInput || c.inputJudgedInWorker) return;

@@ -1,12 +1,12 @@
-import type { RequestStage } from './stage.js';
+import type { Stage } from './stage.js';
 
 /**
  * Budgets need token usage, which a stream reports only when asked (`stream_options.include_usage`). We ask; if the
  * client did not, the usage chunk is counted and not relayed, so the client sees the stream it asked for.
  */
-export function requestUsageStage(): RequestStage {
+export function requestUsageStage(): Stage {
   return {
-    name: 'usage',
+    name: 'request-usage',
     run(c) {
       if (!c.stream || c.clientWantsStreamUsage || c.endpoint.kind === 'embeddings') return;
       const req = c.request!;

@@ -1,8 +1,8 @@
 import type { ProxyContext } from '../proxy-context.js';
-import type { Step } from './stage.js';
+import type { Stage } from './stage.js';
 
 /** From here on, a client that leaves is recorded as such and its upstream request (once sent) is cancelled. */
-export function watchAbortStep(): Step {
+export function watchAbortStage(): Stage {
   return {
     name: 'watch-abort',
     run(c) {

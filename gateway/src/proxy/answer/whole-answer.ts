@@ -3,16 +3,19 @@ import { sha256Hex } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { CLIENT_ABORTED } from '../../http/read-body.js';
 import type { ProxyContext } from '../proxy-context.js';
+import type { Stage } from '../stages/stage.js';
 import type { UpstreamResponse } from '../upstream/upstream-client.js';
-import type { ResponseStage, Step } from './stage.js';
+import { AnswerPiece } from './answer-piece.js';
+import type { ResponseStage } from './response-stage.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
 /**
  * A whole (non-streamed) answer is read, capped (502 past `maxAnswerBytes`), and, when it is a successful JSON answer
- * of a governed endpoint, parsed for the response stages. A streamed answer skips this and every whole-answer step.
+ * of a governed endpoint, parsed into the one piece the response stages see. A streamed answer skips this and every
+ * whole-answer stage.
  */
-export function readAnswerStep(maxAnswerBytes: number): Step {
+export function readAnswerStage(maxAnswerBytes: number): Stage {
   return {
     name: 'read-answer',
     async run(c) {
@@ -31,29 +34,29 @@ export function readAnswerStep(maxAnswerBytes: number): Step {
           throw new GatewayError('upstream_error', 'upstream answered with invalid JSON');
         }
         if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw new GatewayError('upstream_error', 'upstream answer is not a JSON object');
-        c.answer = obj;
+        c.answer = new AnswerPiece(obj, true);
       }
     },
   };
 }
 
-/** A response stage as a step: it runs over the parsed whole answer, when there is one. */
-export function overWholeAnswer(stage: ResponseStage): Step {
+/** A response stage over a whole answer: its one piece, when there is one (each timed on its own: PROXY_STEP_TIMINGS). */
+export function overWholeAnswer(stage: ResponseStage): Stage {
   return {
-    name: `answer-${stage.name}`,
+    name: stage.name,
     run(c) {
-      if (c.answer) stage.run(c, c.answer);
+      if (c.answer) stage.onPiece(c, c.answer);
     },
   };
 }
 
 /** The bytes the client will get: re-serialised when the answer was redacted, hashed for the ledger. */
-export function sealAnswerStep(): Step {
+export function sealAnswerStage(): Stage {
   return {
     name: 'seal-answer',
     run(c) {
       if (c.streamed) return;
-      if (c.answer && c.outputRedactions > 0) c.answerBytes = Buffer.from(JSON.stringify(c.answer));
+      if (c.answer?.changed) c.answerBytes = Buffer.from(JSON.stringify(c.answer.body));
       c.outputHash = sha256Hex(c.answerBytes as Buffer);
       c.governanceMs += performance.now() - c.upstreamDoneAt;
     },

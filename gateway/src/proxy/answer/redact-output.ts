@@ -1,0 +1,116 @@
+import type { PiiStreamRedactor } from '../../pii/index.js';
+import type { ProxyContext } from '../proxy-context.js';
+import { AnswerPiece } from './answer-piece.js';
+import type { ResponseStage } from './response-stage.js';
+
+/** Cap on answer text kept for output checks and the ledger (an answer is relayed whole regardless). */
+export const ANSWER_TEXT_CAP = 256 * 1024;
+
+/** One channel of a streamed answer (a choice): its redactor, which holds back a tail that could still be an entity. */
+export interface OutputChannel {
+  redactor: PiiStreamRedactor;
+  ended: boolean;
+}
+
+/**
+ * PII in the answer is rewritten before the client sees it (pii policies targeting output). A whole answer is redacted
+ * string by string; a stream channel by channel, each through a stream redactor whose hold-back window catches an
+ * entity split across events; what a channel still holds is put in the event that ends it, or, when the stream ends
+ * without one, in an event of its own. Leaves each piece's text, as the client reads it, for the output checks.
+ */
+export function redactOutputStage(): ResponseStage {
+  return {
+    name: 'redact-output',
+    onPiece(c, piece) {
+      if (piece.whole) redactWhole(c, piece);
+      else redactEvent(c, piece);
+    },
+    onStreamEnd(c) {
+      const channels = c.outputChannels;
+      if (channels === null || c.streamTemplate === null) return null;
+      const added: AnswerPiece[] = [];
+      for (const [channel, state] of channels) {
+        if (state.ended) continue;
+        state.ended = true;
+        const tail = state.redactor.end();
+        if (!tail) continue;
+        const piece = new AnswerPiece(c.endpoint.format.deltaEvent(c.streamTemplate, channel, tail), false);
+        piece.changed = true;
+        piece.text = tail;
+        keepText(c, tail);
+        added.push(piece);
+      }
+      return added;
+    },
+  };
+}
+
+function redactWhole(c: ProxyContext, piece: AnswerPiece): void {
+  const redactor = c.policySet!.outputRedactor;
+  let count = 0;
+  const texts: string[] = [];
+  let size = 0;
+  c.endpoint.format.visitAnswer(piece.body, (text) => {
+    let out = text;
+    if (redactor) {
+      const r = redactor.redact(text);
+      count += r.matches.length;
+      out = r.text;
+    }
+    if (size < ANSWER_TEXT_CAP) {
+      texts.push(out);
+      size += out.length;
+    }
+    return out;
+  });
+  c.outputRedactions = count;
+  if (count > 0) piece.changed = true;
+  piece.text = c.answerText = texts.join('\n');
+}
+
+function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
+  const format = c.endpoint.format;
+  const body = piece.body;
+  const redactor = c.policySet?.outputRedactor ?? null;
+  let text = '';
+  format.visitEvent(body, (channel, raw) => {
+    c.streamTemplate ??= body;
+    if (redactor === null) {
+      text += raw;
+      return raw;
+    }
+    const safe = channelOf(c, channel).redactor.push(raw);
+    if (safe !== raw) piece.changed = true;
+    text += safe;
+    return safe;
+  });
+  if (redactor !== null && c.outputChannels !== null) {
+    for (const channel of format.endedChannels(body)) {
+      const state = c.outputChannels.get(channel);
+      if (!state || state.ended) continue;
+      state.ended = true;
+      const tail = state.redactor.end();
+      if (!tail) continue;
+      format.appendDelta(body, channel, tail);
+      piece.changed = true;
+      text += tail;
+    }
+  }
+  piece.text = text;
+  if (text) keepText(c, text);
+}
+
+function channelOf(c: ProxyContext, channel: number): OutputChannel {
+  const channels = (c.outputChannels ??= new Map());
+  let state = channels.get(channel);
+  if (!state) {
+    state = { redactor: c.policySet!.outputRedactor!.createStream(), ended: false };
+    channels.set(channel, state);
+  }
+  return state;
+}
+
+/** A stream's text as relayed, bounded, for the checks at its end and the ledger. */
+function keepText(c: ProxyContext, text: string): void {
+  if (c.answerText.length < ANSWER_TEXT_CAP) c.answerText += text;
+}

@@ -1,0 +1,99 @@
+import { isoTime, type Logger } from '@aduana/shared';
+import type { AuditTrail } from '../audit/audit-trail.js';
+import type { DecisionRecord } from '../decisions/decision-store.js';
+import { GatewayError } from '../errors.js';
+import type { ProxyContext } from './proxy-context.js';
+import type { Stage } from './stages/stage.js';
+
+/**
+ * A proxied call's record, owned here from start to end (as OPA's decision-log plugin owns a decision's life): its
+ * chain entry, handed to the ledger before a whole answer is written (committed in the group commit after it: no wait
+ * on the request path), then the decision index and the observers once the answer went out. A whole answer whose
+ * entry the ledger refuses is withheld (500); a stream, already relayed, and a refusal are recorded after the answer,
+ * where a refusal can only be logged.
+ */
+export class CallRecorder {
+  constructor(
+    private readonly audit: AuditTrail,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The pipeline's stage for a whole answer's entry, before the answer is written. */
+  stage(): Stage {
+    return {
+      name: 'record',
+      run: (c) => {
+        if (c.streamed) return;
+        try {
+          this.#chain(c);
+        } catch (err) {
+          c.outcome = 'error';
+          this.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry; answer withheld');
+          throw new GatewayError('internal', 'the call could not be recorded in the ledger; its answer is withheld');
+        }
+      },
+    };
+  }
+
+  /** Once the call was answered, whatever happened: its entry if not made yet, then its index and observers. */
+  afterAnswer(c: ProxyContext): void {
+    try {
+      if (c.record === 'pending') this.#chain(c);
+    } catch (err) {
+      this.logger.error({ err, traceId: c.http.trace.traceId }, 'ledger refused a proxy entry');
+      return;
+    }
+    const d = c.indexed;
+    if (d === null) return;
+    c.indexed = null;
+    this.audit.index(d, c.governanceMs, c.outcome, c.costBrl);
+  }
+
+  /**
+   * Every call that reached a verdict goes into the tenant's hash chain (once): the decision record, the proxy's own
+   * fields (endpoint, outcome, usage, cost, hash of the bytes relayed), and its session bond. Throws when the ledger
+   * refuses the entry.
+   */
+  #chain(c: ProxyContext): void {
+    c.record = 'made';
+    const p = c.principal;
+    if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
+    const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
+    const d: DecisionRecord = {
+      decision_id: c.decisionId,
+      tenant_id: p.tenantId,
+      agent_id: c.http.agentId,
+      execution_status: c.verdict,
+      risk_score: c.riskScore,
+      event_type: c.endpoint.eventType,
+      trace_id: c.http.trace.traceId,
+      created_at: isoTime(Date.now()),
+      rule: c.rule,
+      policy_version: c.policySet?.label ?? '',
+      policies_evaluated: c.evaluation?.policiesEvaluated ?? 0,
+      triggered,
+      resolution: null,
+      latency_ms: Math.round(c.governanceMs * 1000) / 1000,
+      cost_brl: c.costBrl,
+    };
+    this.audit.chain(
+      d,
+      // Keys in code-unit order: the ledger's canonical JSON is then the native stringify (AuditTrail.record).
+      {
+        cost_brl: c.costBrl,
+        endpoint: c.endpoint.kind,
+        governance_us: Math.round(c.governanceMs * 1000),
+        input_redactions: c.inputRedactions,
+        model: c.model,
+        outcome: c.outcome,
+        output_redactions: c.outputRedactions,
+        output_sha256: c.outputHash,
+        stream: c.stream,
+        upstream_status: c.upstreamStatus,
+        usage: c.usage,
+      },
+      { decision_id: c.decisionId, session_id: c.sessionId },
+    );
+    c.indexed = d;
+  }
+}

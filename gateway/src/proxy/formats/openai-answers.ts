@@ -1,0 +1,105 @@
+import type { Usage } from '../proxy-context.js';
+import type { AnswerFormat, AnswerVisit, DeltaVisit } from './answer-format.js';
+
+type Json = Record<string, unknown>;
+
+function choicesOf(body: Json): Json[] {
+  const choices = body['choices'];
+  return Array.isArray(choices) ? (choices as Json[]) : [];
+}
+
+function indexOf(choice: Json): number {
+  return typeof choice['index'] === 'number' ? choice['index'] : 0;
+}
+
+function usageOf(body: Json): Partial<Usage> | null {
+  const u = body['usage'];
+  return u && typeof u === 'object' ? (u as Partial<Usage>) : null;
+}
+
+/**
+ * OpenAI's chat completions: a whole answer's message content and tool-call arguments; a stream's `delta.content`
+ * per choice (tool-call argument deltas are relayed as sent).
+ */
+export const OPENAI_CHAT: AnswerFormat = {
+  visitAnswer(answer: Json, visit: AnswerVisit): void {
+    for (const choice of choicesOf(answer)) {
+      if (!choice || typeof choice !== 'object') continue;
+      const msg = choice['message'] as Json | undefined;
+      if (!msg || typeof msg !== 'object') continue;
+      if (typeof msg['content'] === 'string') msg['content'] = visit(msg['content']);
+      const calls = msg['tool_calls'];
+      if (!Array.isArray(calls)) continue;
+      for (const tc of calls) {
+        const fn = (tc as Json | null)?.['function'] as Json | undefined;
+        if (fn && typeof fn['arguments'] === 'string') fn['arguments'] = visit(fn['arguments']);
+      }
+    }
+  },
+  visitEvent(event: Json, visit: DeltaVisit): void {
+    for (const choice of choicesOf(event)) {
+      const delta = choice['delta'] as Json | undefined;
+      if (delta && typeof delta['content'] === 'string') delta['content'] = visit(indexOf(choice), delta['content']);
+    }
+  },
+  endedChannels(event: Json): readonly number[] {
+    return endedChoices(event);
+  },
+  appendDelta(event: Json, channel: number, text: string): void {
+    const choice = choicesOf(event).find((ch) => indexOf(ch) === channel);
+    if (!choice) return;
+    const delta = (choice['delta'] ??= {}) as Json;
+    delta['content'] = typeof delta['content'] === 'string' ? delta['content'] + text : text;
+  },
+  deltaEvent(like: Json, channel: number, text: string): Json {
+    return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, delta: { content: text }, finish_reason: null }] };
+  },
+  usage: usageOf,
+  onlyUsage: (event) => choicesOf(event).length === 0,
+  doneData: '[DONE]',
+};
+
+/** OpenAI's legacy completions: each choice's `text`, whole or streamed. */
+export const OPENAI_COMPLETIONS: AnswerFormat = {
+  visitAnswer(answer: Json, visit: AnswerVisit): void {
+    for (const choice of choicesOf(answer)) {
+      if (choice && typeof choice === 'object' && typeof choice['text'] === 'string') choice['text'] = visit(choice['text']);
+    }
+  },
+  visitEvent(event: Json, visit: DeltaVisit): void {
+    for (const choice of choicesOf(event)) {
+      if (typeof choice['text'] === 'string') choice['text'] = visit(indexOf(choice), choice['text']);
+    }
+  },
+  endedChannels(event: Json): readonly number[] {
+    return endedChoices(event);
+  },
+  appendDelta(event: Json, channel: number, text: string): void {
+    const choice = choicesOf(event).find((ch) => indexOf(ch) === channel);
+    if (choice) choice['text'] = typeof choice['text'] === 'string' ? choice['text'] + text : text;
+  },
+  deltaEvent(like: Json, channel: number, text: string): Json {
+    return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, text, finish_reason: null }] };
+  },
+  usage: usageOf,
+  onlyUsage: (event) => choicesOf(event).length === 0,
+  doneData: '[DONE]',
+};
+
+/** OpenAI's embeddings: vectors, no text for the client to read; usage as the others. */
+export const OPENAI_EMBEDDINGS: AnswerFormat = {
+  ...OPENAI_COMPLETIONS,
+  visitAnswer: () => undefined,
+  visitEvent: () => undefined,
+  endedChannels: () => [],
+};
+
+const NONE: readonly number[] = [];
+
+function endedChoices(event: Json): readonly number[] {
+  let ended: number[] | null = null;
+  for (const choice of choicesOf(event)) {
+    if (choice['finish_reason'] != null) (ended ??= []).push(indexOf(choice));
+  }
+  return ended ?? NONE;
+}
