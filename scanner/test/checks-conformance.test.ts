@@ -14,6 +14,40 @@ const PARTS: readonly SnapshotPart[] = [
 ];
 const DIMENSION_FOLDER = /^(security|seo|accessibility|performance|aiDiscovery|agentReadiness|privacy)\.[a-z0-9-]+$/;
 
+/** The Derived methods that read the parsed page. */
+const DOM_READS = new Set(['html', 'index', 'tag', 'jsonLd', 'visibleText', 'csp']);
+/**
+ * Checks that read the parsed page yet judge any page; a page that is not HTML parses as empty. Adding one here is a
+ * decision about its verdict on such pages, not a way round the test.
+ */
+const ANY_PAGE_DOM_READERS: ReadonlyMap<string, string> = new Map([
+  ['security.csp', 'judges the header; the page only adds <meta> policies'],
+  ['security.referrer-policy', 'judges the header; the page only adds a <meta> referrer'],
+  ['security.form-action', 'judges the collected form actions; the page only adds its forms'],
+  ['security.mixed-content', 'passes a page that references no http:// subresource'],
+  ['security.sri', 'not applicable to a page with no third-party script'],
+]);
+
+/** The page-reading Derived methods a check calls over HTML pages: a real Derived, each call noted on its way through. */
+function domReads(check: Check): string[] {
+  const seen = new Set<string>();
+  for (const snapshot of [goodSnapshot(), bareSnapshot()]) {
+    const noting = new Proxy(new Derived(), {
+      get(target, key) {
+        const value: unknown = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        const method = value as (...args: unknown[]) => unknown;
+        return (...args: unknown[]): unknown => {
+          if (typeof key === 'string' && DOM_READS.has(key)) seen.add(key);
+          return method.apply(target, args);
+        };
+      },
+    });
+    runCheck(check, snapshot, 'content', noting);
+  }
+  return [...seen].sort();
+}
+
 /** Calls run() directly with every declared part taken from the snapshot, even when absent: the harshest input. */
 function runRaw(check: Check, snapshot: Snapshot): ReturnType<Check['run']> {
   const input: Record<string, unknown> = { requestedUrl: snapshot.requestedUrl, derived: new Derived() };
@@ -63,6 +97,13 @@ describe('every registered check', () => {
             }
           }
         }
+      });
+
+      it('declares needsHtml when it reads the parsed page, and needs the page when it declares it', () => {
+        if (check.needsHtml === true) expect(check.needs).toContain('page');
+        const reads = domReads(check);
+        if (ANY_PAGE_DOM_READERS.has(check.id)) expect([reads.length > 0, check.needsHtml]).toEqual([true, undefined]);
+        else if (reads.length > 0) expect(check.needsHtml, `reads the page through ${reads.join(', ')}`).toBe(true);
       });
 
       it('does not throw when handed its declared parts as given, present or not, with the page empty', () => {
