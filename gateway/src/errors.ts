@@ -18,6 +18,7 @@ export const ERRORS = {
   csrf_failed: { status: 403, type: 'permission_denied', message: 'missing or invalid CSRF token' },
   user_not_allowed: { status: 403, type: 'permission_denied', message: 'this identity may not be provisioned here' },
   sidecar_scope: { status: 403, type: 'permission_denied', message: "the sidecar token does not cover this tenant" },
+  chain_bound: { status: 403, type: 'permission_denied', message: 'the ledger chain is bound to another sidecar token' },
   tenant_mismatch: { status: 403, type: 'permission_denied', message: 'tenant does not match the token' },
   agent_suspended: { status: 403, type: 'svc_policy_violation', message: 'agent is suspended' },
   agent_unregistered: { status: 403, type: 'permission_denied', message: 'agent is not registered' },

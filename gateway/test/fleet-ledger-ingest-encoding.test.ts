@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '@aduana/shared';
 import type { LedgerEntry } from '../src/ledger/index.js';
+import { CheckpointSigner } from '../src/ledger/checkpoint.js';
+import { leafHash } from '../src/ledger/hash.js';
+import { pushLeaf, rootFromPeaks, type Peak } from '../src/ledger/merkle.js';
 import { SHIPPING_FORMAT, type ShippedBatch } from '../src/fleet/shipping/shipping-format.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
@@ -29,7 +32,21 @@ afterAll(async () => {
   await db?.close();
 });
 
-const batchOf = (entries: LedgerEntry[]): ShippedBatch => ({ format: SHIPPING_FORMAT, chain_id: CHAIN, tenant_id: TENANT, public_key: side.ledger.publicKey, entries, checkpoints: [] });
+/**
+ * A batch ending in a checkpoint over its last entry, as the control plane requires: the sidecar ledger's for its own
+ * chain; for a chain made here (entries from seq 1, never appended to the ledger), signed with the same key.
+ */
+function batchOf(entries: LedgerEntry[], chain = CHAIN): ShippedBatch {
+  const last = entries[entries.length - 1];
+  let checkpoints = last ? [side.ledger.signCheckpoint(TENANT, last.seq)] : [];
+  if (last && chain !== CHAIN) {
+    const peaks: Peak[] = [];
+    for (const e of entries) pushLeaf(peaks, leafHash(Buffer.from(e.hash, 'hex')));
+    const root = rootFromPeaks(peaks).toString('hex');
+    checkpoints = [CheckpointSigner.load(side.dir).sign({ tenant_id: TENANT, tree_size: last.seq, root_hash: root, timestamp: new Date().toISOString() })];
+  }
+  return { format: SHIPPING_FORMAT, chain_id: chain, tenant_id: TENANT, public_key: side.ledger.publicKey, entries, checkpoints };
+}
 const ship = (body: unknown) => call(cp.url, 'POST', '/v1/fleet/ledger', { token: sidecarToken, body });
 const shipRaw = (text: string) => call(cp.url, 'POST', '/v1/fleet/ledger', { token: sidecarToken, rawBody: Buffer.from(text), headers: { 'content-type': 'application/json' } });
 const canonicalOf = (e: LedgerEntry): string => {
@@ -65,7 +82,7 @@ describe('ledger ingest encoding', () => {
   it('accepts entries whose keys arrive out of canonical order, storing the canonical form the hash covers', async () => {
     await side.ledger.append(TENANT, [4, 5].map((i) => ({ event_type: 'tool_call', payload: { zeta: i, alpha: { y: 1, b: [{ d: 1, c: 2 }] } }, metadata: { agent_id: 'agent-z', trace: 't' }, decision: null })));
     const entries = fresh(3);
-    const text = JSON.stringify({ ...batchOf([]), entries: entries.map(reversed) });
+    const text = JSON.stringify({ ...batchOf(entries), entries: entries.map(reversed) });
     expect(text.indexOf('"zeta"')).toBeLessThan(text.indexOf('"alpha"'));
     const r = await shipRaw(text);
     expect(r.status, r.text).toBe(200);
@@ -113,7 +130,7 @@ describe('ledger ingest encoding', () => {
       prev = e.hash;
       entries.push(e);
     });
-    const r = await ship({ ...batchOf(entries), chain_id: chain });
+    const r = await ship(batchOf(entries, chain));
     expect(r.status, r.text).toBe(200);
     const stored = await db.pool.query<{ agent_id: string; event_type: string; entry: string; hash: Buffer }>('SELECT agent_id, event_type, entry, hash FROM ledger_entries WHERE chain_id = $1 ORDER BY seq', [chain]);
     expect(stored.rows.map((row) => row.entry)).toEqual(entries.map(canonicalOf));
@@ -135,7 +152,7 @@ describe('ledger ingest encoding', () => {
       prev = e.hash;
       entries.push(e);
     });
-    const r = await ship({ ...batchOf(entries), chain_id: chain });
+    const r = await ship(batchOf(entries, chain));
     expect(r.status, r.text).toBe(200);
     const stored = await db.pool.query<{ created_at: Date; entry: string }>('SELECT created_at, entry FROM ledger_entries WHERE chain_id = $1 ORDER BY seq', [chain]);
     expect(stored.rows.map((row) => row.created_at.toISOString())).toEqual(times.map((t) => new Date(Date.parse(t)).toISOString()));

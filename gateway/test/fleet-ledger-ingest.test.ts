@@ -50,7 +50,18 @@ async function checkpointNow(): Promise<Checkpoint> {
   return made;
 }
 
+/**
+ * A batch as the shipper makes it: the entries, the given checkpoints (by default the stored ones within them), and
+ * one signed for the last entry when none of those covers it (the control plane refuses a batch without it).
+ */
 function batchOf(entries: LedgerEntry[], checkpoints = side.ledger.checkpoints(TENANT).filter((c) => entries.some((e) => e.seq === c.tree_size))): ShippedBatch {
+  const last = entries[entries.length - 1]?.seq;
+  const covered = last === undefined || checkpoints.some((c) => c.tree_size === last);
+  return { ...rawBatch(entries, checkpoints), checkpoints: covered ? checkpoints : [...checkpoints, side.ledger.signCheckpoint(TENANT, last)] };
+}
+
+/** Exactly these entries and checkpoints. */
+function rawBatch(entries: LedgerEntry[], checkpoints: Checkpoint[]): ShippedBatch {
   return { format: SHIPPING_FORMAT, chain_id: CHAIN, tenant_id: TENANT, public_key: side.ledger.publicKey, entries, checkpoints };
 }
 
@@ -93,8 +104,18 @@ describe('POST /v1/fleet/ledger (control plane ingest)', () => {
     expect(await stored()).toBe(35);
   });
 
+  it('refuses a batch of entries that does not end in a checkpoint covering its last entry, storing nothing', async () => {
+    await append(5, 'uncovered');
+    const fresh = side.ledger.list(TENANT, { limit: 100 }).events.filter((e) => e.seq > 35);
+    expect(expectEnvelope(await ship(rawBatch(fresh, [])), 422, 'invalid_request').message).toMatch(/does not end in a checkpoint covering entry 40/);
+    // A checkpoint inside the batch is not enough: it must cover the last entry.
+    const inside = side.ledger.signCheckpoint(TENANT, 38);
+    expect(expectEnvelope(await ship(rawBatch(fresh, [inside])), 422, 'invalid_request').message).toMatch(/covering entry 40/);
+    expect(await stored()).toBe(35);
+    expect(await headSeq()).toBe(35);
+  });
+
   it('refuses an entry whose payload changed under its hash, and stores nothing of the batch', async () => {
-    await append(5, 'third');
     const fresh = side.ledger.list(TENANT, { limit: 100 }).events.filter((e) => e.seq > 35);
     const tampered = clone(fresh);
     tampered[2]!.payload = { tag: 'third', i: 2, text: 'rewritten' };
@@ -175,10 +196,11 @@ describe('POST /v1/fleet/ledger (control plane ingest)', () => {
     expect(ok.body.acked_seq).toBe(40);
   });
 
-  it('accepts entries without a checkpoint and verifies the checkpoint when it arrives later', async () => {
+  it('accepts a checkpoint alone, after its entries, and verifies it against the stored ones', async () => {
     await append(7, 'fourth');
     const fresh = side.ledger.list(TENANT, { limit: 100 }).events.filter((e) => e.seq > 40);
     expect((await ship(batchOf(fresh, []))).body.acked_seq).toBe(47);
+    // The ledger's own checkpoint at that size, signed after the batch's: stored beside it, the first one kept.
     const late = await checkpointNow();
     expect(late.tree_size).toBe(47);
     const signer = CheckpointSigner.load(side.dir);
@@ -187,7 +209,7 @@ describe('POST /v1/fleet/ledger (control plane ingest)', () => {
     const r = await ship(batchOf([], [late]));
     expect(r.status, r.text).toBe(200);
     const cps = await db.pool.query('SELECT tree_size FROM ledger_checkpoints WHERE chain_id = $1 ORDER BY tree_size', [CHAIN]);
-    expect(cps.rows.map((row) => Number(row.tree_size))).toEqual([25, 40, 47]);
+    expect(cps.rows.map((row) => Number(row.tree_size))).toEqual([25, 35, 40, 47]);
   });
 
   it('refuses a different key for a chain that has one pinned', async () => {
@@ -228,7 +250,8 @@ describe('archive reads across chains (PAT, tenant-isolated)', () => {
     const other = new TempLedger();
     try {
       const entries = await other.ledger.append(TENANT, [{ event_type: 'prompt', payload: { from: 'b' }, metadata: { agent_id: 'agent-b' }, decision: null }]);
-      const r = await ship({ format: SHIPPING_FORMAT, chain_id: `inst-b/${TENANT}`, tenant_id: TENANT, public_key: other.ledger.publicKey, entries, checkpoints: [] });
+      const checkpoints = [other.ledger.signCheckpoint(TENANT, 1)];
+      const r = await ship({ format: SHIPPING_FORMAT, chain_id: `inst-b/${TENANT}`, tenant_id: TENANT, public_key: other.ledger.publicKey, entries, checkpoints });
       expect(r.status, r.text).toBe(200);
     } finally {
       await other.dispose();
@@ -275,7 +298,7 @@ describe('archive reads across chains (PAT, tenant-isolated)', () => {
       [CHAIN, true, 47],
       [`inst-b/${TENANT}`, true, 1],
     ]);
-    expect(r.body.chains[0].checkpointsChecked).toBe(3);
+    expect(r.body.chains[0].checkpointsChecked).toBe(4);
     // Tamper behind the archive's back, then put it back.
     const before = (await db.pool.query('SELECT entry FROM ledger_entries WHERE chain_id = $1 AND seq = 12', [CHAIN])).rows[0].entry as string;
     await db.pool.query('UPDATE ledger_entries SET entry = $3 WHERE chain_id = $1 AND seq = $2', [CHAIN, 12, before.replace('"tag":"first"', '"tag":"FIRST"')]);

@@ -13,9 +13,9 @@ const sizes: number[] = [];
 
 /** The real archive, noting the size of every batch the route hands it. */
 class RecordingArchive extends PgLedgerArchive {
-  override ingestChecked(batch: CheckedBatch): Promise<ShippedAck> {
+  override ingestChecked(batch: CheckedBatch, sidecarId: string): Promise<ShippedAck> {
     sizes.push(batch.entries.length);
-    return super.ingestChecked(batch);
+    return super.ingestChecked(batch, sidecarId);
   }
 }
 

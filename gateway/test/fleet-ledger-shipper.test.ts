@@ -82,7 +82,7 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     }
   });
 
-  it('ships checkpoints, also those signed after their entries were shipped', async () => {
+  it('ends every batch in a checkpoint over its last entry: a stored one, else one it signs without storing it', async () => {
     const side = new TempLedger({ checkpointEvery: 10, checkpointIntervalMs: 3_600_000 });
     const shipper = shipperFor(side, 'inst-cp', { intervalMs: 50 });
     try {
@@ -90,11 +90,14 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       await side.ledger.append('acme', events(25, 'a')); // checkpointed at 25 as it becomes durable
       await waitFor('entries shipped', async () => (await cpHead('inst-cp/acme')) === 25);
       await waitFor('checkpoint 25 shipped', async () => (await cpCheckpoints('inst-cp/acme')).includes(25));
-      await side.ledger.append('acme', events(3, 'b')); // too few for a checkpoint
+      await side.ledger.append('acme', events(3, 'b')); // too few for a checkpoint of the ledger's own
       await waitFor('entries shipped', async () => (await cpHead('inst-cp/acme')) === 28);
-      expect(side.ledger.checkpointNow('acme')?.tree_size).toBe(28); // signed after its entries were acknowledged
-      await waitFor('late checkpoint shipped', async () => (await cpCheckpoints('inst-cp/acme')).includes(28));
       expect(await cpCheckpoints('inst-cp/acme')).toEqual([25, 28]);
+      // The batch's checkpoint is not one of the ledger's: their cadence is unchanged.
+      await side.root.committed;
+      expect(side.ledger.checkpoints('acme').map((c) => c.tree_size)).toEqual([25]);
+      const [report] = (await db.archive.verifyTenant('acme')).filter((c) => c.chain_id === 'inst-cp/acme');
+      expect(report).toMatchObject({ ok: true, checked: 28, checkpointsChecked: 2 });
     } finally {
       await shipper.close();
       await side.dispose();

@@ -277,6 +277,16 @@ export class Ledger {
   }
 
   /**
+   * A checkpoint for exactly `size` committed entries, signed now and neither stored nor time-stamped: what a
+   * sidecar's shipped batch ends in when no stored checkpoint covers its last entry (docs/fleet.md, "Shipping the
+   * ledger"). The stored checkpoints keep their own cadence (CHECKPOINT_EVERY, CHECKPOINT_INTERVAL_S).
+   */
+  signCheckpoint(tenantId: string, size: number): Checkpoint {
+    const root = this.rootAt(tenantId, size);
+    return this.#signer.sign({ tenant_id: tenantId, tree_size: size, root_hash: root, timestamp: this.#now().toISOString() });
+  }
+
+  /**
    * JSONL: a header line (format, tenant, size, public key, every checkpoint up to the exported size, the last signed
    * for exactly that size), then one line per entry (canonical JSON with `hash`). Returns the entries written.
    * scripts/verify-ledger-export.mjs verifies the file offline.

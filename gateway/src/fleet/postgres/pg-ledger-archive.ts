@@ -31,6 +31,8 @@ interface ChainRow {
   head_seq: string;
   head_hash: string;
   frontier: Buffer;
+  /** The sidecar token (first of its line) whose sidecar opened the chain; null for chains stored by earlier builds. */
+  sidecar_token_id: string | null;
 }
 
 const INSERT_CHECKPOINTS = `
@@ -41,7 +43,9 @@ ON CONFLICT (chain_id, tree_size) DO NOTHING`;
 /**
  * The control plane's store of shipped ledgers (docs/fleet.md, "Shipping the ledger"). Each batch is verified and
  * stored in one transaction with its chain row locked, so concurrent batches of one chain are serialised and a
- * refused batch leaves nothing behind. Reads across a tenant's chains live in pg-archive-reads.ts.
+ * refused batch leaves nothing behind. A chain is bound to the sidecar token that opened it (`sidecarId`: the first
+ * token of its line of rotations): another token's batches are refused, whatever they hold. Reads across a tenant's
+ * chains live in pg-archive-reads.ts.
  */
 export class PgLedgerArchive {
   readonly pool: pg.Pool;
@@ -65,20 +69,20 @@ export class PgLedgerArchive {
    * Verifies and stores a batch: its content first (checkBatchContent, synchronously, before any wait), then against
    * the chain (ingestChecked).
    */
-  ingest(batch: ShippedBatch): Promise<ShippedAck> {
+  ingest(batch: ShippedBatch, sidecarId: string): Promise<ShippedAck> {
     const content = checkBatchContent(batch);
     if (!content.ok) return Promise.reject(new GatewayError(content.code, content.reason));
-    return this.ingestChecked(content.batch);
+    return this.ingestChecked(content.batch, sidecarId);
   }
 
   /** Stores a batch whose content checkBatchContent has verified, once it verifies against the stored chain. */
-  async ingestChecked(batch: CheckedBatch): Promise<ShippedAck> {
+  async ingestChecked(batch: CheckedBatch, sidecarId: string): Promise<ShippedAck> {
     const client = await this.pool.connect();
     let broken: unknown = undefined;
     try {
       await client.query('BEGIN');
       try {
-        const ack = await this.#ingestLocked(client, batch);
+        const ack = await this.#ingestLocked(client, batch, sidecarId);
         await client.query('COMMIT');
         return ack;
       } catch (err) {
@@ -96,9 +100,12 @@ export class PgLedgerArchive {
     }
   }
 
-  async #ingestLocked(client: pg.PoolClient, batch: CheckedBatch): Promise<ShippedAck> {
-    const row = await this.#lockChain(client, batch);
+  async #ingestLocked(client: pg.PoolClient, batch: CheckedBatch, sidecarId: string): Promise<ShippedAck> {
+    const row = await this.#lockChain(client, batch, sidecarId);
     if (row.tenant_id !== batch.tenant_id) throw new GatewayError('chain_invalid', `chain ${batch.chain_id} belongs to another tenant`);
+    if (row.sidecar_token_id !== null && row.sidecar_token_id !== sidecarId) {
+      throw new GatewayError('chain_bound', `chain ${batch.chain_id} is bound to another sidecar token (chain_bound): only the sidecar that opened it ships to it`);
+    }
     const headSeq = Number(row.head_seq);
     const head: ChainHead = { seq: headSeq, hash: row.head_hash, peaks: decodeFrontier(headSeq, row.frontier) };
 
@@ -132,9 +139,12 @@ export class PgLedgerArchive {
     }
     const cpSize = verdict.checkpoints.reduce((m, cp) => Math.max(m, cp.tree_size), 0);
     if (n > 0 || cpSize > 0) {
+      // A chain stored by an earlier build is bound by the first batch that appends to it: its new entries come with
+      // a checkpoint signed by the chain's key, which a replay of what the control plane already holds cannot bring.
       await client.query(
-        'UPDATE ledger_chains SET head_seq = $2, head_hash = $3, frontier = $4, checkpoint_size = GREATEST(checkpoint_size, $5), updated_at = now() WHERE chain_id = $1',
-        [batch.chain_id, verdict.head.seq, verdict.head.hash, encodeFrontier(verdict.head.peaks), cpSize],
+        `UPDATE ledger_chains SET head_seq = $2, head_hash = $3, frontier = $4, checkpoint_size = GREATEST(checkpoint_size, $5),
+           sidecar_token_id = COALESCE(sidecar_token_id, $6), updated_at = now() WHERE chain_id = $1`,
+        [batch.chain_id, verdict.head.seq, verdict.head.hash, encodeFrontier(verdict.head.peaks), cpSize, n > 0 ? sidecarId : null],
       );
     }
     return { chain_id: batch.chain_id, acked_seq: verdict.head.seq };
@@ -168,17 +178,27 @@ export class PgLedgerArchive {
     return { chain, data: await archiveCheckpoints(this.pool, chainId, fromSize, limit) };
   }
 
-  /** The chain's row, locked for this transaction; created (pinning the batch's key) on its first batch. */
-  async #lockChain(client: pg.PoolClient, batch: CheckedBatch): Promise<ChainRow> {
-    const select = 'SELECT tenant_id, public_key, head_seq, head_hash, frontier FROM ledger_chains WHERE chain_id = $1 FOR UPDATE';
+  /**
+   * The chain's row, locked for this transaction; created on its first batch, pinning the batch's key and binding it
+   * to the sidecar token, unless another token's chains already hold the instance: a sidecar's chains are all its own.
+   */
+  async #lockChain(client: pg.PoolClient, batch: CheckedBatch, sidecarId: string): Promise<ChainRow> {
+    const select = 'SELECT tenant_id, public_key, head_seq, head_hash, frontier, sidecar_token_id FROM ledger_chains WHERE chain_id = $1 FOR UPDATE';
     let res = await client.query<ChainRow>(select, [batch.chain_id]);
     if (res.rows[0]) return res.rows[0];
     if (!isConsistentKey(batch.public_key)) throw new GatewayError('chain_invalid', 'public_key is not an Ed25519 key matching its key_id and raw form');
     const instanceId = batch.chain_id.slice(0, batch.chain_id.indexOf('/'));
-    // Two first batches racing: the second waits on the first's row and then finds it.
+    const taken = await client.query(
+      'SELECT 1 FROM ledger_chains WHERE instance_id = $1 AND sidecar_token_id IS NOT NULL AND sidecar_token_id <> $2 LIMIT 1',
+      [instanceId, sidecarId],
+    );
+    if (taken.rows.length > 0) {
+      throw new GatewayError('chain_bound', `the chains of instance ${instanceId} are bound to another sidecar token (chain_bound): only that sidecar opens its chains`);
+    }
+    // Two first batches racing: the second waits on the first's row and then finds it (and its binding).
     await client.query(
-      'INSERT INTO ledger_chains (chain_id, tenant_id, instance_id, public_key, head_hash) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (chain_id) DO NOTHING',
-      [batch.chain_id, batch.tenant_id, instanceId, JSON.stringify(batch.public_key), GENESIS_PREV_HASH],
+      'INSERT INTO ledger_chains (chain_id, tenant_id, instance_id, public_key, head_hash, sidecar_token_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (chain_id) DO NOTHING',
+      [batch.chain_id, batch.tenant_id, instanceId, JSON.stringify(batch.public_key), GENESIS_PREV_HASH, sidecarId],
     );
     res = await client.query<ChainRow>(select, [batch.chain_id]);
     return res.rows[0]!;

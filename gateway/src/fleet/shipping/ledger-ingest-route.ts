@@ -1,6 +1,7 @@
 import { HANDLED, type HttpServer } from '../../http/server.js';
 import type { SidecarTokenRepository } from '../../storage/repositories.js';
 import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
+import { chainOwnerOf } from '../sidecar-token-store.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 import { parseShippedBody, readShippedBatch } from './read-shipped-batch.js';
 
@@ -18,6 +19,7 @@ export interface LedgerIngestOptions {
  * verified and stored in one transaction, answered with the chain's acknowledged seq. The sidecar token is checked
  * from the head, before a byte of the (large) body is read. The body is parsed and its content checked in one turn
  * (`ingest` checks it before its first wait), so only the checked entries, not the parsed ones, wait for the database.
+ * The chain is the token's (its line of rotations'): another sidecar token's batch for it is refused (403).
  */
 export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIngestOptions): void {
   const maxBody = options.maxBody ?? 16 * 1024 * 1024;
@@ -27,6 +29,6 @@ export function registerLedgerIngestRoute(server: HttpServer, options: LedgerIng
     if (got === HANDLED) return HANDLED;
     const batch = readShippedBatch(parseShippedBody(got.raw), maxEntries);
     assertSidecarCovers(got.sidecar, batch.tenant_id);
-    return { status: 200, body: await options.archive.ingest(batch) };
+    return { status: 200, body: await options.archive.ingest(batch, chainOwnerOf(got.sidecar)) };
   });
 }

@@ -201,7 +201,9 @@ export class LedgerShipper {
 
   /**
    * The batch to send: the entries with the checkpoints that fall within them, halved while its body passes the byte
-   * cap (entries are up to LEDGER_MAX_ENTRY_BYTES each). Null when there is nothing to send.
+   * cap (entries are up to LEDGER_MAX_ENTRY_BYTES each). Null when there is nothing to send. A batch of entries ends
+   * in a checkpoint covering its last one, as the control plane requires (it proves the batch was made with the
+   * chain's key): a stored one when there is one at that size, else one signed for the batch (one signature a batch).
    */
   #pack(tenantId: string, cursor: ShipCursor, entries: LedgerEntry[]): { upTo: number; checkpoints: Checkpoint[]; body: string } | null {
     const { ledger, batchMax, batchBytes } = this.#o;
@@ -211,6 +213,7 @@ export class LedgerShipper {
       // goes out with the next batch, or alone.
       const checkpoints = ledger.checkpoints(tenantId, { fromSize: cursor.checkpoint_size + 1, limit: batchMax }).filter((cp) => cp.tree_size <= upTo);
       if (entries.length === 0 && checkpoints.length === 0) return null;
+      if (entries.length > 0 && checkpoints[checkpoints.length - 1]?.tree_size !== upTo) checkpoints.push(ledger.signCheckpoint(tenantId, upTo));
       const batch: ShippedBatch = { format: SHIPPING_FORMAT, chain_id: this.chainId(tenantId), tenant_id: tenantId, public_key: ledger.publicKey, entries, checkpoints };
       const body = JSON.stringify(batch);
       if (Buffer.byteLength(body) <= batchBytes || entries.length <= 1) return { upTo, checkpoints, body };

@@ -104,8 +104,8 @@ const invalid = (reason: string): { ok: false; code: 'chain_invalid'; reason: st
 
 /**
  * The first half of verifying a shipped batch, which needs nothing stored (docs/fleet.md, "Shipping the ledger"):
- * every entry's hash recomputed from its canonical JSON and prev_hash, and consecutive seqs of the batch's tenant
- * linked by prev_hash. The control plane runs it as soon as the body is parsed, before it takes a database
+ * a checkpoint at the last entry's seq, every entry's hash recomputed from its canonical JSON and prev_hash, and
+ * consecutive seqs of the batch's tenant linked by prev_hash. The control plane runs it as soon as the body is parsed, before it takes a database
  * connection: hashing a batch of 5,000 entries is ~40 ms of CPU that would otherwise run with a pooled connection
  * checked out and the chain's row locked, in an open transaction. What it keeps of an entry is not its parsed
  * payload but the fields its row needs and the canonical text.
@@ -113,6 +113,12 @@ const invalid = (reason: string): { ok: false; code: 'chain_invalid'; reason: st
 export function checkBatchContent(batch: ShippedBatch): ContentVerdict {
   const entries = batch.entries;
   const first = entries[0]?.seq;
+  // A batch of entries ends in a checkpoint over them: verifyBatch checks its signature with the chain's key and its
+  // root, so only the holder of the key appends to a chain (one signature a batch, not one an entry).
+  const last = entries[entries.length - 1];
+  if (last !== undefined && !batch.checkpoints.some((cp) => cp.tree_size === last.seq)) {
+    return invalid(`the batch does not end in a checkpoint covering entry ${last.seq} (every batch of entries must carry one, signed by the chain's key)`);
+  }
   const checked: CheckedEntry[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;

@@ -2,6 +2,7 @@ import { migration001Core } from './001-core.js';
 import { LEDGER_MIGRATION } from './002-ledger.js';
 import { AGENTS_DECISIONS_MIGRATION } from './003-agents-decisions.js';
 import { TELEMETRY_MIGRATION } from './004-telemetry.js';
+import { CHAIN_BINDING_MIGRATION } from './005-chain-binding.js';
 
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
@@ -13,4 +14,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION, AGENTS_DECISIONS_MIGRATION, TELEMETRY_MIGRATION];
+export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION, AGENTS_DECISIONS_MIGRATION, TELEMETRY_MIGRATION, CHAIN_BINDING_MIGRATION];
