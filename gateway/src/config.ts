@@ -1,5 +1,6 @@
 import { loadConfig, type ConfigValues } from '@aduana/shared';
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
+import { ScrapeCredential } from './telemetry/scrape-credential.js';
 
 /** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
@@ -82,6 +83,7 @@ export const GATEWAY_CONFIG = {
   telemetryIngestBodyLimit: { env: 'TELEMETRY_INGEST_BODY_LIMIT', type: 'integer', default: 256 * 1024, minimum: 1024, description: 'largest POST /v1/telemetry/ingest body, bytes (413 past it)' },
   otlpEndpoint: { env: 'OTEL_EXPORTER_OTLP_ENDPOINT', type: 'string', default: '', description: 'OpenTelemetry collector base URL; logs go to /v1/logs and metrics to /v1/metrics as OTLP/HTTP JSON (empty = DISABLED)' },
   otlpHeaders: { env: 'OTEL_EXPORTER_OTLP_HEADERS', type: 'string', default: '', description: 'extra headers for the collector, `k1=v1,k2=v2` (values URL-encoded)' },
+  metricsScrapeToken: { env: 'METRICS_SCRAPE_TOKEN', type: 'string', default: '', description: "the operator's Prometheus scrape credential: with it, GET /v1/telemetry/metrics shows every tenant's series (a tenant's token sees its own); at least 32 printable characters, or sha256:<hex of its SHA-256> (empty = none)" },
   sentryDsn: { env: 'SENTRY_DSN', type: 'string', default: '', description: 'DSN of a Sentry-compatible tracker that receives error events as envelopes (empty = DISABLED)' },
   telemetryQueueMax: { env: 'TELEMETRY_QUEUE_MAX', type: 'integer', default: 10_000, minimum: 1, description: 'items each forwarder holds while its provider is slow or down; past it new items are dropped and counted' },
   telemetryQueueMaxBytes: { env: 'TELEMETRY_QUEUE_MAX_BYTES', type: 'integer', default: 16 * 1024 * 1024, minimum: 64 * 1024, description: 'the same bound in bytes (a log or error counted by the characters of its text, a metrics payload by its bytes); past it new items are dropped and counted' },
@@ -138,6 +140,7 @@ export function loadGatewayConfig(
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   if (config.loginHashesInFlightPerAddress > config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS: ${config.loginHashesInFlightPerAddress} is more than LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax})`);
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
+  ScrapeCredential.fromSetting(config.metricsScrapeToken);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
 }

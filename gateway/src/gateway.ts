@@ -160,7 +160,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   if (shared) runtimes.useSharedLimits(shared);
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
-    ledgerSize: () => ledger.tenants().reduce((n, t) => n + ledger.head(t).size, 0),
+    ledgerSize: (tenantId) => ledger.head(tenantId).size,
+    ledgerTenants: () => ledger.tenants(),
     queues: () => telemetryRef?.queues() ?? [],
     ...(shared ? { sharedLimits: () => ({ fallbacks: shared.fallbacks, connected: shared.connected }) } : {}),
   });

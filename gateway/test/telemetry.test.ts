@@ -172,7 +172,12 @@ describe('/v1/telemetry/metrics', () => {
     const blocks = families.get('aduana_blocks_total');
     expect(blocks?.metrics.some((m) => m.labels?.['rule'] && Number(m.value) >= 1)).toBe(true);
     expect(Number(families.get('aduana_upstream_errors_total')?.metrics.find((m) => m.labels?.['outcome'] === 'upstream_error')?.value)).toBeGreaterThanOrEqual(1);
-    expect(Number(families.get('aduana_ledger_entries')?.metrics[0]?.value)).toBeGreaterThan(0);
+    // The tenant's own ledger (its token sees no other tenant's series): its entries are group-committed within ms.
+    const ledgerEntries = async () => {
+      const again = await call(g.t.url, 'GET', '/v1/telemetry/metrics', { token: tok.viewer });
+      return Number(parsePrometheusTextFormat(again.text).find((f) => f.name === 'aduana_ledger_entries')?.metrics.find((m) => m.labels?.['tenant'] === tok.id)?.value);
+    };
+    await expect.poll(ledgerEntries, { timeout: 3000 }).toBeGreaterThan(0);
     expect(families.get('aduana_ledger_append_seconds')?.type).toBe('HISTOGRAM');
     expect(families.has('aduana_process_cpu_user_seconds_total')).toBe(true);
     expect(families.has('aduana_nodejs_heap_size_used_bytes')).toBe(true);

@@ -9,6 +9,9 @@ import { localTelemetryQueries } from '../telemetry/local-telemetry-queries.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { GatewayConfig } from '../config.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { authorize, bearerToken, type AccessControl } from '../auth/authenticate.js';
+import { ScrapeCredential } from '../telemetry/scrape-credential.js';
+import { EVERY_TENANT, type ScrapeScope } from '../telemetry/prometheus-metrics.js';
 
 const SECONDS = /^\d{1,12}$/;
 
@@ -75,8 +78,18 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
   const { telemetry, config, prometheus } = deps;
   registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics), config);
 
-  server.route('get', '/v1/telemetry/metrics', { scope: 'runtime:read', body: 'none' }, async () => {
-    const { text, contentType } = await prometheus.scrape();
+  // Authorized here rather than by the server: the operator's scrape credential is not a PAT (docs/telemetry.md).
+  const credential = ScrapeCredential.fromSetting(config.metricsScrapeToken);
+  const access: AccessControl = { authenticate: (ctx) => deps.authenticator.authenticate(ctx), admit: (p) => deps.runtimes.admit(p) };
+  server.route('get', '/v1/telemetry/metrics', { scope: null, body: 'none' }, async (ctx) => {
+    let scope: ScrapeScope = EVERY_TENANT;
+    if (credential === null || !credential.matches(bearerToken(ctx.authorization))) {
+      // A tenant's token, as on every authenticated route (runtime:read, the plan, the tenant parameter): its own series.
+      scope = authorize(access, ctx, 'runtime:read').tenantId;
+      if (ctx.admission) await ctx.admission;
+      queryTenant(ctx);
+    }
+    const { text, contentType } = await prometheus.scrape(scope);
     return { status: 200, raw: text, contentType };
   });
 }

@@ -1,15 +1,34 @@
+import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import { BucketHistogram, type BucketSeries } from './bucket-histogram.js';
 import type { ExportQueue } from './exporters/export-queue.js';
 
 export interface PrometheusSources {
-  /** Entries in the ledger, all tenants (read at scrape time). */
-  ledgerSize(): number;
+  /** Entries in a tenant's ledger (read at scrape time). */
+  ledgerSize(tenantId: string): number;
+  /** The tenants that have a ledger (read at scrape time). */
+  ledgerTenants(): readonly string[];
   /** The forwarders whose queues are reported (read at scrape time). */
   queues(): readonly ExportQueue<unknown>[];
   /** With shared limits (REDIS_URL): times the local limits stood in for Redis, and whether Redis is connected. */
   sharedLimits?: () => { fallbacks: Readonly<Record<'rate_limit' | 'spend' | 'rate_policy', number>>; connected: boolean } | null;
 }
+
+/** Whose series a scrape shows: one tenant's (a token of that tenant), or every tenant's (the operator's credential). */
+export const EVERY_TENANT = Symbol('every tenant');
+export type ScrapeScope = string | typeof EVERY_TENANT;
+
+/** What one tenant's decisions added up to since start: the series that carry tenant data. */
+interface TenantCounts {
+  verdicts: Map<string, number>;
+  rules: Map<string, number>;
+  upstreamErrors: Map<string, number>;
+}
+
+const VERDICTS = ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE'] as const;
+
+/** A tenant that made no decision yet: its verdicts at 0, as every tenant's are before its first. */
+const NO_COUNTS: TenantCounts = { verdicts: new Map(VERDICTS.map((v) => [v, 0])), rules: new Map(), upstreamErrors: new Map() };
 
 /** One scrape: the exposition text and its media type. */
 export interface PrometheusScrape {
@@ -18,10 +37,12 @@ export interface PrometheusScrape {
 }
 
 /**
- * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registry (never the global
- * one). Process-wide figures without tenant or agent labels; per-tenant figures are /v1/telemetry/query/stats. The
- * request path adds to plain counters and bucket arrays, handed to prom-client when scraped (no label hashing per
- * decision). prom-client itself is loaded at the first scrape: a gateway nobody scrapes (a sidecar reporting to its
+ * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registries (never the global
+ * one). Process-wide figures carry no tenant data (latency, the ledger's group commit, forwarders, the shared limits,
+ * the process); the series that do (decisions, blocks by policy id, upstream errors, ledger entries) carry a `tenant`
+ * label and are shown to a tenant's token for its own tenant alone, to the operator's scrape credential for every
+ * tenant: they are built per scrape, for its scope, in a registry of their own. The request path adds to plain counters
+ * and bucket arrays, handed to prom-client when scraped (no label hashing per decision). prom-client itself is loaded at the first scrape: a gateway nobody scrapes (a sidecar reporting to its
  * control plane, as a rule) never holds it, about 2.5 MiB of heap with the OpenTelemetry API it loads. Its default
  * process metrics are therefore collected from that first scrape on (CPU and memory read the process's own totals;
  * the garbage-collection and event-loop histograms start counting then).
@@ -35,10 +56,10 @@ export class PrometheusMetrics {
   #registry: Promise<Registry> | null = null;
   /** The registry once built (the promise above resolved). */
   #built: Registry | null = null;
-  // Decisions and upstream errors are counted in plain Maps and handed to prom-client at scrape time.
-  readonly #verdicts = new Map<string, number>();
-  readonly #rules = new Map<string, number>();
-  readonly #upstreamErrors = new Map<string, number>();
+  /** prom-client, once loaded (by the first scrape). */
+  #client: typeof PromClient | null = null;
+  // Decisions and upstream errors are counted per tenant in plain Maps and handed to prom-client at scrape time.
+  readonly #tenants = new Map<string, TenantCounts>();
 
   constructor(sources: PrometheusSources) {
     this.#sources = sources;
@@ -54,42 +75,19 @@ export class PrometheusMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     });
     this.#ledgerAppendSeries = this.#ledgerAppend.series();
-    for (const v of ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']) this.#verdicts.set(v, 0);
   }
 
   /** The registry, built once: prom-client loaded, every metric registered, default process metrics started. */
   #load(): Promise<Registry> {
-    this.#registry ??= import('prom-client').then(({ collectDefaultMetrics, Counter, Gauge, Registry }) => {
+    this.#registry ??= import('prom-client').then((client) => {
+      const { collectDefaultMetrics, Counter, Gauge, Registry } = client;
+      this.#client = client;
       const registry = new Registry();
       const registers = [registry];
       const sources = this.#sources;
       collectDefaultMetrics({ register: registry, prefix: 'aduana_' });
       this.#requestDuration.registerWith(registry);
-      // Counted in a Map on the request path; handed to prom-client as a counter at each scrape.
-      const mapCounter = (name: string, help: string, label: string, counts: ReadonlyMap<string, number>): void => {
-        new Counter({
-          name,
-          help,
-          labelNames: [label],
-          registers,
-          collect() {
-            this.reset();
-            for (const [value, n] of counts) this.inc({ [label]: value }, n);
-          },
-        });
-      };
-      mapCounter('aduana_decisions_total', 'Decisions (decide and proxied calls) by verdict', 'verdict', this.#verdicts);
-      mapCounter('aduana_blocks_total', 'Decisions other than ALLOW by rule (policy id, agent_suspended)', 'rule', this.#rules);
-      mapCounter('aduana_upstream_errors_total', 'Proxied calls the upstream failed, by outcome', 'outcome', this.#upstreamErrors);
       this.#ledgerAppend.registerWith(registry);
-      new Gauge({
-        name: 'aduana_ledger_entries',
-        help: 'Entries in the ledger, all tenants',
-        registers,
-        collect() {
-          this.set(sources.ledgerSize());
-        },
-      });
       new Gauge({
         name: 'aduana_telemetry_queue_depth',
         help: 'Items waiting in each forwarder queue',
@@ -176,21 +174,54 @@ export class PrometheusMetrics {
     this.#requestDuration.series(server).observe(seconds);
   }
 
-  decision(verdict: string, rule: string): void {
-    this.#verdicts.set(verdict, (this.#verdicts.get(verdict) ?? 0) + 1);
-    if (verdict !== 'ALLOW') this.#rules.set(rule, (this.#rules.get(rule) ?? 0) + 1);
+  #counts(tenantId: string): TenantCounts {
+    let t = this.#tenants.get(tenantId);
+    if (!t) {
+      t = { verdicts: new Map(VERDICTS.map((v) => [v, 0])), rules: new Map(), upstreamErrors: new Map() };
+      this.#tenants.set(tenantId, t);
+    }
+    return t;
   }
 
-  upstreamError(outcome: string): void {
-    this.#upstreamErrors.set(outcome, (this.#upstreamErrors.get(outcome) ?? 0) + 1);
+  decision(tenantId: string, verdict: string, rule: string): void {
+    const t = this.#counts(tenantId);
+    t.verdicts.set(verdict, (t.verdicts.get(verdict) ?? 0) + 1);
+    if (verdict !== 'ALLOW') t.rules.set(rule, (t.rules.get(rule) ?? 0) + 1);
+  }
+
+  upstreamError(tenantId: string, outcome: string): void {
+    const t = this.#counts(tenantId);
+    t.upstreamErrors.set(outcome, (t.upstreamErrors.get(outcome) ?? 0) + 1);
   }
 
   ledgerAppended(seconds: number): void {
     this.#ledgerAppendSeries.observe(seconds);
   }
 
-  async scrape(): Promise<PrometheusScrape> {
+  /** The exposition for `scope`: the process-wide series, then the tenant series of that tenant (or of every tenant). */
+  async scrape(scope: ScrapeScope): Promise<PrometheusScrape> {
     const registry = await this.#load();
-    return { text: await registry.metrics(), contentType: registry.contentType };
+    const tenants = this.#tenantRegistry(scope);
+    return { text: (await registry.metrics()) + (await tenants.metrics()), contentType: registry.contentType };
+  }
+
+  /** The series that carry tenant data, for the tenants `scope` may see, in a registry made for this scrape. */
+  #tenantRegistry(scope: ScrapeScope): Registry {
+    const { Counter, Gauge, Registry } = this.#client as typeof PromClient;
+    const registry = new Registry();
+    const registers = [registry];
+    const ids = scope === EVERY_TENANT ? [...new Set([...this.#tenants.keys(), ...this.#sources.ledgerTenants()])].sort() : [scope];
+    const counter = (name: string, help: string, label: string, pick: (t: TenantCounts) => ReadonlyMap<string, number>): void => {
+      const c = new Counter({ name, help, labelNames: ['tenant', label], registers });
+      for (const tenant of ids) {
+        for (const [value, n] of pick(this.#tenants.get(tenant) ?? NO_COUNTS)) c.inc({ tenant, [label]: value }, n);
+      }
+    };
+    counter('aduana_decisions_total', 'Decisions (decide and proxied calls) by tenant and verdict', 'verdict', (t) => t.verdicts);
+    counter('aduana_blocks_total', 'Decisions other than ALLOW by tenant and rule (policy id, agent_suspended)', 'rule', (t) => t.rules);
+    counter('aduana_upstream_errors_total', 'Proxied calls the upstream failed, by tenant and outcome', 'outcome', (t) => t.upstreamErrors);
+    const ledger = new Gauge({ name: 'aduana_ledger_entries', help: "Entries in each tenant's ledger", labelNames: ['tenant'], registers });
+    for (const tenant of ids) ledger.set({ tenant }, this.#sources.ledgerSize(tenant));
+    return registry;
   }
 }

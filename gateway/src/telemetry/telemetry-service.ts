@@ -145,7 +145,7 @@ export class TelemetryService {
     if (costBrl > 0) this.#cost(d.tenant_id, d.agent_id, costBrl, now);
     const blocked = d.execution_status !== 'ALLOW';
     this.metrics.recordDecision(d.tenant_id, d.agent_id, latencyMs, blocked, now);
-    this.prometheus.decision(d.execution_status, d.rule);
+    this.prometheus.decision(d.tenant_id, d.execution_status, d.rule);
     this.agents.observeRisk(d.tenant_id, d.agent_id, d.risk_score);
     if (this.#otlpMetrics) {
       const attrs = { tenant_id: this.sanitizer.id(d.tenant_id), agent_id: this.sanitizer.id(d.agent_id) };
@@ -154,7 +154,7 @@ export class TelemetryService {
       if (blocked) this.#otlpMetrics.blocked.add(1, attrs);
     }
     if (outcome !== null && UPSTREAM_FAILURES.has(outcome)) {
-      this.prometheus.upstreamError(outcome);
+      this.prometheus.upstreamError(d.tenant_id, outcome);
       this.#error(d.tenant_id, { level: 'error', message: `proxied call failed: ${outcome}`, agentId: d.agent_id, ruleId: '', traceId: d.trace_id, atMs: now });
     }
   };
