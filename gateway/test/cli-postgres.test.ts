@@ -62,6 +62,13 @@ describe('admin commands with DATABASE_URL act on PostgreSQL', () => {
     const sctId = (list[0] ?? '').split('\t')[0] ?? '';
     expect((await runCli(['sidecar-token', 'revoke', sctId], env)).code).toBe(0);
     expect((await runCli(['sidecar-token', 'revoke', 'sct_nope'], env)).code).toBe(2);
+    // Rotated: a successor that keeps the token's ledger chains; the old one revoked, and rotated only once.
+    const allId = (list[1] ?? '').split('\t')[0] ?? '';
+    const rotated = await runCli(['sidecar-token', 'rotate', allId], env);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stdout.trim()).toMatch(/^adu_sct_/);
+    expect(rotated.stderr).toContain(`keeps shipping the ledger chains of ${allId}`);
+    expect((await runCli(['sidecar-token', 'rotate', allId], env)).code).toBe(2);
     expect((await runCli(['token', 'revoke', tokenId], env)).code).toBe(0);
 
     // What a control plane on the same database reads.
@@ -71,7 +78,8 @@ describe('admin commands with DATABASE_URL act on PostgreSQL', () => {
       expect(repos.tokens.findByToken(pat)).toMatchObject({ id: tokenId, tenant_id: 'acme', revoked_at: expect.any(String) });
       expect(repos.users.byEmail('ops@acme.example')).toMatchObject({ tenant_id: 'acme', role: 'operator', provider: 'password' });
       expect(repos.sidecarTokens.findByHash(hashToken(sidecarToken))).toMatchObject({ id: sctId, name: 'edge-eu', tenants: ['acme'], revoked_at: expect.any(String) });
-      expect(repos.sidecarTokens.findByHash(hashToken(all.stdout.trim()))).toMatchObject({ tenants: null, revoked_at: null });
+      expect(repos.sidecarTokens.findByHash(hashToken(all.stdout.trim()))).toMatchObject({ id: allId, tenants: null, revoked_at: expect.any(String) });
+      expect(repos.sidecarTokens.findByHash(hashToken(rotated.stdout.trim()))).toMatchObject({ name: 'everywhere', tenants: null, revoked_at: null, chain_owner: allId });
       const { rows } = await repos.pool.query<{ id: string }>('SELECT id FROM schema_migrations');
       expect(rows.map((r) => r.id)).toContain('001_core');
     } finally {
