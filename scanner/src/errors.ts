@@ -22,7 +22,8 @@ export const ERRORS = Object.freeze({
   not_found: { status: 404, message: 'Route not found.' },
   monitor_inactive: { status: 409, message: 'The monitor is inactive.' },
   monitor_busy: { status: 409, message: 'The monitor is already running.' },
-  body_too_large: { status: 413, message: 'Request body exceeds the 1 MiB limit.' },
+  // Answered as bodyTooLargeMessage(limit); this text only when the limit is not known.
+  body_too_large: { status: 413, message: 'Request body exceeds the size limit.' },
   unsupported_media_type: { status: 415, message: 'Request body must be application/json.' },
   rate_limited_ip: { status: 429, message: 'Too many assessments from this address; retry later.' },
   rate_limited_target: { status: 429, message: 'Too many assessments of this target; retry later.' },
@@ -43,6 +44,23 @@ export const ERRORS = Object.freeze({
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** body_too_large naming the limit the request was held to (SCANNER_BODY_LIMIT_BYTES unless a route sets its own). */
+export function bodyTooLargeMessage(limitBytes: number): string {
+  return `Request body exceeds the ${byteSize(limitBytes)} limit.`;
+}
+
+/** Exact, as the docs write sizes: whole MiB or KiB when it is one, else bytes. */
+function byteSize(bytes: number): string {
+  if (bytes > 0 && bytes % (1024 * 1024) === 0) return `${String(bytes / (1024 * 1024))} MiB`;
+  if (bytes > 0 && bytes % 1024 === 0) return `${String(bytes / 1024)} KiB`;
+  return `${String(bytes)} bytes`;
+}
+
+export interface ScannerErrorOptions extends ErrorOptions {
+  /** The registry message with the configured value it names (bodyTooLargeMessage); the registry's text otherwise. */
+  readonly message?: string;
+}
+
 export class ScannerError extends Error {
   override readonly name = 'ScannerError';
   readonly status: number;
@@ -51,9 +69,9 @@ export class ScannerError extends Error {
     readonly code: ErrorCode,
     /** Whole seconds, for 429s: sent as Retry-After. */
     readonly retryAfterS?: number,
-    options?: ErrorOptions,
+    options?: ScannerErrorOptions,
   ) {
-    super(ERRORS[code].message, options);
+    super(options?.message ?? ERRORS[code].message, options);
     this.status = ERRORS[code].status;
   }
 }

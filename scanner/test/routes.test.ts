@@ -103,6 +103,16 @@ describe('POST /api/super-scan', () => {
     expect([missing.statusCode, missing.json()]).toEqual([404, { error: 'Route not found.' }]);
   });
 
+  it('names the configured body limit in the 413 message', async () => {
+    const over = async (a: FastifyInstance, bytes: number): Promise<unknown> =>
+      (await a.inject({ method: 'POST', url: '/api/super-scan', payload: JSON.stringify({ url: 'https://a.example/', pad: 'x'.repeat(bytes) }), headers: { 'content-type': 'application/json' } })).json();
+    expect(await over(make(), 1024 * 1024)).toEqual({ error: 'Request body exceeds the 1 MiB limit.' });
+    await app?.close();
+    expect(await over(make({ bodyLimitBytes: 2048 }), 2048)).toEqual({ error: 'Request body exceeds the 2 KiB limit.' });
+    await app?.close();
+    expect(await over(make({ bodyLimitBytes: 1500 }), 1500)).toEqual({ error: 'Request body exceeds the 1500 bytes limit.' });
+  });
+
   it('refuses a self-audit of a PUBLIC_HOSTNAMES host with 400', async () => {
     const res = await scan(make({ publicHostnames: 'scan.aduana.example, other.example' }), { url: 'https://SCAN.aduana.example./x' });
     expect(res.statusCode).toBe(400);

@@ -1,11 +1,14 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isNetGuardError } from '@aduana/shared';
 import { CollectError } from '../collect/index.js';
-import { ERRORS, ScannerError, type ErrorCode } from '../errors.js';
+import { bodyTooLargeMessage, ScannerError, type ErrorCode } from '../errors.js';
 import { sharedPlugin } from './shared-plugin.js';
 
-/** Maps anything thrown to a registry code: the single translation from errors to the wire (docs/decisions.md, "Errors": `{error}`). */
-export function toScannerError(err: unknown): ScannerError {
+/**
+ * Maps anything thrown to a registry code: the single translation from errors to the wire (docs/decisions.md, "Errors": `{error}`).
+ * `bodyLimitBytes` is the limit the request was held to, named in a 413's message.
+ */
+export function toScannerError(err: unknown, bodyLimitBytes?: number): ScannerError {
   if (err instanceof ScannerError) return err;
   if (isNetGuardError(err)) {
     // An unresolvable name is an unreachable target; anything the guard refuses is the caller's URL.
@@ -22,7 +25,9 @@ export function toScannerError(err: unknown): ScannerError {
   }
   // A path that does not percent-decode (/%ZZ): Fastify's router refuses it before any route.
   if (fe.code === 'FST_ERR_BAD_URL') return new ScannerError('invalid_path', undefined, { cause: err });
-  if (fe.statusCode === 413) return new ScannerError('body_too_large', undefined, { cause: err });
+  if (fe.statusCode === 413) {
+    return new ScannerError('body_too_large', undefined, { cause: err, ...(bodyLimitBytes === undefined ? {} : { message: bodyTooLargeMessage(bodyLimitBytes) }) });
+  }
   if (fe.statusCode === 415) return new ScannerError('unsupported_media_type', undefined, { cause: err });
   if (fe.code?.startsWith('FST_ERR_CTP_')) return new ScannerError('invalid_json', undefined, { cause: err });
   if (fe.statusCode === 400) return new ScannerError('invalid_request', undefined, { cause: err });
@@ -36,13 +41,14 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 
 function send(reply: FastifyReply, error: ScannerError): FastifyReply {
   if (error.retryAfterS !== undefined) reply.header('retry-after', String(error.retryAfterS));
-  return reply.code(error.status).type('application/json; charset=utf-8').send({ error: ERRORS[error.code].message });
+  // The error's message is its registry text, or that text with the configured value it names.
+  return reply.code(error.status).type('application/json; charset=utf-8').send({ error: error.message });
 }
 
 /** Installed on the root instance, so every route plugin inherits it; no route writes its own error JSON. */
 export const errorHandlerPlugin = sharedPlugin('error-handler', async (app: FastifyInstance) => {
   app.setErrorHandler((err, request, reply) => {
-    const error = toScannerError(err);
+    const error = toScannerError(err, request.routeOptions.bodyLimit);
     if (error.code === 'internal') request.log.error({ err }, 'unhandled error');
     // The cause's code, not its message: messages carry the target URL, whose query may hold someone's token.
     else request.log.debug({ code: error.code, cause: (err as { code?: unknown }).code }, 'request refused');
