@@ -104,8 +104,8 @@ const invalid = (reason: string): { ok: false; code: 'chain_invalid'; reason: st
 
 /**
  * The first half of verifying a shipped batch, which needs nothing stored (docs/fleet.md, "Shipping the ledger"):
- * a checkpoint at the last entry's seq, every entry's hash recomputed from its canonical JSON and prev_hash, and
- * consecutive seqs of the batch's tenant linked by prev_hash. The control plane runs it as soon as the body is parsed, before it takes a database
+ * every entry's hash recomputed from its canonical JSON and prev_hash, and consecutive seqs of the batch's tenant
+ * linked by prev_hash. The control plane runs it as soon as the body is parsed, before it takes a database
  * connection: hashing a batch of 5,000 entries is ~40 ms of CPU that would otherwise run with a pooled connection
  * checked out and the chain's row locked, in an open transaction. What it keeps of an entry is not its parsed
  * payload but the fields its row needs and the canonical text.
@@ -113,12 +113,6 @@ const invalid = (reason: string): { ok: false; code: 'chain_invalid'; reason: st
 export function checkBatchContent(batch: ShippedBatch): ContentVerdict {
   const entries = batch.entries;
   const first = entries[0]?.seq;
-  // A batch of entries ends in a checkpoint over them: verifyBatch checks its signature with the chain's key and its
-  // root, so only the holder of the key appends to a chain (one signature a batch, not one an entry).
-  const last = entries[entries.length - 1];
-  if (last !== undefined && !batch.checkpoints.some((cp) => cp.tree_size === last.seq)) {
-    return invalid(`the batch does not end in a checkpoint covering entry ${last.seq} (every batch of entries must carry one, signed by the chain's key)`);
-  }
   const checked: CheckedEntry[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!;
@@ -153,15 +147,22 @@ export function checkBatchContent(batch: ShippedBatch): ContentVerdict {
 
 /**
  * The second half, against what the control plane holds of the chain, as the local ledger's verifier checks its
- * own: the batch's key is the chain's pinned key, entries already held equal to them (else a fork), the first new
- * one linked to the stored head, and every checkpoint signed by the pinned key over the Merkle root of the chain's
- * first tree_size entries.
+ * own: the batch's key is the chain's pinned key, a checkpoint at its last entry's seq, entries already held equal to
+ * them (else a fork), the first new one linked to the stored head, and every checkpoint signed by the pinned key over
+ * the Merkle root of the chain's first tree_size entries. The caller checks the chain's binding first, so another
+ * sidecar token's batch is refused as such (403), checkpoint or none.
  * Pure: the caller reads the head, the overlapping hashes and earlier roots, and stores the result.
  */
 export function verifyBatch({ batch, head, pinnedKey, storedHashes, storedRoots }: VerifyBatchInput): BatchVerdict {
   if (!sameKey(batch.public_key, pinnedKey)) return invalid('public_key differs from the key pinned to this chain');
   const entries = batch.entries;
   const first = entries[0]?.seq;
+  // A batch of entries ends in a checkpoint over them, whose signature (the chain's key) and root are checked below:
+  // only the holder of the key appends to a chain, at one signature a batch, not one an entry.
+  const lastSeq = entries[entries.length - 1]?.seq;
+  if (lastSeq !== undefined && !batch.checkpoints.some((cp) => cp.tree_size === lastSeq)) {
+    return invalid(`the batch does not end in a checkpoint covering entry ${lastSeq} (every batch of entries must carry one, signed by the chain's key)`);
+  }
   if (first !== undefined && first > head.seq + 1) return invalid(`entries start at seq ${first}; the control plane holds this chain up to ${head.seq}`);
 
   // Entries the control plane already holds: an idempotent resend, or a fork.
