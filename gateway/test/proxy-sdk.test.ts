@@ -167,6 +167,22 @@ describe('PII', () => {
     expect(sent).toContain('You are a support bot.');
   });
 
+  it('an e-mail in full-width characters, percent-encoded or as an HTML entity in the prompt is redacted before the upstream sees it', async () => {
+    mock.next({ content: 'Noted.' });
+    const prompt = 'Write to ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ, alice%40example.com or alice&#64;example.com (or bob&commat;example.com).';
+    await client(pii.operator).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
+    const sent = mock.received[0]!.body as { messages: { content: string }[] };
+    expect(sent.messages[0]!.content).toBe('Write to [REDACTED:EMAIL], [REDACTED:EMAIL] or [REDACTED:EMAIL] (or [REDACTED:EMAIL]).');
+  });
+
+  it('an HTML-encoded or full-width e-mail split across SSE chunks is still redacted in the stream', async () => {
+    mock.next({ chunks: ['Write to alice&', '#6', '4;exam', 'ple.com or ｂｏｂ', '＠ｅｘａｍｐｌｅ．ｃｏｍ', ' today.'] });
+    const stream = await client(pii.operator).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'contact?' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('Write to [REDACTED:EMAIL] or [REDACTED:EMAIL] today.');
+  });
+
   it('PII in a non-streamed answer is redacted before the client sees it', async () => {
     mock.next({ content: 'Write to joao.pereira@example.org or call +55 11 91234-5678.' });
     const r = await client(pii.operator).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'contact?' }] });

@@ -2,6 +2,7 @@ import RE2 from 're2';
 import type { PiiEntity, PiiMatch } from './entities.js';
 import type { Recognizer } from './recognizer.js';
 import { recognizersFor } from './recognizers/index.js';
+import { mayNormalise, normalisedView } from './normalise.js';
 import { maxMatchLength, prefixLanguage, relaxRepetitions } from './regex-prefix.js';
 
 /** A found, validated candidate of recognizer `k` (index into `recognizers`), before overlaps are merged. */
@@ -117,20 +118,35 @@ export function mergeCandidates(c: CompiledPii, cands: Candidate[], offset = 0):
   return out;
 }
 
+/** Candidates of every recognizer the set names in `text` (`buf`: its UTF-8 bytes). */
+function collect(c: CompiledPii, text: string, buf: Buffer, out: Candidate[]): void {
+  const hits = (c.set as ReturnType<typeof RE2.Set>).match(buf);
+  const ascii = buf.length === text.length ? buf : undefined;
+  for (const k of hits) scanOne(c, k, text, 0, out, ascii);
+}
+
 /**
  * Full-text scan: the set says which recognizers can match; only those run. The set reads `text` as UTF-8 bytes
  * (`utf8`, when the caller already encoded it): node-re2 would convert a string on every call, at several times the
  * cost of one `Buffer.from`.
+ *
+ * When the text holds escapes or characters NFKC rewrites (`normalise.ts`; for ASCII text, two `indexOf` scans say
+ * whether it can), its normalised view is scanned too and what is found there redacts the original span. The text as
+ * written is always scanned as well: decoding never hides what was found before (`ana@example.com&#49;` reads
+ * `…com1` decoded).
  */
 export function scanText(c: CompiledPii, text: string, utf8?: Buffer): PiiMatch[] {
   if (text.length === 0 || c.set === null) return [];
   const buf = utf8 ?? Buffer.from(text, 'utf8');
-  const hits = c.set.match(buf);
-  if (hits.length === 0) return [];
+  const view = mayNormalise(text, buf.length === text.length) ? normalisedView(text) : null;
   const cands: Candidate[] = [];
-  const ascii = buf.length === text.length ? buf : undefined;
-  for (const k of hits) scanOne(c, k, text, 0, cands, ascii);
-  return mergeCandidates(c, cands);
+  collect(c, text, buf, cands);
+  if (view !== null) {
+    const found: Candidate[] = [];
+    collect(c, view.text, Buffer.from(view.text, 'utf8'), found);
+    for (const x of found) cands.push({ k: x.k, start: view.map.startOf(x.start), end: view.map.endOf(x.end) });
+  }
+  return cands.length === 0 ? [] : mergeCandidates(c, cands);
 }
 
 export function redactionLabel(entity: PiiEntity): string {

@@ -81,6 +81,39 @@ describe('createPiiRedactor', () => {
     expect(found).toEqual(['ana@example.com', '4111 1111 1111 1111']);
   });
 
+  it('finds entities written in full-width characters, percent-encoded or as HTML entities, and redacts the original span', () => {
+    const text = 'To ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ, alice%40example.com, alice&#64;example.com, bob&commat;example&period;org or c&#x40;example.com.';
+    const out = r.redact(text);
+    expect(out.text).toBe('To [REDACTED:EMAIL], [REDACTED:EMAIL], [REDACTED:EMAIL], [REDACTED:EMAIL] or [REDACTED:EMAIL].');
+    expect(out.matches.map((m) => text.slice(m.start, m.end))).toEqual([
+      'ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ',
+      'alice%40example.com',
+      'alice&#64;example.com',
+      'bob&commat;example&period;org',
+      'c&#x40;example.com',
+    ]);
+    // Digits too: a full-width card, a CPF with encoded separators, a phone with non-breaking spaces.
+    expect(r.redact('card ４１１１ １１１１ １１１１ １１１１ ok').text).toBe('card [REDACTED:CREDIT_CARD] ok');
+    expect(r.redact('CPF 529&#46;982&#46;247&#45;25 ok').text).toBe('CPF [REDACTED:BR_CPF] ok');
+    expect(r.redact('tel +55&nbsp;11&nbsp;91234-5678 ok').text).toBe('tel [REDACTED:PHONE] ok');
+    // Decomposed accents (NFD) are composed before matching, and offsets stay those of the original.
+    const nfd = 'e-mail: jose\u0301.conceic\u0327a\u0303o@correio.pt!';
+    expect(r.scan(nfd).map((m) => nfd.slice(m.start, m.end))).toEqual(['jose\u0301.conceic\u0327a\u0303o@correio.pt']);
+  });
+
+  it('leaves encoded text without entities as it is, the same string instance', () => {
+    for (const text of ['50% off, 100%25 sure, R&D, AT&amp;T, &lt;b&gt; and a%20b', 'Ｈｅｌｌｏ…　ｗｏｒｌｄ ½ x² ﬁle', 'icon&#64;2x.png', 'R&D; Q&A;']) {
+      const out = r.redact(text);
+      expect(out.matches).toEqual([]);
+      expect(Object.is(out.text, text)).toBe(true);
+    }
+  });
+
+  it('still finds what the text holds as written when decoding would hide it', () => {
+    // Decoded, `&#49;` glues a digit to the address (`…com1`); as written the address ends before `&`.
+    expect(r.redact('ana@example.com&#49; and 4111 1111 1111 1111%31').text).toBe('[REDACTED:EMAIL]&#49; and [REDACTED:CREDIT_CARD]%31');
+  });
+
   it('redacts a whole PEM private key, plain or inside a JSON string, and not public keys', () => {
     const body = Array.from({ length: 30 }, (_, i) => `MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC${String(i).padStart(2, '0')}abcdefghijk`);
     const plain = `key:\n-----BEGIN PRIVATE KEY-----\n${body.join('\n')}\n-----END PRIVATE KEY-----\nbye`;

@@ -1,6 +1,7 @@
 import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../test/pii-corpus/build-corpus.js';
+import { normalisedView } from './normalise.js';
 import { maxMatchLength, prefixLanguage, relaxRepetitions } from './regex-prefix.js';
 import { RECOGNIZERS } from './recognizers/index.js';
 
@@ -26,7 +27,9 @@ describe('prefixLanguage', () => {
     let checked = 0;
     for (const s of buildCorpus()) {
       for (const span of s.spans) {
-        const value = s.text.slice(span.start, span.end);
+        // An encoded value is held back by the scan of its normalised view, which is what the patterns read.
+        const written = s.text.slice(span.start, span.end);
+        const value = normalisedView(written)?.text ?? written;
         for (let n = 1; n <= value.length; n++) {
           const p = value.slice(0, n);
           expect(pres.some((re) => re.test(p)), `${span.entity} prefix ${JSON.stringify(p)}`).toBe(true);

@@ -106,6 +106,39 @@ describe('stream redaction', () => {
     expect(s.end()).toBe('nice'.slice(-('weather is nice'.length - held.length)) || '');
   });
 
+  it('catches entities in full-width, percent-encoded and HTML-entity spellings split anywhere, an entity split mid-escape included', () => {
+    const text = 'Write to alice&#64;example.com, ｂｏｂ＠ｅｘａｍｐｌｅ．ｃｏｍ or carol%40example.com (or dan&commat;example.org) today.';
+    const want = 'Write to [REDACTED:EMAIL], [REDACTED:EMAIL] or [REDACTED:EMAIL] (or [REDACTED:EMAIL]) today.';
+    expect(redactor.redact(text).text).toBe(want);
+    for (let cut = 1; cut < text.length; cut++) {
+      expect(streamPieces(redactor, text, [cut]).join(''), `cut at ${cut}`).toBe(want);
+    }
+    expect(streamPieces(redactor, text, Array.from({ length: text.length }, () => 1)).join('')).toBe(want);
+    const s = redactor.createStream();
+    const out = [s.push('Write to alice&'), s.push('#6'), s.push('4;exam'), s.push('ple.com now'), s.end()];
+    expect(out.join('')).toBe('Write to [REDACTED:EMAIL] now');
+    expect(out[0]).toBe('Write to ');
+  });
+
+  it('equals whole-text redaction on random encoded noise (fuzz, seeded)', () => {
+    const rng = createPrng(5);
+    const atoms = [
+      'ana', '@', '%40', '&#64;', '&commat;', '&#x40', '＠', 'ｅｘａｍｐｌｅ', 'example', '.com', '&period;', '%2E', '．', ' ',
+      '4111', '４１１１', '&nbsp;', '%20', '-', '&', '%', '#', ';', '&amp;', 'e\u0301', '\u0301', 'é', '…', '529', '.982', '.247-25', '🙂', 'x',
+    ];
+    for (let doc = 0; doc < 300; doc++) {
+      let text = '';
+      const len = rng.int(1, 40);
+      for (let i = 0; i < len; i++) text += rng.pick(atoms);
+      const want = redactor.redact(text).text;
+      for (let round = 0; round < 3; round++) {
+        const sizes = randomSizes(rng, text.length, [1, 3, 17][round] as number);
+        const got = streamPieces(redactor, text, sizes).join('');
+        if (got !== want) expect({ text, sizes, got }).toEqual({ text, sizes, got: want });
+      }
+    }
+  });
+
   it('counts matches and refuses push after end', () => {
     const s = redactor.createStream();
     s.push('a@example.com b@example.com ');

@@ -1,7 +1,8 @@
-import type RE2 from 're2';
 import type { Candidate, CompiledPii } from './compile.js';
 import { applyRedactions, mergeCandidates } from './compile.js';
-import type { Recognizer } from './recognizer.js';
+import { mayNormalise, normaliseInto } from './normalise.js';
+import { OffsetMap } from './offset-map.js';
+import { StreamScan } from './stream-scan.js';
 
 export interface PiiStreamRedactor {
   /** Returns the text that is now safe to emit (redacted); holds back only a tail that could still be an entity. */
@@ -12,42 +13,39 @@ export interface PiiStreamRedactor {
   readonly matches: number;
 }
 
-/**
- * Absolute position of the leftmost match of `re` (anchored at the end) at or after raw index `from`. `search` on a
- * slice, because it returns just an index: RE2's `exec` builds a match array and costs ten times more per call. The
- * prefix patterns have no assertions, so the slice loses no context.
- */
-function leftmostGrowth(re: RE2 | null, raw: string, from: number, base: number, B: number): number {
-  if (re === null) return B;
-  const at = re.search(from === 0 ? raw : raw.slice(from));
-  return at < 0 ? B : base + from + at;
+/** The normalised view of the stream, while it is open: its scan, where it came from, how far it is built. */
+interface View {
+  scan: StreamScan;
+  map: OffsetMap;
+  /** Absolute offset in the written text up to which the view is built. */
+  builtTo: number;
 }
 
-/** Raw characters kept before the emitted point: validators and RE2 look up to 4 back (JSON escapes, `12.` joins). */
-const CONTEXT = 8;
-/** Validators look up to 2 characters past a candidate (`4111….` vs `4111….5`). */
-const LOOKAHEAD = 2;
+/** The last code point of `s` (both halves of a surrogate pair). */
+function lastCodePoint(s: string): string {
+  if (s.length === 0) return '';
+  const lo = s.charCodeAt(s.length - 1);
+  return lo >= 0xdc00 && lo <= 0xdfff && s.length >= 2 ? s.slice(-2) : s.slice(-1);
+}
 
 /**
  * Streams redaction with the exact result of redacting the whole text: for any split into chunks,
  * concat(push(c_i)…, end()) === redact(text).text (tested over random splits).
  *
- * How: the buffer keeps what is not yet emitted. After each chunk, the growth pattern (prefix languages, anchored at
- * the end) finds the first position F from which an entity could still be growing; every decision about a candidate
- * starting before F is final, because no path of any pattern from there reaches the end of what we have. Each
- * recognizer keeps its own search position across chunks, so it makes the same decisions as one pass over the whole
- * text. We emit up to F (or up to the start of a match that straddles it) and keep only that tail. On ordinary prose
- * the tail is the last word; a card number, an e-mail or a PEM key is held until it can no longer grow.
+ * The text as written is scanned by one `StreamScan`. While the text holds something normalisation rewrites
+ * (`normalise.ts`: an escape, even one cut at the chunk's end, or a character NFKC changes), its normalised view is
+ * built as text arrives and scanned by a second one, whose candidates are mapped back to the written text; the view
+ * holds back an escape cut at the end, so `&#6` + `4;` is caught. Output goes up to where both scans are final (or
+ * to the start of a match that straddles that point); the rest is held. When the held text holds nothing to rewrite
+ * any more, the view is closed, so plain text is scanned once. On ordinary prose the held tail is the last word; a
+ * card number, an e-mail or a PEM key is held until it can no longer grow.
  */
 export class StreamRedactor implements PiiStreamRedactor {
-  private raw = '';
-  /** Absolute offset of raw[0]. */
-  private base = 0;
+  private readonly written: StreamScan;
+  private view: View | null = null;
   /** Absolute offset up to which output was produced. */
   private emitted = 0;
-  /** Per recognizer: absolute position its next search starts from. */
-  private readonly pos: number[];
-  /** Validated candidates not emitted yet (absolute offsets). */
+  /** Validated candidates not emitted yet (absolute offsets in the written text). */
   private pending: Candidate[] = [];
   private count = 0;
   private ended = false;
@@ -55,7 +53,7 @@ export class StreamRedactor implements PiiStreamRedactor {
   private carry = '';
 
   constructor(private readonly c: CompiledPii) {
-    this.pos = new Array<number>(c.recognizers.length).fill(0);
+    this.written = new StreamScan(c, 0, 0, (k, start, end) => this.pending.push({ k, start, end }));
   }
 
   get matches(): number {
@@ -73,68 +71,64 @@ export class StreamRedactor implements PiiStreamRedactor {
       text = text.slice(0, -1);
       if (text.length === 0) return '';
     }
-    this.raw += text;
+    if (this.view === null && this.needsView(text)) this.openView();
+    this.written.text += text;
     return this.advance(false);
   }
 
   end(): string {
     if (this.ended) return '';
-    this.raw += this.carry;
+    this.written.text += this.carry;
     this.carry = '';
     const out = this.advance(true);
     this.ended = true;
-    this.raw = '';
+    this.written.text = '';
+    this.view = null;
     return out;
   }
 
+  /** Whether `text`, about to be appended, holds something normalisation rewrites (an escape cut at its end too). */
+  private needsView(text: string): boolean {
+    if (mayNormalise(text, false, true)) return true;
+    // A combining mark at the chunk's start composes with the character before it.
+    return text.charCodeAt(0) >= 0x300 && mayNormalise(lastCodePoint(this.written.text) + text, false, true);
+  }
+
+  /**
+   * Starts the view at the emitted point. What comes before it there (the validators' context) held nothing to
+   * rewrite, or the view would be open already, so it is copied as it is.
+   */
+  private openView(): void {
+    const w = this.written;
+    const map = new OffsetMap(0, w.base);
+    const context = this.emitted - w.base;
+    map.copy(context);
+    const scan = new StreamScan(this.c, 0, context, (k, start, end) => this.pending.push({ k, start: map.startOf(start), end: map.endOf(end) }));
+    scan.text = w.text.slice(0, context);
+    this.view = { scan, map, builtTo: this.emitted };
+  }
+
   private advance(final: boolean): string {
-    const c = this.c;
-    const raw = this.raw;
-    const base = this.base;
-    const B = base + raw.length;
-    const pos = this.pos;
-    let minPos = B;
-    for (const p of pos) if (p < minPos) minPos = p;
-
-    // F: first position from which some entity could still be growing. A bounded pattern cannot have a growing
-    // match that started more than its maximum length ago, so its search starts no earlier than that.
-    let F = B;
-    if (!final && minPos < B) {
-      F = leftmostGrowth(c.growth, raw, Math.max(minPos, B - c.growthWindow) - base, base, B);
-      // Open-ended recognizers (PEM keys) all start with '-': without one there is nothing open to find.
-      if (c.openGrowth !== null && raw.indexOf('-', Math.max(minPos, B - c.openGrowthWindow) - base) >= 0) {
-        const from = Math.max(minPos, B - c.openGrowthWindow);
-        F = Math.min(F, leftmostGrowth(c.openGrowth, raw, from - base, base, B));
-      }
-    }
-
-    let E = F;
-    if (c.set !== null && minPos < B) {
-      const from = minPos - base;
-      // The set reads bytes: node-re2 would convert a string to UTF-8 itself, at several times Buffer.from's cost.
-      const hits = c.set.match(Buffer.from(from === 0 ? raw : raw.slice(from), 'utf8'));
-      // RE2.Set reports indices in no particular order.
-      if (hits.length > 1) hits.sort((a, b) => a - b);
-      let h = 0;
-      for (let k = 0; k < pos.length; k++) {
-        if (hits[h] !== k) {
-          // The set saw no match of k anywhere in the unscanned text: nothing starts before F.
-          if ((pos[k] as number) < F) pos[k] = F;
-          continue;
-        }
-        h++;
-        const stop = this.scanUntil(k, F, B, final);
-        if (stop < E) E = stop;
-      }
+    const w = this.written;
+    let E = w.advance(final);
+    const v = this.view;
+    if (v !== null) {
+      const built = normaliseInto(w.text, v.builtTo - w.base, final, v.map);
+      v.scan.text += built.text;
+      v.builtTo = w.base + built.stop;
+      // The view's end maps to where it is built to: what is not built yet is held.
+      E = Math.min(E, v.map.startOf(v.scan.advance(final && v.builtTo === w.end)));
     }
 
     // Merge what is final; a merged match that straddles E waits, so it can still absorb later overlaps.
+    const text = w.text;
+    const base = w.base;
     const cands = this.pending;
     let out: string;
     if (cands.length === 0) {
-      out = raw.slice(this.emitted - base, E - base);
+      out = text.slice(this.emitted - base, E - base);
     } else {
-      const groups = mergeCandidates(c, cands);
+      const groups = mergeCandidates(this.c, cands);
       let cut = E;
       let n = 0;
       for (const g of groups) {
@@ -144,63 +138,23 @@ export class StreamRedactor implements PiiStreamRedactor {
           break;
         }
       }
-      const emitNow = groups.slice(0, n);
-      out = applyRedactions(raw, emitNow, this.emitted - base, cut - base, base);
+      out = applyRedactions(text, groups.slice(0, n), this.emitted - base, cut - base, base);
       this.count += n;
       this.pending = n === 0 ? cands : cands.filter((x) => x.start >= cut);
       E = cut;
     }
     this.emitted = E;
-    let keepFrom = Math.max(base, E - CONTEXT);
-    // Keep surrogate pairs whole in the context too.
-    const lo = raw.charCodeAt(keepFrom - base);
-    if (keepFrom > base && lo >= 0xdc00 && lo <= 0xdfff) keepFrom--;
-    if (keepFrom > base) {
-      this.raw = raw.slice(keepFrom - base);
-      this.base = keepFrom;
+    w.trim(E);
+    if (v !== null) {
+      if (v.builtTo === w.end && !mayNormalise(w.text, false, true)) {
+        // Nothing held needs the view any more: its candidates are pending already, and the written scan alone
+        // takes the same decisions on plain text.
+        this.view = null;
+      } else {
+        v.scan.trim(v.map.viewOf(E));
+        v.map.dropBefore(v.scan.base);
+      }
     }
     return out;
-  }
-
-  /**
-   * Runs recognizer k from its position; final candidates go to `pending`. Returns the position before which
-   * output may be emitted as far as k is concerned (B when k has nothing open).
-   */
-  private scanUntil(k: number, F: number, B: number, final: boolean): number {
-    const c = this.c;
-    const re = c.regexes[k];
-    const rec = c.recognizers[k] as Recognizer;
-    const raw = this.raw;
-    const base = this.base;
-    if (re === undefined) return B;
-    let p = this.pos[k] as number;
-    for (;;) {
-      if (p >= B) break;
-      re.lastIndex = p - base;
-      const m = re.exec(raw);
-      if (m === null) break;
-      const s = base + m.index;
-      const e = s + (m[0] as string).length;
-      if (s >= F) break;
-      if (!final && e + LOOKAHEAD > B) {
-        // The validator would need characters that have not arrived: decide later, from the same place.
-        this.pos[k] = s;
-        return s;
-      }
-      const end = rec.validate(raw, s - base, e - base);
-      if (end >= 0) {
-        if (!final && base + end + LOOKAHEAD > B) {
-          this.pos[k] = s;
-          return s;
-        }
-        this.pending.push({ k, start: s, end: base + end });
-        p = base + end > s ? base + end : s + 1;
-      } else {
-        p = base + (rec.resumeAfterReject ? rec.resumeAfterReject(raw, s - base, e - base) : s - base + 1);
-      }
-    }
-    // No match of k starts before F (or p already passed it): searching from F finds what searching from p would.
-    this.pos[k] = p > F ? p : F;
-    return B;
   }
 }

@@ -1,5 +1,6 @@
 import type { PiiEntity, PiiMatch } from '@aduana/gateway/pii';
 import { ALL_PII_ENTITIES } from '@aduana/gateway/pii';
+import { ENCODED_CLEAN_TEXTS, ENCODINGS } from './encoded.js';
 import { HAND_WRITTEN, parseMarked } from './hand-written.js';
 import { createPrng } from './prng.js';
 import { CLEAN_TEXTS, NEAR_MISS_TEMPLATES, TEMPLATES } from './templates.js';
@@ -7,7 +8,7 @@ import { ENTITY_VALUES } from './values.js';
 
 export interface CorpusSample {
   id: string;
-  kind: 'positive' | 'near-miss' | 'mixed' | 'clean' | 'hand';
+  kind: 'positive' | 'near-miss' | 'mixed' | 'clean' | 'hand' | 'encoded';
   /** The entity this sample exercises (positives and near misses). */
   target?: PiiEntity;
   /** What the near miss imitates. */
@@ -19,6 +20,8 @@ export interface CorpusSample {
 
 export const CORPUS_SEED = 20261122;
 const PER_ENTITY = 120;
+const ENCODED_PER_ENTITY = 25;
+const ENCODED_MISSES_PER_ENTITY = 15;
 
 function fill(template: string, value: string): { text: string; start: number } {
   const at = template.indexOf('{v}');
@@ -78,5 +81,23 @@ export function buildCorpus(seed = CORPUS_SEED): CorpusSample[] {
     }
     out.push({ id: `hand-${i}`, kind: 'hand', text, spans: spans as PiiMatch[] });
   });
+  // Encoded spellings (encoded.ts): valid values and near misses of every entity in each spelling, then prose with
+  // escapes and no personal data. Drawn after everything above, so the samples above stay as they were.
+  for (const ev of ENTITY_VALUES) {
+    const templates = TEMPLATES[ev.entity];
+    for (let i = 0; i < ENCODED_PER_ENTITY; i++) {
+      const encoding = ENCODINGS[i % ENCODINGS.length] as (typeof ENCODINGS)[number];
+      const value = encoding.encode(r.pick(ev.formats)(r));
+      const { text, start } = fill(r.pick(templates), value);
+      out.push({ id: `${ev.entity}-encoded-${i}`, kind: 'encoded', target: ev.entity, note: encoding.kind, text, spans: [{ entity: ev.entity, start, end: start + value.length }] });
+    }
+    for (let i = 0; i < ENCODED_MISSES_PER_ENTITY; i++) {
+      const encoding = ENCODINGS[i % ENCODINGS.length] as (typeof ENCODINGS)[number];
+      const nm = r.pick(ev.nearMisses);
+      const text = fill(r.pick(NEAR_MISS_TEMPLATES), encoding.encode(nm.make(r))).text;
+      out.push({ id: `${ev.entity}-encoded-miss-${i}`, kind: 'encoded', target: ev.entity, note: `${encoding.kind} ${nm.kind}`, text, spans: [] });
+    }
+  }
+  ENCODED_CLEAN_TEXTS.forEach((text, i) => out.push({ id: `encoded-clean-${i}`, kind: 'encoded', text, spans: [] }));
   return out;
 }

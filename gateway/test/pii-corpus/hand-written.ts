@@ -48,6 +48,11 @@ export const HAND_WRITTEN: readonly string[] = [
   'google ⟦API_KEY|AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY⟧',
   'The placeholder sk-your-api-key-here and sk-learn are fine.',
   'sha 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 uuid 123e4567-e89b-12d3-a456-426614174000',
+  // Encoded spellings (issue 31): full-width, percent-encoded, HTML references; the span is the text as written
+  'E-mail ⟦EMAIL|ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ⟧, ⟦EMAIL|alice%40example.com⟧ ou ⟦EMAIL|alice&#64;example.com⟧ (ou ⟦EMAIL|bob&commat;example.com⟧).',
+  'mailto:⟦EMAIL|carol%40example.org⟧?subject=Oi%20tudo%20bem&amp;body=CPF%20⟦BR_CPF|529%2E982%2E247%2D25⟧',
+  '<p>Card ⟦CREDIT_CARD|4111&nbsp;1111&nbsp;1111&nbsp;1111⟧, tel ⟦PHONE|&#43;55 11 91234&#45;5678⟧</p>',
+  'icon&#64;2x.png, logo%403x.svg and ｌｏｄａｓｈ＠４．１７．２１ are not addresses.',
   // Mixed, adjacent, unicode
   'Cliente ⟦EMAIL|ana@example.com⟧/⟦PHONE|(11) 91234-5678⟧/CPF ⟦BR_CPF|529.982.247-25⟧ — ok ✅',
   '日本語のテキスト ⟦EMAIL|tanaka@example.jp⟧ と ⟦IP_ADDRESS|203.0.113.7⟧ です。',
