@@ -93,6 +93,24 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
   }
 });
 
+describe('redaction of what is stored and forwarded (issue 31)', () => {
+  it("a ruleId in an ingested log's attributes is the error event's rule: in the query, the issue's fingerprint and the Sentry envelope", async () => {
+    const tok = await t.tenant('fwd-rule');
+    for (const ruleId of ['pol_no_sql', 'pol_no_pii']) {
+      const r = await call(t.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'bot-r', traceId: `tr-${ruleId}`, log: { level: 'error', message: 'tool call blocked', attributes: { ruleId } } } });
+      expect(r.status).toBe(200);
+    }
+    const events = await call(t.url, 'GET', '/v1/telemetry/query/errors/events', { token: tok.viewer });
+    expect(events.body.data.map((e: { context: { ruleId: string } }) => e.context.ruleId)).toEqual(['pol_no_pii', 'pol_no_sql']);
+    // The rule is part of the fingerprint: the same message under two rules is two issues.
+    const issues = await call(t.url, 'GET', '/v1/telemetry/query/errors/issues', { token: tok.viewer });
+    expect(issues.body.total).toBe(2);
+    await until(() => ['tr-pol_no_sql', 'tr-pol_no_pii'].every((tr) => rx.errors.some((e) => e.tags['trace_id'] === tr)));
+    expect(rx.errors.find((e) => e.tags['trace_id'] === 'tr-pol_no_sql')!.tags['rule_id']).toBe('pol_no_sql');
+    expect(rx.errors.find((e) => e.tags['trace_id'] === 'tr-pol_no_pii')!.tags['rule_id']).toBe('pol_no_pii');
+  });
+});
+
 describe('bounded queues', () => {
   it('past the queue bound items are dropped and counted in /status and /metrics, never silently', async () => {
     const down = await new TelemetryReceiver().start();

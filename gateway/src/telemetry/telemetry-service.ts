@@ -155,7 +155,7 @@ export class TelemetryService {
     }
     if (outcome !== null && UPSTREAM_FAILURES.has(outcome)) {
       this.prometheus.upstreamError(d.tenant_id, outcome);
-      this.#error(d.tenant_id, { level: 'error', message: `proxied call failed: ${outcome}`, agentId: d.agent_id, ruleId: '', traceId: d.trace_id, atMs: now });
+      this.#error(d.tenant_id, { level: 'error', message: `proxied call failed: ${outcome}`, agentId: d.agent_id, ruleId: d.rule, traceId: d.trace_id, atMs: now });
     }
   };
 
@@ -176,6 +176,8 @@ export class TelemetryService {
     const now = Date.now();
     const message = this.sanitizer.text(input.log.message);
     const attributes = this.sanitizer.value(input.log.attributes ?? {}) as Record<string, unknown>;
+    // The rule an error event belongs to, when the log names one (validated as a string at parse).
+    const rule = attributes['ruleId'];
     const entry: LogEntry = { id: newId('log'), timestamp: new Date(now).toISOString(), level: input.log.level, message, agentId: input.agentId, traceId: input.traceId, attributes };
     await this.logs.append(tenantId, entry);
     this.#outbox?.onLog(tenantId, entry);
@@ -185,7 +187,7 @@ export class TelemetryService {
       providers.push('otlp');
     }
     if (isErrorLevel(entry.level)) {
-      this.#error(tenantId, { level: entry.level, message, agentId: input.agentId, ruleId: '', traceId: input.traceId, atMs: now }, true);
+      this.#error(tenantId, { level: entry.level, message, agentId: input.agentId, ruleId: typeof rule === 'string' ? rule : '', traceId: input.traceId, atMs: now }, true);
       if (this.#sentry) providers.push('sentry');
     }
     return { status: 'ingested', traceId: input.traceId, providers };
