@@ -94,6 +94,59 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
 });
 
 describe('redaction of what is stored and forwarded (issue 31)', () => {
+  /** Ingests one error log; returns it as stored (log, error event, issue) and as forwarded (OTLP record, Sentry event). */
+  async function ingestEverywhere(tenant: string, marker: string, body: { agentId: string; traceId: string; message: string; attributes: Record<string, unknown> }) {
+    const tok = await t.tenant(tenant);
+    const message = `${body.message} (case ${marker})`;
+    const r = await call(t.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: body.agentId, traceId: body.traceId, log: { level: 'error', message, attributes: body.attributes } } });
+    expect(r.status).toBe(200);
+    // A filter by the agent id as sent still finds the log stored under the redacted one.
+    const logs = await call(t.url, 'GET', `/v1/telemetry/query/logs?agentId=${encodeURIComponent(body.agentId)}`, { token: tok.viewer });
+    expect(logs.body.total).toBe(1);
+    const events = await call(t.url, 'GET', '/v1/telemetry/query/errors/events', { token: tok.viewer });
+    const issues = await call(t.url, 'GET', '/v1/telemetry/query/errors/issues', { token: tok.viewer });
+    await until(() => rx.logs.some((l) => l.body.includes(marker)) && rx.errors.some((e) => e.message.includes(marker)));
+    return {
+      log: logs.body.data[0],
+      event: events.body.data[0],
+      issue: issues.body.data[0],
+      otlp: rx.logs.find((l) => l.body.includes(marker))!,
+      sentry: rx.errors.find((e) => e.message.includes(marker))!,
+    };
+  }
+
+  it('numeric card, CPF and phone attributes and agent and trace ids holding an e-mail arrive redacted in the store, the OTLP export and Sentry', async () => {
+    // A Luhn-valid card, a CPF with valid check digits and a Brazilian mobile in E.164, sent as JSON numbers.
+    const numbers = { card: 4111111111111111, cpf: 52998224725, phone: 5511912345678, count: 3, ms: 1718000000000 };
+    const got = await ingestEverywhere('fwd-ids', 'ids-1', { agentId: 'bot-carla.dias@example.com', traceId: 'trace-of-carla.dias@example.com', message: 'payment failed', attributes: numbers });
+    const attributes = { card: '[REDACTED:CREDIT_CARD]', cpf: '[REDACTED:BR_CPF]', phone: '[REDACTED:PHONE]', count: 3, ms: 1718000000000 };
+    const ids = { agentId: '[REDACTED:EMAIL]', traceId: '[REDACTED:EMAIL]' };
+    expect(got.log).toMatchObject({ ...ids, attributes });
+    expect(got.event.context).toMatchObject(ids);
+    expect(got.issue.agentId).toBe('[REDACTED:EMAIL]');
+    expect(got.otlp.attributes).toMatchObject({ ...attributes, agent_id: '[REDACTED:EMAIL]', trace_id: '[REDACTED:EMAIL]' });
+    expect(got.sentry.tags).toMatchObject({ agent_id: '[REDACTED:EMAIL]', trace_id: '[REDACTED:EMAIL]' });
+    for (const body of rx.rawBodies) {
+      for (const leak of ['carla.dias', '4111111111111111', '52998224725', '5511912345678']) expect(body).not.toContain(leak);
+    }
+  });
+
+  it('an e-mail in full-width characters, percent-encoded or as an HTML entity arrives redacted in the store, the OTLP export and Sentry', async () => {
+    const spellings = { fullwidth: 'ａｌｉｃｅ＠ｅｘａｍｐｌｅ．ｃｏｍ', percent: 'alice%40example.com', entity: 'alice&#64;example.com' };
+    const got = await ingestEverywhere('fwd-encoded', 'enc-1', { agentId: 'bot-e', traceId: 'tr-enc-1', message: `login failed for ${Object.values(spellings).join(', ')}`, attributes: spellings });
+    const message = 'login failed for [REDACTED:EMAIL], [REDACTED:EMAIL], [REDACTED:EMAIL] (case enc-1)';
+    const attributes = { fullwidth: '[REDACTED:EMAIL]', percent: '[REDACTED:EMAIL]', entity: '[REDACTED:EMAIL]' };
+    expect(got.log).toMatchObject({ message, attributes });
+    expect(got.event.message).toBe(message);
+    expect(got.issue.title).toBe(message);
+    expect(got.otlp.body).toBe(message);
+    expect(got.otlp.attributes).toMatchObject(attributes);
+    expect(got.sentry.message).toBe(message);
+    for (const body of rx.rawBodies) {
+      for (const leak of ['alice', 'ａｌｉｃｅ']) expect(body).not.toContain(leak);
+    }
+  });
+
   it("a ruleId in an ingested log's attributes is the error event's rule: in the query, the issue's fingerprint and the Sentry envelope", async () => {
     const tok = await t.tenant('fwd-rule');
     for (const ruleId of ['pol_no_sql', 'pol_no_pii']) {

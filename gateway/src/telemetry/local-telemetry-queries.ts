@@ -10,7 +10,8 @@ export function localTelemetryQueries(telemetry: TelemetryService, metrics: Metr
     },
     status: () => telemetry.status(),
     ingest: (tenantId, input) => telemetry.ingest(tenantId, input),
-    logs: (tenantId, query) => telemetry.logs.query(tenantId, query),
+    // Logs are stored under their redacted agent id: the filter is redacted alike, so the id as sent finds them.
+    logs: (tenantId, query) => telemetry.logs.query(tenantId, query.agentId === undefined ? query : { ...query, agentId: telemetry.sanitizer.id(query.agentId) }),
     stats: (tenantId, metric, from, to, agentId) => metrics.query(tenantId, metric, from, to, agentId),
     issues: (tenantId, limit) => telemetry.errors.listIssues(tenantId, limit),
     events: (tenantId, limit, issueId) => telemetry.errors.listEvents(tenantId, limit, issueId),

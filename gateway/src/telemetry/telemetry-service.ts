@@ -10,7 +10,7 @@ import type { ForwardedError } from './exporters/sentry-errors.js';
 import type { LogStore } from './log-store.js';
 import type { MetricStore } from './metric-store.js';
 import type { PrometheusMetrics } from './prometheus-metrics.js';
-import { Sanitizer } from './sanitizer.js';
+import { sanitizeLog, Sanitizer } from './sanitizer.js';
 import { isErrorLevel, type ErrorEvent, type LogEntry, type LogLevel } from './telemetry-records.js';
 
 export interface TelemetryOptions {
@@ -174,20 +174,18 @@ export class TelemetryService {
   /** `POST /v1/telemetry/ingest`: redacted, stored (awaited), queued for the providers; error levels are error events too. */
   async ingest(tenantId: string, input: IngestInput): Promise<{ status: 'ingested'; traceId: string; providers: string[] }> {
     const now = Date.now();
-    const message = this.sanitizer.text(input.log.message);
-    const attributes = this.sanitizer.value(input.log.attributes ?? {}) as Record<string, unknown>;
-    // The rule an error event belongs to, when the log names one (validated as a string at parse).
-    const rule = attributes['ruleId'];
-    const entry: LogEntry = { id: newId('log'), timestamp: new Date(now).toISOString(), level: input.log.level, message, agentId: input.agentId, traceId: input.traceId, attributes };
+    // Ids are redacted where they are kept and forwarded; the answer gives the caller back its own trace id.
+    const { message, attributes, agentId, traceId, ruleId } = sanitizeLog(input, this.sanitizer);
+    const entry: LogEntry = { id: newId('log'), timestamp: new Date(now).toISOString(), level: input.log.level, message, agentId, traceId, attributes };
     await this.logs.append(tenantId, entry);
     this.#outbox?.onLog(tenantId, entry);
     const providers: string[] = [];
     if (this.#otlpLogs) {
-      this.#otlpLogs.push({ atMs: now, level: entry.level, message, attributes: this.#otelAttributes(tenantId, input.agentId, input.traceId, attributes) });
+      this.#otlpLogs.push({ atMs: now, level: entry.level, message, attributes: this.#otelAttributes(tenantId, agentId, traceId, attributes) });
       providers.push('otlp');
     }
     if (isErrorLevel(entry.level)) {
-      this.#error(tenantId, { level: entry.level, message, agentId: input.agentId, ruleId: typeof rule === 'string' ? rule : '', traceId: input.traceId, atMs: now }, true);
+      this.#error(tenantId, { level: entry.level, message, agentId, ruleId, traceId, atMs: now }, true);
       if (this.#sentry) providers.push('sentry');
     }
     return { status: 'ingested', traceId: input.traceId, providers };
@@ -225,26 +223,28 @@ export class TelemetryService {
     await this.errors.flush();
   }
 
+  /** An error event: stored, shipped and sent to the tracker. `redacted`: its message and ids already are. */
   #error(tenantId: string, e: { level: string; message: string; agentId: string; ruleId: string; traceId: string; atMs: number }, redacted = false): void {
-    const message = redacted ? e.message : this.sanitizer.text(e.message);
-    const event = this.errors.record(tenantId, { ...e, message });
+    const clean = redacted ? e : { ...e, message: this.sanitizer.text(e.message), agentId: this.sanitizer.id(e.agentId), traceId: this.sanitizer.text(e.traceId) };
+    const event = this.errors.record(tenantId, clean);
     this.#outbox?.onError(tenantId, event);
     this.#sentry?.push({
       atMs: e.atMs,
       level: e.level,
-      message,
-      fingerprint: fingerprint(e.level, e.ruleId, message),
-      tags: { tenant_id: this.sanitizer.id(tenantId), agent_id: this.sanitizer.id(e.agentId), trace_id: e.traceId, issue_id: event.issueId, ...(e.ruleId ? { rule_id: e.ruleId } : {}) },
+      message: clean.message,
+      fingerprint: fingerprint(e.level, e.ruleId, clean.message),
+      tags: { tenant_id: this.sanitizer.id(tenantId), agent_id: clean.agentId, trace_id: clean.traceId, issue_id: event.issueId, ...(e.ruleId ? { rule_id: e.ruleId } : {}) },
     });
   }
 
+  /** `agentId` and `traceId` already redacted. */
   #otelAttributes(tenantId: string, agentId: string, traceId: string, attributes: Record<string, unknown>): Record<string, string | number | boolean> {
     const out: Record<string, string | number | boolean> = {};
     for (const [k, v] of Object.entries(attributes)) {
       out[k] = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : JSON.stringify(v);
     }
     out['tenant_id'] = this.sanitizer.id(tenantId);
-    out['agent_id'] = this.sanitizer.id(agentId);
+    out['agent_id'] = agentId;
     out['trace_id'] = traceId;
     out['sanitization'] = 'pii-redacted';
     return out;
