@@ -4,18 +4,18 @@ import type { DecisionRecord, DecisionStore } from '../decisions/decision-store.
 import type { Ledger } from '../ledger/index.js';
 
 /**
- * Where every decision goes: the decision index (GET /admin/decisions, resolve) and the tenant's hash chain in the
- * ledger, decisions and proxy calls in the same chain. Neither write is awaited on the request path: the decision is
- * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (docs/decisions.md), and
- * shutdown flushes both.
- */
-/**
  * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
  * request path feeds telemetry directly. `latencyMs` is the governance time; `outcome` the proxy call's end, or null; `costBrl` its token cost.
  * Observers only touch memory: they run on the request path.
  */
 export type DecisionObserver = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number) => void;
 
+/**
+ * Where every decision goes: the decision index (GET /admin/decisions, resolve) and the tenant's hash chain in the
+ * ledger, decisions and proxy calls in the same chain. Neither write is awaited on the request path: the decision is
+ * in LMDB's next batched commit, the ledger entry is group-committed within LEDGER_GROUP_COMMIT_MS (docs/decisions.md), and
+ * shutdown flushes both.
+ */
 export class AuditTrail {
   #observers: DecisionObserver[] = [];
   #appendTimer: ((seconds: number) => void) | null = null;

@@ -24,6 +24,9 @@ const validateTokenRequest = new OwnSchema({
   },
 });
 
+/** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
+export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
+
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
  * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the expiry of the caller's
@@ -31,9 +34,6 @@ const validateTokenRequest = new OwnSchema({
  * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md). Logins and
  * sessions (/login, /me, /logout) are in session-routes.ts.
  */
-/** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
-export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
-
 export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): void {
   const { authenticator, tokens, sessions, config, runtimes } = deps;
   const failures = new VerifyFailures(config.verifyFailuresPerMinute);

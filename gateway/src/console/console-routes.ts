@@ -37,11 +37,6 @@ function redirect(location: string, cookie?: string): Reply {
 const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'login_busy', 'invalid_request']);
 
 /**
- * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered
- * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
- * that changes anything. Every role reads; only admins resolve held decisions.
- */
-/**
  * What the console needs: the embedded gateway's parts, or the control plane's (its decisions are the ones its sidecars
  * shipped, its ledger every shipped chain). `resolveRefusal`, when set, refuses a resolve before anything is read (a
  * sidecar: held decisions are resolved at the control plane).
@@ -52,6 +47,11 @@ export type ConsoleDeps = Pick<GatewayDeps, 'authenticator' | 'sessions' | 'pass
   resolveRefusal?: () => void;
 };
 
+/**
+ * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered
+ * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
+ * that changes anything. Every role reads; only admins resolve held decisions.
+ */
 export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, data: ConsoleData): void {
   const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
   const assets = loadConsoleAssets();

@@ -13,11 +13,6 @@ export interface AgentRouteDeps {
   config: Pick<GatewayConfig, 'listDefaultLimit' | 'listMaxLimit'>;
 }
 
-/**
- * Agents and heartbeats (docs/agents.md): register, register-or-update, list, read, heartbeat, and the admin's
- * suspend and resume. The routes only translate HTTP: behind them is the embedded registry (plain in-process
- * functions) or, at the control plane, PostgreSQL.
- */
 /** The path's agent id, URL-decoded and checked (400 when it cannot be an agent id). */
 function pathAgentId(ctx: RequestContext): string {
   let id: string;
@@ -30,6 +25,11 @@ function pathAgentId(ctx: RequestContext): string {
   return id;
 }
 
+/**
+ * Agents and heartbeats (docs/agents.md): register, register-or-update, list, read, heartbeat, and the admin's
+ * suspend and resume. The routes only translate HTTP: behind them is the embedded registry (plain in-process
+ * functions) or, at the control plane, PostgreSQL.
+ */
 export function registerAgentRoutes(server: HttpServer, deps: AgentRouteDeps): void {
   const { agents, config } = deps;
   const interval = agents.intervalMs;

@@ -16,7 +16,6 @@ import type { PackName } from '../policy/packs.js';
 import type { PolicyRepository, TenantRepository } from '../storage/repositories.js';
 import type { GatewayConfig } from '../config.js';
 
-/** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
 /** The limits a gateway (or control plane) compiles and evaluates policies under, from its settings. */
 export function evaluationLimits(config: GatewayConfig): EvaluationLimits {
   return {
@@ -30,6 +29,7 @@ export function evaluationLimits(config: GatewayConfig): EvaluationLimits {
   };
 }
 
+/** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
 export interface EvaluationLimits extends PolicyLimits {
   maxTextChars: number;
   /** Evaluation time a tenant may use at once, and earns back per second, ms. */

@@ -13,14 +13,14 @@ export interface BrowserHostOptions {
   readonly connectTimeoutMs: number;
 }
 
+/** Chromium skips proxies for loopback by default; this rule sends loopback through the proxy too. */
+export const LOOPBACK_THROUGH_PROXY = '<-loopback>';
+
 /**
  * Chromium flags: no GPU, no QUIC (UDP would leave the proxy), WebRTC kept off UDP, nothing the browser does on its
  * own (updates, sync, safe browsing, DNS prefetch); and every host name resolves to nothing, so only the proxy (an IP
  * literal) can be reached even if a request tried to bypass it.
  */
-/** Chromium skips proxies for loopback by default; this rule sends loopback through the proxy too. */
-export const LOOPBACK_THROUGH_PROXY = '<-loopback>';
-
 const ARGS = [
   '--no-sandbox',
   '--disable-gpu',
