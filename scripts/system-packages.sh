@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests drive for real, only those missing: Chromium (the console and the rendered-page
 # observation), poppler (PDF reports are parsed and rendered to PNG), PostgreSQL and Redis (fleet mode: the tests start
-# their own servers on loopback in temp dirs; the packages' own services are never used). Runs before `npm test`; a
+# their own servers on loopback in temp dirs; the packages' own services are never used), OpenSSL (a throwaway RFC 3161
+# time-stamp authority, `openssl ts -reply`, for the ledger's anchoring tests). Runs before `npm test`; a
 # machine that already has them pays one lookup each. Needs root or password-less sudo to install; otherwise it says what to install.
 set -euo pipefail
 
@@ -12,6 +13,7 @@ declare -A wanted=(
   [pdftotext]=poppler-utils
   [initdb]=postgresql
   [redis-server]=redis-server
+  [openssl]=openssl
 )
 
 # Debian keeps PostgreSQL's server programs out of PATH, under /usr/lib/postgresql/<major>/bin.

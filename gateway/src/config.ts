@@ -36,7 +36,10 @@ export const GATEWAY_CONFIG = {
   checkpointIntervalS: { env: 'CHECKPOINT_INTERVAL_S', type: 'integer', default: 60, minimum: 1, description: 'signed ledger checkpoint at least every T seconds (when new entries exist)' },
   ledgerRetentionDays: { env: 'LEDGER_RETENTION_DAYS', type: 'integer', default: 0, minimum: 0, maximum: 36_500, description: 'ledger entries older than this many days are pruned once a signed checkpoint covers them and they were exported (a sidecar: acknowledged by its control plane); 0 = keep every entry' },
   ledgerPruneIntervalS: { env: 'LEDGER_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: 'how often ledger retention looks for entries to prune (with LEDGER_RETENTION_DAYS > 0), seconds' },
-  anchorUrl: { env: 'ANCHOR_URL', type: 'string', default: '', description: 'where each ledger checkpoint is POSTed (empty = off)' },
+  anchorTsaUrl: { env: 'ANCHOR_TSA_URL', type: 'string', default: '', description: "RFC 3161 time-stamp authority (HTTP) that time-stamps every ledger checkpoint of enterprise-plan tenants, in the background (empty = off). Replaces ANCHOR_URL, which is refused" },
+  anchorTsaCert: { env: 'ANCHOR_TSA_CERT', type: 'string', default: '', description: "PEM file of the TSA's certificate (or its CA's): tokens must be signed by it or by a certificate it issued, when received and by verify (empty = the certificate each token carries, which must be for time-stamping)" },
+  anchorRetryBaseMs: { env: 'ANCHOR_RETRY_BASE_MS', type: 'integer', default: 500, minimum: 10, description: 'first retry delay after a failed time-stamp request, ms; doubles per failure' },
+  anchorRetryMaxMs: { env: 'ANCHOR_RETRY_MAX_MS', type: 'integer', default: 300_000, minimum: 10, description: 'longest retry delay of time-stamp requests, ms (a checkpoint waits for its token as long as the TSA is away)' },
   policyMaxPolicies: { env: 'POLICY_MAX_POLICIES', type: 'integer', default: 1000, minimum: 1, description: 'policies per tenant (400 past it)' },
   policyMaxPatterns: { env: 'POLICY_MAX_PATTERNS', type: 'integer', default: 200, minimum: 1, description: 'content-filter patterns per tenant, all filters together (400 past it)' },
   policyMaxPatternSize: { env: 'POLICY_MAX_PATTERN_SIZE', type: 'integer', default: 200, minimum: 10, description: 'estimated compiled size of one pattern, counted repetitions expanded (400 past it)' },
@@ -140,6 +143,7 @@ export function loadGatewayConfig(
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   if (config.loginHashesInFlightPerAddress > config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS: ${config.loginHashesInFlightPerAddress} is more than LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax})`);
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
+  if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;

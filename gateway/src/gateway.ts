@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './tenants/tenant-store.js';
+import { timestampsCheckpoints } from './tenants/plans.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -102,7 +103,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     checkpointIntervalMs: config.checkpointIntervalS * 1000,
     groupCommitMs: config.ledgerGroupCommitMs,
     compress: ledgerCompression(config.ledgerCompression),
-    anchorUrl: config.anchorUrl || null,
+    // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
+    anchoring: config.anchorTsaUrl
+      ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan), tsaUrl: config.anchorTsaUrl, baseDelayMs: config.anchorRetryBaseMs, maxDelayMs: config.anchorRetryMaxMs }
+      : null,
+    tsaCertPem: config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null,
     onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
   });
   const audit = new AuditTrail(decisions, ledger, logger);

@@ -1,8 +1,9 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
 import { openGatewayStore } from '../storage/gateway-store.js';
 import { TenantStore } from '../tenants/tenant-store.js';
+import { timestampsCheckpoints } from '../tenants/plans.js';
 import { Ledger } from '../ledger/index.js';
 
 function fail(message: string): number {
@@ -11,9 +12,10 @@ function fail(message: string): number {
 }
 
 /**
- * `aduana ledger verify [--tenant T]`: recomputes each chain, Merkle tree and checkpoint; exit 1 on the first break.
- * `aduana ledger export --tenant T [--out FILE]`: JSONL that scripts/verify-ledger-export.mjs checks offline.
- * Both read DATA_DIR directly, also while the gateway runs.
+ * `aduana ledger verify [--tenant T]`: recomputes each chain, Merkle tree, checkpoint and time-stamp token; exit 1 on
+ * the first break. `aduana ledger export --tenant T [--out FILE]`: JSONL that scripts/verify-ledger-export.mjs checks
+ * offline. Both read DATA_DIR directly, also while the gateway runs; an export's new checkpoint is queued for the
+ * gateway's TSA like any other (this process sends nothing).
  */
 export async function runLedgerCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -21,9 +23,14 @@ export async function runLedgerCommand(argv: string[]): Promise<number> {
   if (sub !== 'verify' && sub !== 'export') return fail('usage: aduana ledger verify [--tenant T] | aduana ledger export --tenant T [--out FILE]');
   const config = loadGatewayConfig();
   const store = openGatewayStore(config.dataDir);
-  const ledger = Ledger.open(store.root, { keyDir: config.dataDir, checkpointIntervalMs: 3_600_000 });
+  const tenants = new TenantStore(store);
+  const ledger = Ledger.open(store.root, {
+    keyDir: config.dataDir,
+    checkpointIntervalMs: 3_600_000,
+    anchoring: config.anchorTsaUrl ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan) } : null,
+    tsaCertPem: config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null,
+  });
   try {
-    const tenants = new TenantStore(store);
     if (sub === 'export') {
       if (!values.tenant || !tenants.get(values.tenant)) return fail('ledger export: --tenant must name an existing tenant');
       const out = values.out ? createWriteStream(values.out, { mode: 0o600 }) : process.stdout;
@@ -40,7 +47,7 @@ export async function runLedgerCommand(argv: string[]): Promise<number> {
       if (!r.ok) broken++;
       process.stdout.write(
         r.ok
-          ? `${id}\tok\t${r.checked} entries\t${r.checkpointsChecked} checkpoints${r.prunedThrough > 0 ? `\t(1..${r.prunedThrough} pruned by retention)` : ''}\n`
+          ? `${id}\tok\t${r.checked} entries\t${r.checkpointsChecked} checkpoints\t${r.anchorsChecked} time-stamped${r.prunedThrough > 0 ? `\t(1..${r.prunedThrough} pruned by retention)` : ''}\n`
           : `${id}\tBROKEN at seq ${r.firstBrokenSeq}\t${r.reason}\t(${r.checked} entries verified before it)\n`,
       );
     }

@@ -21,7 +21,7 @@ administration (works on DATA_DIR, also while the services run; with DATABASE_UR
   sidecar-token list
   sidecar-token revoke ID
   sidecar-token rotate ID          a successor that keeps the token's ledger chains; ID is revoked at once
-  ledger verify [--tenant T]     recompute chains, Merkle trees and checkpoints (exit 1 on a break)
+  ledger verify [--tenant T]     recompute chains, Merkle trees, checkpoints and time-stamps (exit 1 on a break)
   ledger export --tenant T [--out FILE]   JSONL for scripts/verify-ledger-export.mjs
   config                         the gateway's settings (Markdown)
 `;

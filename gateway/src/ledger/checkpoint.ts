@@ -14,6 +14,25 @@ export interface Checkpoint {
   signature: string;
 }
 
+/**
+ * A checkpoint's RFC 3161 time-stamp (docs/ledger.md, "Anchoring"): the TSA's token over SHA-256 of the checkpoint's
+ * signed bytes (checkpointSigningInput), the nonce the request carried, and the token's time.
+ */
+export interface CheckpointAnchor {
+  /** The TimeStampToken (CMS ContentInfo), DER, base64. */
+  token: string;
+  /** The request's nonce, a decimal integer: the token must carry it. */
+  nonce: string;
+  /** genTime of the token, ISO 8601 (informative: verifiers read it from the token). */
+  gen_time: string;
+}
+
+/** How a checkpoint stands with the TSA: queued (the TSA has not answered yet) or time-stamped. */
+export type AnchorState = { status: 'pending' } | ({ status: 'anchored' } & CheckpointAnchor);
+
+/** A checkpoint as the API and exports show it: with its anchor when its tenant's checkpoints are time-stamped. */
+export type AnchoredCheckpoint = Checkpoint & { anchor?: AnchorState };
+
 /** The public half of the signing key, for verifiers. */
 export interface LedgerPublicKey {
   key_id: string;

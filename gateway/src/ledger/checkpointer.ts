@@ -4,6 +4,12 @@ import { rangeHash } from './merkle.js';
 import { subtreeReader, type LedgerDbs } from './store.js';
 import type { TenantState } from './tenant-state.js';
 
+/** Which tenants' checkpoints are time-stamped, and the sender (null where this process only queues them: the CLI). */
+export interface CheckpointAnchoring {
+  tenant: (tenantId: string) => boolean;
+  queue: AnchorQueue | null;
+}
+
 /**
  * Signs, stores and anchors checkpoints: every `every` durable entries past the last one, on the interval and at
  * close for tenants with new durable entries, and on demand for exports. Never throws into an append: failures go
@@ -12,7 +18,7 @@ import type { TenantState } from './tenant-state.js';
 export class Checkpointer {
   readonly #dbs: LedgerDbs;
   readonly #signer: CheckpointSigner;
-  readonly #anchor: AnchorQueue | null;
+  readonly #anchoring: CheckpointAnchoring | null;
   readonly #every: number;
   readonly #now: () => Date;
   readonly #onError: (err: unknown, context: string) => void;
@@ -20,12 +26,12 @@ export class Checkpointer {
   constructor(
     dbs: LedgerDbs,
     signer: CheckpointSigner,
-    anchor: AnchorQueue | null,
+    anchoring: CheckpointAnchoring | null,
     options: { every: number; now: () => Date; onError: (err: unknown, context: string) => void },
   ) {
     this.#dbs = dbs;
     this.#signer = signer;
-    this.#anchor = anchor;
+    this.#anchoring = anchoring;
     this.#every = options.every;
     this.#now = options.now;
     this.#onError = options.onError;
@@ -69,7 +75,25 @@ export class Checkpointer {
     const cp = this.#signer.sign({ tenant_id: tenantId, tree_size: size, root_hash: root, timestamp: this.#now().toISOString() });
     // Not awaited: a checkpoint lost to a crash is signed again later; it never delays an append.
     this.#dbs.checkpoints.put([tenantId, size], cp).catch((err: unknown) => this.#onError(err, 'checkpoint write'));
-    this.#anchor?.enqueue(cp);
+    this.#queueForAnchor(tenantId, size);
     return cp;
+  }
+
+  /** Queues the checkpoint for the TSA (durably: anchor-queue.ts) when its tenant's checkpoints are time-stamped. */
+  #queueForAnchor(tenantId: string, size: number): void {
+    const anchoring = this.#anchoring;
+    if (!anchoring) return;
+    let wanted: boolean;
+    try {
+      wanted = anchoring.tenant(tenantId);
+    } catch (err) {
+      this.#onError(err, 'anchor');
+      return;
+    }
+    if (!wanted) return;
+    this.#dbs.anchorQueue.put([tenantId, size], Date.now()).then(
+      () => anchoring.queue?.wake(),
+      (err: unknown) => this.#onError(err, 'anchor queue write'),
+    );
   }
 }

@@ -1,9 +1,7 @@
 import { statSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SIGNING_KEY_FILE, verifyCheckpointSignature, verifyConsistency, verifyInclusion, type Checkpoint } from './index.js';
+import { SIGNING_KEY_FILE, verifyCheckpointSignature, verifyConsistency, verifyInclusion } from './index.js';
 import { event, TempLedger } from '../../test/helpers/ledger/temp-ledger.js';
 
 const open: TempLedger[] = [];
@@ -59,47 +57,6 @@ describe('signed checkpoints', () => {
     expect(t.ledger.checkpoints('acme').map((cp) => cp.tree_size)).toEqual([3]);
     await new Promise((r) => setTimeout(r, 100));
     expect(t.ledger.checkpoints('acme')).toHaveLength(1);
-  });
-
-  it('POSTs each checkpoint to the anchor URL, retrying failures, without blocking appends', async () => {
-    const received: Checkpoint[] = [];
-    let calls = 0;
-    const server = createServer((req: IncomingMessage, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => {
-        calls++;
-        if (calls === 1) {
-          res.writeHead(503).end();
-          return;
-        }
-        received.push(JSON.parse(body) as Checkpoint);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/anchor`;
-      const t = temp({ checkpointEvery: 5, anchorUrl: url, anchor: { baseDelayMs: 10 } });
-      await appendSingles(t, 10);
-      await t.ledger.anchorIdle();
-      expect(received.map((cp) => cp.tree_size)).toEqual([5, 10]);
-      expect(calls).toBe(3);
-      expect(t.ledger.anchorStats).toMatchObject({ sent: 2, failed: 0, dropped: 0 });
-      for (const cp of received) expect(verifyCheckpointSignature(cp, t.ledger.publicKey)).toBe(true);
-    } finally {
-      server.close();
-    }
-  });
-
-  it('counts an unreachable anchor as failed and keeps appending', async () => {
-    const errors: unknown[] = [];
-    const t = temp({ checkpointEvery: 2, anchorUrl: 'http://127.0.0.1:9/', anchor: { baseDelayMs: 1, maxAttempts: 2 }, onError: (e) => errors.push(e) });
-    await appendSingles(t, 4);
-    await t.ledger.anchorIdle();
-    expect(t.ledger.anchorStats).toMatchObject({ sent: 0, failed: 2 });
-    expect(errors.length).toBeGreaterThanOrEqual(2);
-    expect(t.ledger.head('acme').size).toBe(4);
   });
 });
 

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import type { PruneBoundary } from './boundary.js';
-import type { Checkpoint, LedgerPublicKey } from './checkpoint.js';
+import type { AnchoredCheckpoint, Checkpoint, LedgerPublicKey } from './checkpoint.js';
 import { markExported } from './export-mark.js';
-import { committedSize, entryLine, listCheckpoints, readBoundary, type LedgerDbs } from './store.js';
+import { anchorState, committedSize, entryLine, listCheckpoints, readBoundary, type LedgerDbs } from './store.js';
 
 export const EXPORT_FORMAT = 'aduana-ledger-export/1';
 
@@ -20,7 +20,8 @@ export interface ExportHeader {
   hash: string;
   merkle: string;
   public_key: LedgerPublicKey;
-  checkpoints: Checkpoint[];
+  /** Each with its RFC 3161 time-stamp (`anchor`) when its tenant's checkpoints are time-stamped. */
+  checkpoints: AnchoredCheckpoint[];
   /**
    * Only after retention pruned entries 1..pruned_through: the signed boundary the first line after the header
    * (seq pruned_through + 1) links to; it must match the checkpoint of its size among `checkpoints`.
@@ -44,7 +45,11 @@ export async function exportTenantJsonl(
   const size = committedSize(dbs, tenantId);
   const boundary = readBoundary(dbs, tenantId);
   const from = boundary?.pruned_through ?? 0;
-  const checkpoints = size > 0 ? [...listCheckpoints(dbs, tenantId).filter((cp) => cp.tree_size < size), checkpointAt(size)] : [];
+  const signed = size > 0 ? [...listCheckpoints(dbs, tenantId).filter((cp) => cp.tree_size < size), checkpointAt(size)] : [];
+  const checkpoints = signed.map((cp): AnchoredCheckpoint => {
+    const anchor = anchorState(dbs, tenantId, cp.tree_size);
+    return anchor ? { ...cp, anchor } : cp;
+  });
   const header: ExportHeader = {
     format: EXPORT_FORMAT,
     kind: 'header',

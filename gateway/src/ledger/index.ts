@@ -4,7 +4,16 @@ export { Ledger, type LedgerOptions, type ListQuery, type ListPage, type LedgerH
 export type { LedgerInput, LedgerEntry } from './entry-input.js';
 export { LedgerError, type LedgerErrorCode } from './errors.js';
 export type { VerifyReport } from './verify-chain.js';
-export { verifyCheckpointSignature, checkpointSigningInput, SIGNING_KEY_FILE, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
+export {
+  verifyCheckpointSignature,
+  checkpointSigningInput,
+  SIGNING_KEY_FILE,
+  type Checkpoint,
+  type LedgerPublicKey,
+  type AnchoredCheckpoint,
+  type AnchorState,
+  type CheckpointAnchor,
+} from './checkpoint.js';
 export type { AnchorOptions, AnchorStats } from './anchor-queue.js';
 export { EXPORT_FORMAT, type ExportHeader } from './export-jsonl.js';
 export { GENESIS_PREV_HASH, sha256Bytes } from './hash.js';

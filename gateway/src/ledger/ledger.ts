@@ -1,9 +1,10 @@
 // Over 300 lines on purpose: the ledger's one public facade, each method a few lines delegating (see the class comment).
+import { X509Certificate } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
 import { isoTime } from '@aduana/shared';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './chain-writer.js';
-import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
+import { CheckpointSigner, type AnchorState, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
 import { Checkpointer } from './checkpointer.js';
 import { CommitQueue } from './commit-queue.js';
 import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './entry-input.js';
@@ -17,6 +18,7 @@ import type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery 
 import { consistencyPath, inclusionPath, rangeHash } from './merkle.js';
 import { recordHash } from './record-codec.js';
 import {
+  anchorState,
   committedSize,
   decodeEntry,
   lastRecord,
@@ -52,14 +54,19 @@ export interface LedgerOptions {
   compress?: boolean | ((eventType: string) => boolean);
   /** Largest canonical entry, bytes (default 1 MiB). */
   maxEntryBytes?: number;
-  /** Each checkpoint is POSTed here in the background (ANCHOR_URL); empty/undefined = off. */
-  anchorUrl?: string | null;
-  anchor?: AnchorOptions;
+  /**
+   * RFC 3161 time-stamping of checkpoints (docs/ledger.md, "Anchoring"): `tenant` picks the tenants whose checkpoints
+   * are queued for the TSA (the enterprise plan's), `tsaUrl` (ANCHOR_TSA_URL) is where this process sends them. Without
+   * `tsaUrl` they are only queued, for the gateway that has one to send (the CLI's export checkpoints).
+   */
+  anchoring?: ({ tenant: (tenantId: string) => boolean; tsaUrl?: string | null } & AnchorOptions) | null;
+  /** PEM of the TSA certificate that tokens must be signed by, or by a certificate it issued (ANCHOR_TSA_CERT); verify() checks it too. */
+  tsaCertPem?: string | null;
   /** Clock for created_at defaults and checkpoint timestamps (tests). */
   now?: () => Date;
   /** verify() hashes records and rebuilds the Merkle tree on a worker thread for chains this long (default 16,384). */
   verifyWorkerThreshold?: number;
-  /** Background failures (checkpoint writes, anchoring): never thrown, reported here. */
+  /** Background failures (checkpoint writes, time-stamping): never thrown, reported here. */
   onError?: (err: unknown, context: string) => void;
 }
 
@@ -86,6 +93,7 @@ export class Ledger {
   readonly #now: () => Date;
   readonly #interval: NodeJS.Timeout;
   readonly #verifyWorkerThreshold: number | undefined;
+  readonly #tsaCert: X509Certificate | null;
   /** Exports in progress per tenant: retention leaves such a tenant alone until they finish. */
   readonly #exporting = new Map<string, number>();
   /** The prune in progress (one at a time); close() waits for it. */
@@ -97,8 +105,14 @@ export class Ledger {
     this.#now = options.now ?? (() => new Date());
     this.#dbs = openLedgerDbs(root);
     this.#signer = CheckpointSigner.load(options.keyDir);
-    this.#anchor = options.anchorUrl ? new AnchorQueue(options.anchorUrl, { ...options.anchor, onError: (err) => onError(err, 'anchor') }) : null;
-    this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, this.#anchor, { every: options.checkpointEvery ?? 1000, now: this.#now, onError });
+    this.#tsaCert = options.tsaCertPem ? new X509Certificate(options.tsaCertPem) : null;
+    const anchoring = options.anchoring ?? null;
+    this.#anchor = anchoring?.tsaUrl ? new AnchorQueue(this.#dbs, anchoring.tsaUrl, this.#tsaCert, { ...anchoring, onError: (err) => onError(err, 'anchor') }) : null;
+    this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, anchoring ? { tenant: anchoring.tenant, queue: this.#anchor } : null, {
+      every: options.checkpointEvery ?? 1000,
+      now: this.#now,
+      onError,
+    });
     const compress = options.compress ?? false;
     this.#writer = new ChainWriter(this.#dbs, this.#checkpointer, typeof compress === 'function' ? compress : () => compress);
     const commit = this.#writer.commitQueued.bind(this.#writer);
@@ -119,8 +133,9 @@ export class Ledger {
     return this.#signer.publicKey;
   }
 
+  /** The time-stamping sender's state (`GET /v1/telemetry/status`); null when this process sends none. */
   get anchorStats(): AnchorStats | null {
-    return this.#anchor ? { ...this.#anchor.stats } : null;
+    return this.#anchor?.stats ?? null;
   }
 
   /**
@@ -205,7 +220,7 @@ export class Ledger {
   /** Recomputes the chain, the Merkle tree and every checkpoint; yields to the event loop as it goes. */
   verify(tenantId: string): Promise<VerifyReport> {
     checkTenant(tenantId);
-    return verifyChain(this.#dbs, tenantId, this.#signer.publicKey, { workerThreshold: this.#verifyWorkerThreshold });
+    return verifyChain(this.#dbs, tenantId, this.#signer.publicKey, { workerThreshold: this.#verifyWorkerThreshold, tsaCert: this.#tsaCert });
   }
 
   /** Merkle root of the first `treeSize` committed entries (default: all). */
@@ -267,6 +282,12 @@ export class Ledger {
   latestCheckpoint(tenantId: string): Checkpoint | null {
     checkTenant(tenantId);
     return latestCheckpoint(this.#dbs, tenantId) ?? null;
+  }
+
+  /** The checkpoint's RFC 3161 time-stamp, or that it waits for one; null when it was never queued for the TSA. */
+  anchorOf(tenantId: string, treeSize: number): AnchorState | null {
+    checkTenant(tenantId);
+    return anchorState(this.#dbs, tenantId, treeSize);
   }
 
   /** Signs (and stores) a checkpoint at the current durable head now, if entries arrived since the last one. */
@@ -339,7 +360,7 @@ export class Ledger {
     }
   }
 
-  /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops anchoring. */
+  /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops time-stamping (the queue stays). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#turnQueue.flushAll();
@@ -351,11 +372,6 @@ export class Ledger {
     this.#checkpointer.due(this.#writer.states);
     await flushOfCurrentTxn(this.#dbs.root);
     await this.#anchor?.close();
-  }
-
-  /** Test hook: resolves once queued checkpoints were sent (or given up). */
-  async anchorIdle(): Promise<void> {
-    await this.#anchor?.idle();
   }
 
   #checkOpen(): void {

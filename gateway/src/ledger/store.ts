@@ -1,6 +1,6 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
 import { boundaryPeaks, peakNodes, type PruneBoundary } from './boundary.js';
-import type { Checkpoint } from './checkpoint.js';
+import type { AnchorState, Checkpoint, CheckpointAnchor } from './checkpoint.js';
 import type { LedgerEntry } from './entry-input.js';
 import { LedgerError } from './errors.js';
 import { leafHash } from './hash.js';
@@ -31,6 +31,10 @@ export interface LedgerDbs {
   readonly retention: Database<PruneBoundary | number, Key>;
   /** [tenant, tree_size] -> Checkpoint */
   readonly checkpoints: Database<Checkpoint, Key>;
+  /** [tenant, tree_size] -> the checkpoint's RFC 3161 time-stamp, once the TSA gave one (anchor-queue.ts). */
+  readonly anchors: Database<CheckpointAnchor, Key>;
+  /** [tenant, tree_size] -> ms since the epoch it was queued: checkpoints waiting for the TSA, across restarts. */
+  readonly anchorQueue: Database<number, Key>;
 }
 
 /** Above any seq (2^53 - 1): the exclusive end of a tenant's ranges. */
@@ -51,6 +55,8 @@ export function openLedgerDbs(root: RootDatabase): LedgerDbs {
     index: root.openDB<Buffer, Key>({ name: 'ledger_index', encoding: 'binary' }),
     counts: root.openDB<number, Key>({ name: 'ledger_counts' }),
     checkpoints: root.openDB<Checkpoint, Key>({ name: 'ledger_checkpoints' }),
+    anchors: root.openDB<CheckpointAnchor, Key>({ name: 'ledger_anchors' }),
+    anchorQueue: root.openDB<number, Key>({ name: 'ledger_anchor_queue' }),
     retention: root.openDB<PruneBoundary | number, Key>({ name: 'ledger_retention' }),
   };
 }
@@ -132,4 +138,11 @@ export function listCheckpoints(dbs: LedgerDbs, tenantId: string, fromSize = 0, 
   const out: Checkpoint[] = [];
   for (const { value } of dbs.checkpoints.getRange({ start: [tenantId, fromSize], end: [tenantId, MAX_SEQ], limit })) out.push(value);
   return out;
+}
+
+/** Where a checkpoint stands with the TSA; null when it was never queued (its tenant's checkpoints are not time-stamped). */
+export function anchorState(dbs: LedgerDbs, tenantId: string, treeSize: number): AnchorState | null {
+  const anchor = dbs.anchors.get([tenantId, treeSize]);
+  if (anchor) return { status: 'anchored', ...anchor };
+  return dbs.anchorQueue.get([tenantId, treeSize]) === undefined ? null : { status: 'pending' };
 }

@@ -1,10 +1,12 @@
+import type { X509Certificate } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { boundaryPeaks, checkBoundary } from './boundary.js';
-import { verifyCheckpointSignature, type LedgerPublicKey } from './checkpoint.js';
+import { checkpointSigningInput, verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
 import { chainTail } from './entry-input.js';
 import { entryHashOfBytes, GENESIS_PREV_HASH } from './hash.js';
 import { checkRecord, completedLevels, plainRecord, recordNodeCount } from './record-codec.js';
 import { committedSize, listCheckpoints, MAX_SEQ, readBoundary, type LedgerDbs } from './store.js';
+import { checkTimestampToken } from './timestamp-token.js';
 import { InlineRecordChecker, WorkerRecordChecker, type ChainBreak, type ChainStart, type RecordChecker } from './record-check.js';
 
 export interface VerifyReport {
@@ -23,11 +25,15 @@ export interface VerifyReport {
   expectedSize: number;
   /** Checkpoints whose signature and root matched. */
   checkpointsChecked: number;
+  /** Checkpoints whose RFC 3161 time-stamp token checked out (docs/ledger.md, "Anchoring"). */
+  anchorsChecked: number;
 }
 
 export interface VerifyOptions {
   /** Chains at least this long are hashed on a worker thread (default 16,384). */
   workerThreshold?: number;
+  /** Time-stamp tokens must be signed by this TSA certificate or one it issued (ANCHOR_TSA_CERT). */
+  tsaCert?: X509Certificate | null;
 }
 
 const YIELD_EVERY = 16_384;
@@ -51,7 +57,7 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
   const pruned = boundary?.pruned_through ?? 0;
   if (boundary) {
     const bad = checkBoundary(boundary, tenantId, checkpoints.find((cp) => cp.tree_size === pruned), publicKey);
-    if (bad) return { ok: false, checked: 0, prunedThrough: pruned, firstBrokenSeq: pruned + 1, reason: bad, expectedSize, checkpointsChecked: 0 };
+    if (bad) return { ok: false, checked: 0, prunedThrough: pruned, firstBrokenSeq: pruned + 1, reason: bad, expectedSize, checkpointsChecked: 0, anchorsChecked: 0 };
   }
   const start: ChainStart = boundary ? { seq: pruned, prev: boundary.entry_hash, peaks: boundaryPeaks(boundary) } : { seq: 0, prev: GENESIS_PREV_HASH, peaks: [] };
   const breaks: ChainBreak[] = [];
@@ -61,6 +67,8 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
       break;
     }
   }
+  const anchors = await checkAnchors(dbs, tenantId, checkpoints, options.tsaCert ?? null);
+  if (anchors.broken) breaks.push(anchors.broken);
   const roots = checkpoints.filter((cp) => cp.tree_size > pruned).map((cp) => [cp.tree_size, cp.root_hash] as const);
   const checker: RecordChecker =
     expectedSize - pruned >= (options.workerThreshold ?? 16_384) ? new WorkerRecordChecker(roots, start) : new InlineRecordChecker(roots, start);
@@ -80,7 +88,7 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
     const orphan = checkpoints.find((cp) => cp.tree_size > through);
     if (orphan) {
       const reason = `checkpoint at tree size ${orphan.tree_size} is past the end of the chain (${through}): entries were removed`;
-      return { ok: false, checked, prunedThrough: pruned, firstBrokenSeq: through + 1, reason, expectedSize, checkpointsChecked: checkpoints.length - 1 };
+      return { ok: false, checked, prunedThrough: pruned, firstBrokenSeq: through + 1, reason, expectedSize, checkpointsChecked: checkpoints.length - 1, anchorsChecked: anchors.checked };
     }
   }
   return {
@@ -91,7 +99,30 @@ export async function verifyChain(dbs: LedgerDbs, tenantId: string, publicKey: L
     reason: first?.reason ?? null,
     expectedSize,
     checkpointsChecked: checkpoints.filter((cp) => cp.tree_size <= through).length,
+    anchorsChecked: anchors.checked,
   };
+}
+
+/**
+ * Each stored time-stamp token against its checkpoint: imprint = SHA-256 of the checkpoint's signed bytes, the stored
+ * nonce, the TSA's signature and certificate. Returns the tokens that checked out and the first that did not.
+ */
+async function checkAnchors(dbs: LedgerDbs, tenantId: string, checkpoints: Checkpoint[], tsaCert: X509Certificate | null): Promise<{ checked: number; broken: ChainBreak | null }> {
+  let checked = 0;
+  for (const cp of checkpoints) {
+    const anchor = dbs.anchors.get([tenantId, cp.tree_size]);
+    if (anchor === undefined) continue;
+    let input: Buffer;
+    try {
+      input = checkpointSigningInput(cp);
+    } catch {
+      continue; // a damaged checkpoint: its signature check already reports it
+    }
+    const check = await checkTimestampToken(Buffer.from(String(anchor.token), 'base64'), input, String(anchor.nonce), tsaCert);
+    if (!check.ok) return { checked, broken: { seq: cp.tree_size, reason: `checkpoint at tree size ${cp.tree_size}: its RFC 3161 time-stamp token ${check.reason}` } };
+    checked++;
+  }
+  return { checked, broken: null };
 }
 
 /** Position and links; hands each record to the checker. Returns the first break it sees itself, if any. */

@@ -3,6 +3,13 @@ import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, cursorParam, intParam, limitParam, queryTenant } from '../http/list-params.js';
 import { fromLedgerError } from '../events/ledger-errors.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import type { AnchoredCheckpoint, Checkpoint, Ledger } from '../ledger/index.js';
+
+/** A checkpoint with its RFC 3161 time-stamp (or `pending`), when its tenant's checkpoints are time-stamped. */
+function withAnchor(ledger: Ledger, cp: Checkpoint): AnchoredCheckpoint {
+  const anchor = ledger.anchorOf(cp.tenant_id, cp.tree_size);
+  return anchor ? { ...cp, anchor } : cp;
+}
 
 /** Wraps a handler so the ledger's own errors come out through the registry. */
 function ledgerCall<T>(fn: () => T): T {
@@ -95,14 +102,14 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
   server.route('get', '/v1/events/checkpoints', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const fromSize = intParam(ctx, 'from_size', false);
-    const data = ledgerCall(() => ledger.checkpoints(ctx.auth.tenantId, fromSize === undefined ? { limit } : { fromSize, limit }));
+    const data = ledgerCall(() => ledger.checkpoints(ctx.auth.tenantId, fromSize === undefined ? { limit } : { fromSize, limit })).map((cp) => withAnchor(ledger, cp));
     return { status: 200, body: { data, public_key: ledger.publicKey } };
   });
 
   server.route('get', '/v1/events/checkpoints/latest', { scope: 'runtime:read', body: 'none' }, (ctx) => {
     const cp = ledger.latestCheckpoint(ctx.auth.tenantId);
     if (!cp) throw new GatewayError('not_found', 'no checkpoint yet');
-    return { status: 200, body: { checkpoint: cp, public_key: ledger.publicKey } };
+    return { status: 200, body: { checkpoint: withAnchor(ledger, cp), public_key: ledger.publicKey } };
   });
 
   server.route('get', '/v1/events/:seq', { scope: 'runtime:read', body: 'none' }, (ctx) => {

@@ -76,7 +76,7 @@ export function registerTelemetryQueryRoutes(server: HttpServer, queries: Teleme
 /** The embedded gateway's (and a sidecar's) telemetry: the routes above on its LMDB stores, and Prometheus. */
 export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { telemetry, config, prometheus } = deps;
-  registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics), config);
+  registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics, () => deps.ledger.anchorStats), config);
 
   // Authorized here rather than by the server: the operator's scrape credential is not a PAT (docs/telemetry.md).
   const credential = ScrapeCredential.fromSetting(config.metricsScrapeToken);

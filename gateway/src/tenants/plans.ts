@@ -15,6 +15,11 @@ export function isPlan(value: unknown): value is Plan {
   return typeof value === 'string' && value in PLANS;
 }
 
+/** Plans whose ledger checkpoints are time-stamped by the TSA (ANCHOR_TSA_URL; docs/ledger.md, "Anchoring"): the top plan's. */
+export function timestampsCheckpoints(plan: Plan | undefined): boolean {
+  return plan === 'enterprise';
+}
+
 export function bucketFor(plan: Plan): BucketOptions {
   const p = PLANS[plan];
   return { capacity: p.burst, refillPerSecond: p.rpm / 60 };
