@@ -234,6 +234,34 @@ describe('telemetry shipped from sidecars', () => {
     }
   });
 
+  it('redacts agent and trace ids that hold personal data, shipped or ingested there, and keeps an ingested ruleId', async () => {
+    const agent = 'joana.reis@example.com';
+    const trace = 'for ana@example.org';
+    const at = new Date().toISOString();
+    const shipped = batchOf({
+      logs: [{ tenant_id: 'default', id: newId('log'), timestamp: at, level: 'info', message: 'shipped id probe', agent_id: agent, trace_id: trace, attributes: {} }],
+      errors: [{ tenant_id: 'default', id: newId('err'), timestamp: at, level: 'error', message: 'shipped id probe failed', agent_id: agent, rule_id: 'pol_shipped', trace_id: trace }],
+    });
+    expect((await ship(sidecarToken, shipped)).status).toBe(200);
+    const r = await ingest(cp.url, { traceId: trace, agentId: agent, log: { level: 'error', message: 'ingested id probe failed', attributes: { ruleId: 'pol_ingested' } } });
+    expect(r.status, r.text).toBe(200);
+    // The filter as sent finds the logs stored under the redacted id.
+    const logs = await call(cp.url, 'GET', `/v1/telemetry/query/logs?agentId=${encodeURIComponent(agent)}`, { token: operator });
+    expect(logs.status, logs.text).toBe(200);
+    expect(logs.body.data.map((l: { message: string }) => l.message).sort()).toEqual(['ingested id probe failed', 'shipped id probe']);
+    for (const l of logs.body.data) expect(l).toMatchObject({ agentId: '[REDACTED:EMAIL]', traceId: 'for [REDACTED:EMAIL]' });
+    const issues = await call(cp.url, 'GET', '/v1/telemetry/query/errors/issues?limit=500', { token: operator });
+    const ours = issues.body.data.filter((i: { title: string }) => i.title.endsWith('id probe failed'));
+    expect(ours).toHaveLength(2);
+    const events = await Promise.all(ours.map((i: { id: string }) => call(cp.url, 'GET', `/v1/telemetry/query/errors/events?issueId=${i.id}`, { token: operator })));
+    const rules = events.flatMap((e) => e.body.data.map((ev: { context: { ruleId: string } }) => ev.context.ruleId)).sort();
+    expect(rules).toEqual(['pol_ingested', 'pol_shipped']);
+    for (const text of [logs.text, issues.text, ...events.map((e) => e.text)]) {
+      expect(text).not.toContain(agent);
+      expect(text).not.toContain('ana@example.org');
+    }
+  });
+
   it('the ship route refuses a malformed batch, a PAT and a tenant the token does not cover, storing nothing', async () => {
     const log = { tenant_id: 'default', id: newId('log'), timestamp: new Date().toISOString(), level: 'info', message: 'must not be stored', agent_id: 'tel-refused', trace_id: 't', attributes: {} };
     // A count where samples belong: the whole batch is refused, its good log too.

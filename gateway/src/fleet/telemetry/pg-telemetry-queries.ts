@@ -1,5 +1,5 @@
 import { newId } from '@aduana/shared';
-import { Sanitizer } from '../../telemetry/sanitizer.js';
+import { Sanitizer, sanitizeLog } from '../../telemetry/sanitizer.js';
 import type { TelemetryQueries } from '../../telemetry/telemetry-queries.js';
 import { isErrorLevel } from '../../telemetry/telemetry-records.js';
 import type { PgTelemetryStore } from './pg-telemetry-store.js';
@@ -23,17 +23,17 @@ export function pgTelemetryQueries(store: PgTelemetryStore, retentionDays: numbe
     }),
     async ingest(tenantId, input) {
       const timestamp = new Date().toISOString();
-      const message = sanitizer.text(input.log.message);
-      const attributes = sanitizer.value(input.log.attributes ?? {}) as Record<string, unknown>;
-      const common = { tenant_id: tenantId, timestamp, message, agent_id: input.agentId, trace_id: input.traceId };
+      const log = sanitizeLog(input, sanitizer);
+      const common = { tenant_id: tenantId, timestamp, message: log.message, agent_id: log.agentId, trace_id: log.traceId };
       await store.storeItems({
         metrics: [],
-        logs: [{ ...common, id: newId('log'), level: input.log.level, attributes }],
-        errors: isErrorLevel(input.log.level) ? [{ ...common, id: newId('err'), level: input.log.level, rule_id: '' }] : [],
+        logs: [{ ...common, id: newId('log'), level: input.log.level, attributes: log.attributes }],
+        errors: isErrorLevel(input.log.level) ? [{ ...common, id: newId('err'), level: input.log.level, rule_id: log.ruleId }] : [],
       });
       return { status: 'ingested', traceId: input.traceId, providers: [] };
     },
-    logs: (tenantId, query) => store.logs(tenantId, query),
+    // Ids are stored redacted: the filter as sent finds them.
+    logs: (tenantId, query) => store.logs(tenantId, query.agentId === undefined ? query : { ...query, agentId: sanitizer.id(query.agentId) }),
     stats: (tenantId, metric, from, to, agentId) => store.stats(tenantId, metric, from, to, agentId),
     issues: (tenantId, limit) => store.issues(tenantId, limit),
     events: (tenantId, limit, issueId) => store.events(tenantId, limit, issueId),

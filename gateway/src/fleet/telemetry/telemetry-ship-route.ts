@@ -11,7 +11,7 @@ export interface TelemetryShipRouteOptions {
   tenants: Pick<TenantRepository, 'get'>;
   sidecarTokens: SidecarTokenRepository;
   /** The embedded gateway's telemetry redaction, applied again to what sidecars ship. */
-  sanitizer: Pick<Sanitizer, 'text' | 'value'>;
+  sanitizer: Pick<Sanitizer, 'text' | 'value' | 'id'>;
   /** Largest batch body, bytes (FLEET_TELEMETRY_BODY_LIMIT; 413 past it). */
   maxBody: number;
   /** Most items in one batch (FLEET_TELEMETRY_BATCH_MAX; 413 past it). */
@@ -43,12 +43,18 @@ export function registerTelemetryShipRoute(server: HttpServer, options: Telemetr
   });
 }
 
-/** The batch with every log's message and attributes and every error event's message redacted. */
-function redacted(batch: TelemetryBatch, sanitizer: Pick<Sanitizer, 'text' | 'value'>): TelemetryBatch {
+/** The batch with every log's and error event's text and ids (agent, trace) redacted, as the gateway's own ingest does. */
+function redacted(batch: TelemetryBatch, sanitizer: Pick<Sanitizer, 'text' | 'value' | 'id'>): TelemetryBatch {
   if (batch.logs.length === 0 && batch.errors.length === 0) return batch;
   return {
     ...batch,
-    logs: batch.logs.map((l) => ({ ...l, message: sanitizer.text(l.message), attributes: sanitizer.value(l.attributes) as Record<string, unknown> })),
-    errors: batch.errors.map((e) => ({ ...e, message: sanitizer.text(e.message) })),
+    logs: batch.logs.map((l) => ({
+      ...l,
+      message: sanitizer.text(l.message),
+      attributes: sanitizer.value(l.attributes) as Record<string, unknown>,
+      agent_id: sanitizer.id(l.agent_id),
+      trace_id: sanitizer.text(l.trace_id),
+    })),
+    errors: batch.errors.map((e) => ({ ...e, message: sanitizer.text(e.message), agent_id: sanitizer.id(e.agent_id), trace_id: sanitizer.text(e.trace_id) })),
   };
 }
