@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { HttpResponse } from 'uWebSockets.js';
+import { policyRecord, proxyContext, TENANT } from '../../../test/helpers/proxy-context.js';
 import { GatewayError } from '../../errors.js';
-import { RequestContext } from '../../http/request-context.js';
 import { compilePolicySet } from '../../policy/compile-policy-set.js';
 import type { PolicyRecord } from '../../policy/types.js';
 import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
-import { ENDPOINTS, type EndpointKind } from '../endpoints.js';
+import type { EndpointKind } from '../endpoints.js';
 import { ToolCallValidator } from '../output/tool-call-validator.js';
 import { PriceTable } from '../pricing/price-table.js';
-import { ProxyContext } from '../proxy-context.js';
+import type { ProxyContext } from '../proxy-context.js';
 import { AnswerPiece } from './answer-piece.js';
 import { checkOutputStage } from './check-output.js';
 import { meterUsageStage } from './meter-usage.js';
@@ -17,11 +16,8 @@ import { ResponseStages } from './response-stage.js';
 
 // The response stages over a small context, as Envoy tests a filter with mock callbacks: no server, no upstream.
 
-const policy = (type: PolicyRecord['type'], rules: Record<string, unknown>): PolicyRecord =>
-  ({ id: `pol_${type}`, tenant_id: 't1', name: type, type, risk: 50, enabled: true, rules, created_at: '', updated_at: '', pack_key: null }) as unknown as PolicyRecord;
-
-const PII = policy('pii_redaction', { action: 'REDACT', target: 'both', entities: ['EMAIL'] });
-const FILTER = policy('content_filter', { patterns: ['forbidden plan'], action: 'DENY', target: 'output', case_insensitive: false });
+const PII = policyRecord('pii_redaction', { action: 'REDACT', target: 'both', entities: ['EMAIL'] });
+const FILTER = policyRecord('content_filter', { patterns: ['forbidden plan'], action: 'DENY', target: 'output', case_insensitive: false });
 
 interface Spent {
   tenant: string;
@@ -32,11 +28,8 @@ interface Spent {
 function setUp(kind: EndpointKind, policies: PolicyRecord[]) {
   const spent: Spent[] = [];
   const runtimes = { addSpend: (tenant: string, agent: string, brl: number) => spent.push({ tenant, agent, brl }) } as unknown as TenantRuntimes;
-  const http = new RequestContext({} as HttpResponse, { traceId: '0'.repeat(32), parentId: '0'.repeat(16), spanId: '1'.repeat(16), flags: '01' }, 0);
-  http.agentId = 'bot';
-  const c = new ProxyContext(http, ENDPOINTS[kind]);
-  c.principal = { tenantId: 't1' } as ProxyContext['principal'];
-  c.policySet = compilePolicySet('t1', 1, policies);
+  const c = proxyContext(kind, { agentId: 'bot' });
+  c.policySet = compilePolicySet(TENANT, 1, policies);
   c.model = 'gpt-4o-mini';
   // Declared as the pipeline declares them, run in reverse.
   const stages = new ResponseStages([checkOutputStage(new ToolCallValidator()), redactOutputStage(), meterUsageStage(runtimes, new PriceTable())].reverse());
@@ -145,7 +138,7 @@ describe('response stages, streams', () => {
       expect(out).toHaveLength(wants ? 2 : 1);
       expect(c.usage?.total_tokens).toBe(12);
       expect(spent).toHaveLength(1);
-      expect(spent[0]).toMatchObject({ tenant: 't1', agent: 'bot' });
+      expect(spent[0]).toMatchObject({ tenant: TENANT, agent: 'bot' });
     }
   });
 
