@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '@aduana/shared';
-import { CheckpointSigner, type Checkpoint } from '../src/ledger/checkpoint.js';
+import { CheckpointSigner, type Checkpoint } from '../src/ledger/merkle/checkpoint.js';
 import { verifyConsistency, verifyInclusion, type LedgerEntry } from '../src/ledger/index.js';
 import { SHIPPING_FORMAT, type ShippedBatch } from '../src/fleet/shipping/shipping-format.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { call } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 import { storedEntries } from './helpers/ledger/raw-entries.js';
-import { isCompressedRecord } from '../src/ledger/record-codec.js';
+import { isCompressedRecord } from '../src/ledger/log/record-codec.js';
 
 let g: GatewayWithMock | undefined;
 afterEach(async () => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@aduana/shared';
 import { openGatewayStore, type GatewayStore } from '../src/storage/gateway-store.js';
-import { SessionStore } from '../src/sessions/session-store.js';
-import { SessionPruner } from '../src/sessions/session-pruner.js';
+import { SessionStore } from '../src/identity/sessions/session-store.js';
+import { SessionPruner } from '../src/identity/sessions/session-pruner.js';
 
 const HOUR = 3_600_000;
 let dir: string;

@@ -45,7 +45,7 @@ interface DbStats {
   entryCount: number;
 }
 
-// The gateway's named databases (gateway-store.ts, ledger/store.ts and the stores opened beside them).
+// The gateway's named databases (gateway-store.ts, ledger/storage/store.ts and the stores opened beside them).
 const NAMES = ['ledger_entries', 'ledger_index', 'ledger_counts', 'ledger_checkpoints', 'decisions', 'metrics', 'counters', 'tenants', 'tokens', 'token_ids', 'policies', 'users', 'agents'];
 
 const HEADER = 34;

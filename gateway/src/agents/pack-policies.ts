@@ -1,6 +1,6 @@
 import { PACK_NAMES, PACKS, type PackName } from '../policy/packs.js';
 import type { PolicyValidator } from '../policy/validate-policy.js';
-import type { PolicyRecord } from '../policy/types.js';
+import type { PolicyRecord } from '../policy/policy-record.js';
 
 /**
  * The policies an agent's `policy_pack` adds to its tenant's set, for that agent alone (docs/agents.md, "Packs"):

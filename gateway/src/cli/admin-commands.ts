@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
 import type { TenantRepository, TokenRepository } from '../storage/repositories.js';
 import { openAdminStorage } from './admin-storage.js';
-import { isRole, ROLES } from '../auth/principal.js';
-import { isPlan, PLAN_NAMES } from '../tenants/plans.js';
+import { isRole, ROLES } from '../identity/auth/principal.js';
+import { isPlan, PLAN_NAMES } from '../identity/tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
 
 function fail(message: string): number {

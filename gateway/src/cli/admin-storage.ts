@@ -26,9 +26,9 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
   }
   const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }] = await Promise.all([
     import('../storage/gateway-store.js'),
-    import('../tenants/tenant-store.js'),
-    import('../auth/token-store.js'),
-    import('../users/user-store.js'),
+    import('../identity/tenants/tenant-store.js'),
+    import('../identity/auth/token-store.js'),
+    import('../identity/users/user-store.js'),
     import('../fleet/sidecar-token-store.js'),
   ]);
   const store = openGatewayStore(config.dataDir);

@@ -2,8 +2,8 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
 import { openGatewayStore } from '../storage/gateway-store.js';
-import { TenantStore } from '../tenants/tenant-store.js';
-import { timestampsCheckpoints } from '../tenants/plans.js';
+import { TenantStore } from '../identity/tenants/tenant-store.js';
+import { timestampsCheckpoints } from '../identity/tenants/plans.js';
 import { Ledger } from '../ledger/index.js';
 
 function fail(message: string): number {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
-import { isValidTenantId } from '../tenants/tenant-store.js';
+import { isValidTenantId } from '../identity/tenants/tenant-store.js';
 import { openAdminStorage } from './admin-storage.js';
 
 function fail(message: string): number {

@@ -2,8 +2,8 @@ import { parseArgs } from 'node:util';
 import { loadGatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import { openAdminStorage } from './admin-storage.js';
-import { createPasswordUser } from '../users/create-user.js';
-import { isRole, ROLES } from '../auth/principal.js';
+import { createPasswordUser } from '../identity/users/create-user.js';
+import { isRole, ROLES } from '../identity/auth/principal.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);

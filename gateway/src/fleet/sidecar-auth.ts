@@ -1,6 +1,6 @@
 import { hashToken, isWellFormedToken } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
-import { bearerToken } from '../auth/authenticate.js';
+import { bearerToken } from '../identity/auth/authenticate.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
 import type { RequestContext } from '../http/request-context.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';

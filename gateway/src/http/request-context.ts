@@ -1,6 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import type { TraceContext } from '@aduana/shared';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../identity/auth/principal.js';
 import type { GatewayError } from '../errors.js';
 
 /** Shared by every request of a route that declares no extra headers: nothing is allocated for them. */

@@ -3,8 +3,8 @@ import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, ty
 import { performance } from 'node:perf_hooks';
 import { pinoRequestLog, traceFrom, type Logger, type RequestLog } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
-import type { Scope } from '../auth/principal.js';
-import { authorize, type AccessControl } from '../auth/authenticate.js';
+import type { Scope } from '../identity/auth/principal.js';
+import { authorize, type AccessControl } from '../identity/auth/authenticate.js';
 import { NO_HEADERS, RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
 import { matchesKnownPath } from './known-paths.js';

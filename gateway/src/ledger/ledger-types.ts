@@ -1,4 +1,4 @@
-import type { LedgerEntry } from './entry-input.js';
+import type { LedgerEntry } from './log/entry-input.js';
 
 // Shapes the Ledger's read and proof calls answer with; the HTTP routes serialise them as they are.
 

@@ -2,21 +2,21 @@
 import { X509Certificate } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
 import { isoTime } from '@aduana/shared';
-import { AnchorQueue, type AnchorOptions, type AnchorStats } from './anchor-queue.js';
-import { ChainWriter, flushOfCurrentTxn } from './chain-writer.js';
-import { CheckpointSigner, type AnchorState, type Checkpoint, type LedgerPublicKey } from './checkpoint.js';
-import { Checkpointer } from './checkpointer.js';
-import { CommitQueue } from './commit-queue.js';
-import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './entry-input.js';
+import { AnchorQueue, type AnchorOptions, type AnchorStats } from './merkle/anchor-queue.js';
+import { ChainWriter, flushOfCurrentTxn } from './log/chain-writer.js';
+import { CheckpointSigner, type AnchorState, type Checkpoint, type LedgerPublicKey } from './merkle/checkpoint.js';
+import { Checkpointer } from './merkle/checkpointer.js';
+import { CommitQueue } from './log/commit-queue.js';
+import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './log/entry-input.js';
 import { LedgerError } from './errors.js';
-import { exportTenantJsonl } from './export-jsonl.js';
-import { exportedThrough } from './export-mark.js';
-import { listEntries } from './list-entries.js';
-import { pruneTenant, type PruneLimits, type PruneResult } from './prune.js';
-import { GENESIS_PREV_HASH } from './hash.js';
+import { exportTenantJsonl } from './lifecycle/export-jsonl.js';
+import { exportedThrough } from './lifecycle/export-mark.js';
+import { listEntries } from './log/list-entries.js';
+import { pruneTenant, type PruneLimits, type PruneResult } from './lifecycle/prune.js';
+import { GENESIS_PREV_HASH } from './log/hash.js';
 import type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
-import { consistencyPath, inclusionPath, rangeHash } from './merkle.js';
-import { recordHash } from './record-codec.js';
+import { consistencyPath, inclusionPath, rangeHash } from './merkle/merkle.js';
+import { recordHash } from './log/record-codec.js';
 import {
   anchorState,
   committedSize,
@@ -30,8 +30,8 @@ import {
   readRecord,
   subtreeReader,
   type LedgerDbs,
-} from './store.js';
-import { verifyChain, type VerifyReport } from './verify-chain.js';
+} from './storage/store.js';
+import { verifyChain, type VerifyReport } from './lifecycle/verify-chain.js';
 
 export type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
 

@@ -1,12 +1,12 @@
 import { GatewayError } from '../errors.js';
-import { createPiiRedactor, type PiiEntity, type PiiRedactor } from '../pii/index.js';
+import { createPiiRedactor, type PiiEntity, type PiiRedactor } from './pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
 import { CompiledParts, type PatternOwner, type PiiPolicy } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
-import { compilePolicy } from './policy-types.js';
+import { compilePolicy } from './kinds/all-kinds.js';
 import { hit, periodKey, type TenantState } from './tenant-state.js';
-import type { PolicyAction, PolicyRecord, PolicyType } from './types.js';
+import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
 import { mostSevere, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
 

@@ -1,4 +1,4 @@
-import type { PolicyAction } from './types.js';
+import type { PolicyAction } from './policy-record.js';
 
 /** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
 export type Check =

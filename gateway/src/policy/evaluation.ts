@@ -1,4 +1,4 @@
-import type { PolicyAction, PolicyType } from './types.js';
+import type { PolicyAction, PolicyType } from './policy-record.js';
 import type { Verdict } from './verdict.js';
 
 /** What the evaluator looks at for one request. */

@@ -1,5 +1,5 @@
-import { POLICY_TYPE_TABLE } from './policy-types.js';
-import type { PolicyType } from './types.js';
+import { POLICY_TYPE_TABLE } from './kinds/all-kinds.js';
+import type { PolicyType } from './policy-record.js';
 
 export interface PackPolicy {
   /** Stable key: a pack policy already present (from this or another pack) is not created twice. */

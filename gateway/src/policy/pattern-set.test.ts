@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import RE2 from 're2';
 import { describe, expect, it } from 'vitest';
-import { createPiiRedactor } from '../pii/index.js';
-import { RECOGNIZERS } from '../pii/recognizers/index.js';
+import { createPiiRedactor } from './pii/index.js';
+import { RECOGNIZERS } from './pii/recognizers/index.js';
 import { PatternSet } from './pattern-set.js';
 import type { FilterEntry } from './compiled-parts.js';
-import { POLICY_TYPE_TABLE } from './policy-types.js';
+import { POLICY_TYPE_TABLE } from './kinds/all-kinds.js';
 
 const packPatterns = (POLICY_TYPE_TABLE.content_filter.pack?.rules as { patterns: string[] }).patterns;
 const owners = packPatterns.map((pattern, i): FilterEntry => ({ pattern, ci: i % 2 === 1, owner: { id: `p${i}`, action: 'DENY', risk: 80 } }));

@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { estimateProgramSize } from './pattern-size.js';
-import type { PolicyRecord, RulesByType } from './types.js';
+import type { PolicyRecord, RulesByType } from './policy-record.js';
 
 /**
  * What one tenant's policy set may cost, checked on every policy change against the whole candidate set (and again

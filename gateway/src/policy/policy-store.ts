@@ -1,7 +1,7 @@
 import { newId } from '@aduana/shared';
 import type { GatewayStore } from '../storage/gateway-store.js';
-import type { TenantRecord } from '../tenants/tenant-store.js';
-import type { PolicyRecord, PolicyType, Rules } from './types.js';
+import type { TenantRecord } from '../identity/tenants/tenant-store.js';
+import type { PolicyRecord, PolicyType, Rules } from './policy-record.js';
 import type { PolicyCreate, PolicyPatch } from './validate-policy.js';
 import type { PolicyRepository } from '../storage/repositories.js';
 

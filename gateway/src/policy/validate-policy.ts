@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
-import { assertValid, OwnSchema } from '../validation/gateway-ajv.js';
-import { POLICY_TYPES, type PolicyType, type Rules } from './types.js';
-import { POLICY_TYPE_TABLE, policyTypeOf } from './policy-types.js';
+import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { POLICY_TYPES, type PolicyType, type Rules } from './policy-record.js';
+import { POLICY_TYPE_TABLE, policyTypeOf } from './kinds/all-kinds.js';
 
 export interface PolicyCreate {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isBlockingAction, isHeld, mostSevere, verdictOf } from './verdict.js';
-import type { PolicyAction } from './types.js';
+import type { PolicyAction } from './policy-record.js';
 
 const t = (...actions: PolicyAction[]) => actions.map((action) => ({ action }));
 

@@ -1,4 +1,4 @@
-import type { PolicyAction } from './types.js';
+import type { PolicyAction } from './policy-record.js';
 
 /**
  * The one place verdicts are ordered (docs/policies.md): DENY > ESCALATE > REQUIRE_APPROVAL > ALLOW. A triggered

@@ -1,6 +1,6 @@
 import { isoTime, type Logger } from '@aduana/shared';
-import type { AuditTrail } from '../audit/audit-trail.js';
-import type { DecisionRecord } from '../decisions/decision-store.js';
+import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import { GatewayError } from '../errors.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Stage } from './stages/stage.js';

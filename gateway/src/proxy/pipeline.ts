@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
-import type { AccessControl } from '../auth/authenticate.js';
-import type { AuditTrail } from '../audit/audit-trail.js';
+import type { AccessControl } from '../identity/auth/authenticate.js';
+import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';
-import type { EvalPool } from '../runtime/eval-pool.js';
+import type { EvalPool } from '../policy/runtime/eval-pool.js';
 import type { BucketSeries } from '../telemetry/bucket-histogram.js';
-import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
+import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { checkOutputStage } from './answer/check-output.js';
 import { meterUsageStage } from './answer/meter-usage.js';
 import { redactOutputStage } from './answer/redact-output.js';

@@ -1,10 +1,10 @@
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../identity/auth/principal.js';
 import type { AgentState } from '../agents/agent-state.js';
-import type { DecisionRecord } from '../decisions/decision-store.js';
+import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
-import type { Verdict } from '../policy/types.js';
+import type { Verdict } from '../policy/policy-record.js';
 import type { AnswerPiece } from './answer/answer-piece.js';
 import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';

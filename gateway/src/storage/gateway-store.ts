@@ -1,6 +1,6 @@
 import { openStore, type RootDatabase } from '@aduana/shared';
 import type { Database } from 'lmdb';
-import { CredentialRevision } from '../auth/credential-revision.js';
+import { CredentialRevision } from '../identity/auth/credential-revision.js';
 
 /**
  * The gateway's LMDB environment (DATA_DIR/gateway) and its named databases. Keys that belong to a tenant always
@@ -42,7 +42,7 @@ export interface GatewayStore {
   readonly fleet: Database;
   /** tenant id -> ShipCursor: how far the control plane acknowledged this sidecar's chain (fleet mode) */
   readonly shipCursors: Database;
-  /** 'revision' -> number, bumped by every change that can end a credential's validity (auth/credential-revision.ts) */
+  /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
   close(): Promise<void>;
 }

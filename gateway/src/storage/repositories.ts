@@ -1,12 +1,12 @@
-import type { Plan } from '../tenants/plans.js';
-import type { TenantRecord } from '../tenants/tenant-store.js';
-import type { CreatedToken, NewToken, RotateOutcome, TokenRecord } from '../auth/token-store.js';
+import type { Plan } from '../identity/tenants/plans.js';
+import type { TenantRecord } from '../identity/tenants/tenant-store.js';
+import type { CreatedToken, NewToken, RotateOutcome, TokenRecord } from '../identity/auth/token-store.js';
 import type { CompileCandidate, PolicyPage } from '../policy/policy-store.js';
 import type { PolicyCreate, PolicyPatch } from '../policy/validate-policy.js';
-import type { PolicyRecord } from '../policy/types.js';
-import type { NewUser } from '../users/user-store.js';
-import type { UserRecord } from '../users/user-record.js';
-import type { SessionRecord } from '../sessions/session-store.js';
+import type { PolicyRecord } from '../policy/policy-record.js';
+import type { NewUser } from '../identity/users/user-store.js';
+import type { UserRecord } from '../identity/users/user-record.js';
+import type { SessionRecord } from '../identity/sessions/session-store.js';
 
 /*
  * One small interface per stored capability, each with two implementations: LMDB (the embedded default and a

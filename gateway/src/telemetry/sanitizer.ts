@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { createPiiRedactor, type PiiRedactor } from '../pii/index.js';
+import { createPiiRedactor, type PiiRedactor } from '../policy/pii/index.js';
 
 const MAX_DEPTH = 8;
 /**

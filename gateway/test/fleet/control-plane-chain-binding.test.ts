@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { canonicalJson, createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../../src/config.js';
-import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from '../../src/ledger/checkpoint.js';
+import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from '../../src/ledger/merkle/checkpoint.js';
 import type { LedgerEntry } from '../../src/ledger/index.js';
 import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';

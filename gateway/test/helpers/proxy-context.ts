@@ -1,14 +1,14 @@
 import type { Database } from 'lmdb';
 import type { HttpResponse } from 'uWebSockets.js';
-import { ROLE_SCOPES, type Principal } from '../../src/auth/principal.js';
+import { ROLE_SCOPES, type Principal } from '../../src/identity/auth/principal.js';
 import { GatewayError } from '../../src/errors.js';
 import { RequestContext } from '../../src/http/request-context.js';
 import type { PackName } from '../../src/policy/packs.js';
-import type { PolicyRecord } from '../../src/policy/types.js';
+import type { PolicyRecord } from '../../src/policy/policy-record.js';
 import { ENDPOINTS, type EndpointKind } from '../../src/proxy/endpoints.js';
 import { ProxyContext } from '../../src/proxy/proxy-context.js';
 import { PROXY_HEADERS } from '../../src/proxy/proxy-headers.js';
-import { TenantRuntimes } from '../../src/runtime/tenant-runtime.js';
+import { TenantRuntimes } from '../../src/policy/runtime/tenant-runtime.js';
 import type { PolicyRepository, TenantRepository } from '../../src/storage/repositories.js';
 
 // One proxied call's context for unit tests of the proxy's stages, as Envoy tests a filter with mock callbacks: no

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
-import type { Role } from '../../src/auth/principal.js';
-import type { Plan } from '../../src/tenants/plans.js';
+import type { Role } from '../../src/identity/auth/principal.js';
+import type { Plan } from '../../src/identity/tenants/plans.js';
 
 export interface TestGateway {
   gw: RunningGateway;

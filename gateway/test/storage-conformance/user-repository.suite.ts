@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NewUser } from '../../src/users/user-store.js';
+import type { NewUser } from '../../src/identity/users/user-store.js';
 import { uniqueId, type OpenBackend, type StorageBackend } from './backend.js';
 
 function user(tenantId: string, email: string, oidc: NewUser['oidc'] = null): NewUser {

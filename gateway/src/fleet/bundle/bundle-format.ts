@@ -1,7 +1,7 @@
-import type { TenantRecord } from '../../tenants/tenant-store.js';
-import type { TokenRecord } from '../../auth/token-store.js';
-import type { PolicyRecord } from '../../policy/types.js';
-import type { UserRecord } from '../../users/user-record.js';
+import type { TenantRecord } from '../../identity/tenants/tenant-store.js';
+import type { TokenRecord } from '../../identity/auth/token-store.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
+import type { UserRecord } from '../../identity/users/user-record.js';
 import type { StoredAgent } from '../../agents/agent-state.js';
 
 /**

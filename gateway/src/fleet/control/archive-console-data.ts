@@ -1,6 +1,6 @@
-import type { AgentSummary, ConsoleData, DecisionFilter, Overview } from '../../console/console-data.js';
-import { DecisionConsoleData } from '../../console/console-data.js';
-import type { DecisionRecord } from '../../decisions/decision-store.js';
+import type { AgentSummary, ConsoleData, DecisionFilter, Overview } from '../../api/console/console-data.js';
+import { DecisionConsoleData } from '../../api/console/console-data.js';
+import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { PgDecisionArchive } from '../decisions/pg-decision-archive.js';
 

@@ -1,4 +1,4 @@
-import type { ConsoleLedger } from '../../console/console-ledger.js';
+import type { ConsoleLedger } from '../../api/console/console-ledger.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 
 /**

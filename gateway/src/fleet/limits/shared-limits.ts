@@ -1,6 +1,6 @@
 import type { BucketOptions, Logger, TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import { planLimitExceeded } from '../../tenants/plans.js';
+import { planLimitExceeded } from '../../identity/tenants/plans.js';
 import { periodKey } from '../../policy/tenant-state.js';
 import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js';
 import { SharedTokenBuckets } from './shared-token-bucket.js';

@@ -1,4 +1,4 @@
-import { instantMs } from '../../ledger/instant.js';
+import { instantMs } from '../../ledger/log/instant.js';
 import type { VerifiedEntry } from '../shipping/verify-batch.js';
 
 /** The columns, in the order each row below writes them. */

@@ -1,8 +1,8 @@
 import { GatewayError } from '../../errors.js';
-import type { Checkpoint, LedgerPublicKey } from '../../ledger/checkpoint.js';
-import type { LedgerEntry } from '../../ledger/entry-input.js';
+import type { Checkpoint, LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
+import type { LedgerEntry } from '../../ledger/log/entry-input.js';
 import type { ConsistencyProof, InclusionProof } from '../../ledger/ledger-types.js';
-import { consistencyPath, inclusionPath, rangeHash } from '../../ledger/merkle.js';
+import { consistencyPath, inclusionPath, rangeHash } from '../../ledger/merkle/merkle.js';
 import { withStoredSubtrees, type Queryable } from './stored-subtrees.js';
 
 /** An archived entry as the control plane's GET /v1/events returns it: the local entry plus the chain it is from. */

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { verifyCheckpointSignature } from '../../ledger/checkpoint.js';
-import { entryHash, GENESIS_PREV_HASH, leafHash } from '../../ledger/hash.js';
-import { pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
+import { verifyCheckpointSignature } from '../../ledger/merkle/checkpoint.js';
+import { entryHash, GENESIS_PREV_HASH, leafHash } from '../../ledger/log/hash.js';
+import { pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle/merkle.js';
 import { archiveCheckpoints, type ChainInfo } from './pg-archive-reads.js';
 import type { Queryable } from './stored-subtrees.js';
 

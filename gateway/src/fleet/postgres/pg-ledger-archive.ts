@@ -3,9 +3,9 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { GatewayError } from '../../errors.js';
-import type { LedgerPublicKey } from '../../ledger/checkpoint.js';
-import { GENESIS_PREV_HASH } from '../../ledger/hash.js';
-import { rangeHash } from '../../ledger/merkle.js';
+import type { LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
+import { GENESIS_PREV_HASH } from '../../ledger/log/hash.js';
+import { rangeHash } from '../../ledger/merkle/merkle.js';
 import type { ShippedAck, ShippedBatch } from '../shipping/shipping-format.js';
 import { checkBatchContent, decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead, type CheckedBatch } from '../shipping/verify-batch.js';
 import { COPY_ENTRIES, ledgerCopyRows } from './ledger-copy-rows.js';
@@ -22,7 +22,7 @@ import {
   type ChainInfo,
 } from './pg-archive-reads.js';
 import { verifyArchivedChain, type ChainVerifyReport } from './pg-archive-verify.js';
-import type { Checkpoint } from '../../ledger/checkpoint.js';
+import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
 import type { ConsistencyProof, InclusionProof } from '../../ledger/ledger-types.js';
 
 interface ChainRow {

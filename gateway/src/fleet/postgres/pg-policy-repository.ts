@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import { newPolicyRecord, pagePolicies, patchedPolicy, type CompileCandidate, type PolicyPage } from '../../policy/policy-store.js';
-import type { PolicyRecord } from '../../policy/types.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
 import type { PolicyCreate, PolicyPatch } from '../../policy/validate-policy.js';
-import type { TenantRecord } from '../../tenants/tenant-store.js';
+import type { TenantRecord } from '../../identity/tenants/tenant-store.js';
 import type { PolicyRepository } from '../../storage/repositories.js';
 import { withTransaction } from './database.js';
 import type { TableSpec } from './mirrored-table.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { hashToken, isWellFormedToken } from '@aduana/shared';
-import { mintSession, type SessionRecord } from '../../sessions/session-store.js';
+import { mintSession, type SessionRecord } from '../../identity/sessions/session-store.js';
 import type { SessionRepository } from '../../storage/repositories.js';
 import type { TableSpec } from './mirrored-table.js';
 import type { TableMirror } from './table-mirror.js';

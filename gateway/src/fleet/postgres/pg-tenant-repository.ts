@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { isValidTenantId, type TenantRecord } from '../../tenants/tenant-store.js';
-import type { Plan } from '../../tenants/plans.js';
+import { isValidTenantId, type TenantRecord } from '../../identity/tenants/tenant-store.js';
+import type { Plan } from '../../identity/tenants/plans.js';
 import type { TenantRepository } from '../../storage/repositories.js';
 import type { TableSpec } from './mirrored-table.js';
 import type { TableMirror } from './table-mirror.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { hashToken } from '@aduana/shared';
-import { mintToken, type CreatedToken, type NewToken, type RotateOutcome, type TokenRecord } from '../../auth/token-store.js';
+import { mintToken, type CreatedToken, type NewToken, type RotateOutcome, type TokenRecord } from '../../identity/auth/token-store.js';
 import type { TokenRepository } from '../../storage/repositories.js';
 import { withTransaction } from './database.js';
 import type { TableSpec } from './mirrored-table.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { newUserRecord, type NewUser } from '../../users/user-store.js';
-import type { UserRecord } from '../../users/user-record.js';
+import { newUserRecord, type NewUser } from '../../identity/users/user-store.js';
+import type { UserRecord } from '../../identity/users/user-record.js';
 import type { UserRepository } from '../../storage/repositories.js';
 import { isUniqueViolation } from './database.js';
 import type { TableSpec } from './mirrored-table.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { leafHash } from '../../ledger/hash.js';
-import type { SubtreeReader } from '../../ledger/merkle.js';
+import { leafHash } from '../../ledger/log/hash.js';
+import type { SubtreeReader } from '../../ledger/merkle/merkle.js';
 
 export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 

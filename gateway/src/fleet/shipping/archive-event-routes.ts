@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { cursorParam, intParam, limitParam, queryTenant } from '../../http/list-params.js';
-import { isValidName } from '../../ledger/entry-input.js';
+import { isValidName } from '../../ledger/log/entry-input.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 
 export interface ArchiveEventRouteOptions {

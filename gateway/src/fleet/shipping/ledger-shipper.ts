@@ -1,6 +1,6 @@
 import { request } from '@aduana/shared';
 import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
-import { encodeCursor } from '../../ledger/cursor.js';
+import { encodeCursor } from '../../ledger/log/cursor.js';
 import { shipBackoffMs } from './ship-backoff.js';
 import type { ShipCursor, ShipCursorStore } from './ship-cursor-store.js';
 import { SHIPPING_FORMAT, type ShippedAck, type ShippedBatch } from './shipping-format.js';

@@ -1,9 +1,9 @@
 import { isAscii } from 'node:buffer';
-import type { Checkpoint, LedgerPublicKey } from '../../ledger/checkpoint.js';
-import type { LedgerEntry } from '../../ledger/entry-input.js';
-import { isValidName } from '../../ledger/entry-input.js';
-import { isHashHex } from '../../ledger/hash.js';
-import { instantMs } from '../../ledger/instant.js';
+import type { Checkpoint, LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
+import type { LedgerEntry } from '../../ledger/log/entry-input.js';
+import { isValidName } from '../../ledger/log/entry-input.js';
+import { isHashHex } from '../../ledger/log/hash.js';
+import { instantMs } from '../../ledger/log/instant.js';
 import { GatewayError } from '../../errors.js';
 import { SHIPPING_FORMAT, type ShippedBatch } from './shipping-format.js';
 

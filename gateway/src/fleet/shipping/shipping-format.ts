@@ -1,5 +1,5 @@
-import type { LedgerEntry } from '../../ledger/entry-input.js';
-import type { Checkpoint, LedgerPublicKey } from '../../ledger/checkpoint.js';
+import type { LedgerEntry } from '../../ledger/log/entry-input.js';
+import type { Checkpoint, LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
 
 /**
  * One POST /v1/fleet/ledger from a sidecar (docs/fleet.md, "Shipping the ledger"): consecutive entries of one chain

@@ -1,9 +1,9 @@
 import { createPublicKey, hash } from 'node:crypto';
 import { parsedCanonicalJson } from './parsed-canonical-json.js';
-import { verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from '../../ledger/checkpoint.js';
-import type { LedgerEntry } from '../../ledger/entry-input.js';
-import { entryHash, leafHash } from '../../ledger/hash.js';
-import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle.js';
+import { verifyCheckpointSignature, type Checkpoint, type LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
+import type { LedgerEntry } from '../../ledger/log/entry-input.js';
+import { entryHash, leafHash } from '../../ledger/log/hash.js';
+import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from '../../ledger/merkle/merkle.js';
 import type { ShippedBatch } from './shipping-format.js';
 
 /** What a decision id looks like (`dec_` and a ULID); anything else is not indexed. */

@@ -1,9 +1,9 @@
 import type { Logger } from '@aduana/shared';
 import type { GatewayStore } from '../../storage/gateway-store.js';
-import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { PolicySet } from '../../policy/compile-policy-set.js';
-import type { TenantRecord } from '../../tenants/tenant-store.js';
-import type { UserRecord } from '../../users/user-record.js';
+import type { TenantRecord } from '../../identity/tenants/tenant-store.js';
+import type { UserRecord } from '../../identity/users/user-record.js';
 import type { Bundle, BundledAgent, BundledResolution } from '../bundle/bundle-format.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { checkBundle } from './validate-bundle.js';

@@ -1,8 +1,8 @@
-import { describeAjvError, OwnSchema } from '../../validation/gateway-ajv.js';
-import { PLAN_NAMES } from '../../tenants/plans.js';
+import { describeAjvError, OwnSchema } from '../../http/gateway-ajv.js';
+import { PLAN_NAMES } from '../../identity/tenants/plans.js';
 import { PACK_NAMES } from '../../policy/packs.js';
-import { ROLES } from '../../auth/principal.js';
-import { isValidTenantId } from '../../tenants/tenant-store.js';
+import { ROLES } from '../../identity/auth/principal.js';
+import { isValidTenantId } from '../../identity/tenants/tenant-store.js';
 import { BUNDLE_FORMAT, type Bundle } from '../bundle/bundle-format.js';
 
 const ID = { type: 'string', minLength: 1, maxLength: 200 } as const;

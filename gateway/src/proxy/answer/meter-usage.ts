@@ -1,4 +1,4 @@
-import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { PriceTable } from '../pricing/price-table.js';
 import type { ProxyContext, Usage } from '../proxy-context.js';
 import type { ResponseStage } from './response-stage.js';

@@ -1,4 +1,4 @@
-import type { PiiStreamRedactor } from '../../pii/index.js';
+import type { PiiStreamRedactor } from '../../policy/pii/index.js';
 import type { ProxyContext } from '../proxy-context.js';
 import { AnswerPiece } from './answer-piece.js';
 import type { ResponseStage } from './response-stage.js';

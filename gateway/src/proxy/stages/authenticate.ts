@@ -1,8 +1,8 @@
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import { authorize, type AccessControl } from '../../auth/authenticate.js';
-import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
-import { assertAgent } from '../../auth/principal.js';
+import { authorize, type AccessControl } from '../../identity/auth/authenticate.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import { assertAgent } from '../../identity/auth/principal.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { Stage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OPERATOR, proxyContext, tenantRuntimes } from '../../../test/helpers/proxy-context.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { AgentState } from '../../agents/agent-state.js';
-import type { AccessControl } from '../../auth/authenticate.js';
+import type { AccessControl } from '../../identity/auth/authenticate.js';
 import { GatewayError } from '../../errors.js';
 import { authenticateStage } from './authenticate.js';
 import { awaitAdmissionStage } from './await-admission.js';

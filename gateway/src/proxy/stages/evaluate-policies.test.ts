@@ -3,9 +3,9 @@ import { policyRecord, proxyContext, refusal, TENANT, tenantRuntimes } from '../
 import { AgentState } from '../../agents/agent-state.js';
 import { GatewayError } from '../../errors.js';
 import type { PolicySet } from '../../policy/compile-policy-set.js';
-import type { PolicyRecord } from '../../policy/types.js';
-import type { EvalPool } from '../../runtime/eval-pool.js';
-import type { EvalResult } from '../../runtime/eval-worker-main.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
+import type { EvalPool } from '../../policy/runtime/eval-pool.js';
+import type { EvalResult } from '../../policy/runtime/eval-worker-main.js';
 import { evaluatePoliciesStage } from './evaluate-policies.js';
 import { parseIntentStage } from './parse-intent.js';
 

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
-import type { EvalPool } from '../../runtime/eval-pool.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { EvalPool } from '../../policy/runtime/eval-pool.js';
 import type { InputFindings } from '../../policy/compile-policy-set.js';
 import type { Evaluation } from '../../policy/evaluation.js';
 import { isHeld } from '../../policy/verdict.js';

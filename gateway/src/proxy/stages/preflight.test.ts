@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { policyRecord, proxyContext, refusal, TENANT } from '../../../test/helpers/proxy-context.js';
 import { compilePolicySet } from '../../policy/compile-policy-set.js';
-import type { PolicyRecord } from '../../policy/types.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
 import type { EndpointKind } from '../endpoints.js';
 import { parseIntentStage } from './parse-intent.js';
 import { preflightStage } from './preflight.js';

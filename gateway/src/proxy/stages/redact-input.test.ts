@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { policyRecord, proxyContext, TENANT, tenantRuntimes } from '../../../test/helpers/proxy-context.js';
 import { AgentState } from '../../agents/agent-state.js';
-import type { EvalPool } from '../../runtime/eval-pool.js';
-import type { PolicyRecord } from '../../policy/types.js';
+import type { EvalPool } from '../../policy/runtime/eval-pool.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
 import { evaluatePoliciesStage } from './evaluate-policies.js';
 import { parseIntentStage } from './parse-intent.js';
 import { redactInputStage } from './redact-input.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { TenantRuntimes } from '../../runtime/tenant-runtime.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import { visitRequestText } from '../request-text.js';
 import type { Stage } from './stage.js';
 

@@ -8,7 +8,7 @@ import { PgLedgerArchive } from '../../../src/fleet/postgres/pg-ledger-archive.j
 import { registerLedgerIngestRoute } from '../../../src/fleet/shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../../../src/fleet/shipping/archive-event-routes.js';
 import type { SidecarTokenRepository } from '../../../src/storage/repositories.js';
-import type { Authenticator } from '../../../src/auth/authenticate.js';
+import type { Authenticator } from '../../../src/identity/auth/authenticate.js';
 
 // The in-memory sidecar-token store the fleet tests share.
 export { MemorySidecarTokens } from '../fleet-control-plane.js';

@@ -1,7 +1,7 @@
 import type { Database, Key, RootDatabase } from 'lmdb';
-import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../../../src/ledger/record-codec.js';
-import { COMPRESS_FROM_BYTES } from '../../../src/ledger/record-dictionary.js';
-import { ENTRIES_DB_OPTIONS } from '../../../src/ledger/store.js';
+import { encodeRecord, recordCanonical, recordHash, recordNode, recordNodeCount } from '../../../src/ledger/log/record-codec.js';
+import { COMPRESS_FROM_BYTES } from '../../../src/ledger/log/record-dictionary.js';
+import { ENTRIES_DB_OPTIONS } from '../../../src/ledger/storage/store.js';
 
 /**
  * The ledger's entries database opened directly, as the ledger opens it (records lmdb-js compressed, as earlier builds

@@ -1,0 +1,157 @@
+import type { DecisionRecord, DecisionStore } from '../../policy/decisions/decision-store.js';
+import { isHeld, type Verdict } from '../../policy/verdict.js';
+import type { AgentRegistry } from '../../agents/agent-registry.js';
+import type { AgentStatus } from '../../agents/agent-state.js';
+import type { MaybePromise } from '../../agents/agent-directory.js';
+
+export interface DecisionFilter {
+  verdict: Verdict | '';
+  agent: string;
+  /** Epoch ms; decisions at or after it. */
+  since: number;
+  limit: number;
+}
+
+export interface AgentSummary {
+  agent_id: string;
+  name: string;
+  /** The registry's status: ACTIVE, STALE (missed heartbeats) or SUSPENDED (docs/agents.md). */
+  status: AgentStatus;
+  /** ISO time of its last request or heartbeat; '' when never seen. */
+  last_seen: string;
+  policy_pack: string;
+  /** Among the tenant's recent decisions (CONSOLE_SCAN_LIMIT). */
+  decisions: number;
+  blocked: number;
+  /** The registry's risk_score: a decayed mean of its decisions' risk, 0-100. */
+  risk: number;
+  spend_brl: number;
+}
+
+export interface Overview {
+  /** Bucket starts, Unix seconds, and per verdict the count in each bucket. */
+  buckets: number[];
+  byVerdict: Record<Verdict, number[]>;
+  total: number;
+  blockedRate: number;
+  latencyP50: number;
+  latencyP99: number;
+  /** Per bucket (null where a bucket has no decision). */
+  latencyP50Series: (number | null)[];
+  latencyP99Series: (number | null)[];
+  spendByAgent: { agent_id: string; spend_brl: number }[];
+}
+
+/**
+ * What the console reads, kept behind one small interface so its pages do not depend on where the data lives: the
+ * agent registry for agents (status, last seen, risk), the decision store for the rest (verdicts, latency, cost and
+ * agent ids of the newest CONSOLE_SCAN_LIMIT decisions).
+ */
+export interface ConsoleData {
+  decisions(tenantId: string, filter: DecisionFilter): MaybePromise<DecisionRecord[]>;
+  decision(tenantId: string, id: string): MaybePromise<DecisionRecord | undefined>;
+  listAgents(tenantId: string, now: number): MaybePromise<AgentSummary[]>;
+  overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): MaybePromise<Overview>;
+}
+
+const VERDICTS: readonly Verdict[] = ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE'];
+/** Agents shown on the console's page (the API pages through all of them). */
+const AGENTS_SHOWN = 500;
+
+/** What DecisionConsoleData reads, synchronously: the embedded stores, or a snapshot read from the control plane's. */
+export interface ConsoleSources {
+  store: Pick<DecisionStore, 'recent' | 'get'>;
+  agents: Pick<AgentRegistry, 'intervalMs' | 'list'>;
+}
+
+export class DecisionConsoleData implements ConsoleData {
+  constructor(
+    private readonly store: ConsoleSources['store'],
+    private readonly agents: ConsoleSources['agents'],
+    private readonly scanLimit: number,
+  ) {}
+
+  decisions(tenantId: string, f: DecisionFilter): DecisionRecord[] {
+    const out: DecisionRecord[] = [];
+    for (const d of this.store.recent(tenantId, this.scanLimit)) {
+      if (Date.parse(d.created_at) < f.since) break;
+      if (f.verdict && d.execution_status !== f.verdict) continue;
+      if (f.agent && d.agent_id !== f.agent) continue;
+      out.push(d);
+      if (out.length >= f.limit) break;
+    }
+    return out;
+  }
+
+  decision(tenantId: string, id: string): DecisionRecord | undefined {
+    return this.store.get(tenantId, id);
+  }
+
+  listAgents(tenantId: string, now: number): AgentSummary[] {
+    const activity = new Map<string, { decisions: number; blocked: number; spend: number }>();
+    for (const d of this.store.recent(tenantId, this.scanLimit)) {
+      let a = activity.get(d.agent_id);
+      if (!a) activity.set(d.agent_id, (a = { decisions: 0, blocked: 0, spend: 0 }));
+      a.decisions++;
+      if (d.execution_status !== 'ALLOW') a.blocked++;
+      a.spend += d.cost_brl ?? 0;
+    }
+    const interval = this.agents.intervalMs;
+    return this.agents.list(tenantId, { limit: AGENTS_SHOWN }).data.map((s) => {
+      const a = activity.get(s.agentId);
+      return {
+        agent_id: s.agentId,
+        name: s.name,
+        status: s.status(now, interval),
+        last_seen: s.lastSeen ? new Date(s.lastSeen).toISOString() : '',
+        policy_pack: s.policyPack ?? '',
+        decisions: a?.decisions ?? 0,
+        blocked: a?.blocked ?? 0,
+        risk: Math.round(s.riskScore * 10) / 10,
+        spend_brl: a?.spend ?? 0,
+      };
+    });
+  }
+
+  overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): Overview {
+    const width = (toMs - fromMs) / bucketCount;
+    const buckets = Array.from({ length: bucketCount }, (_, i) => Math.floor((fromMs + i * width) / 1000));
+    const byVerdict = Object.fromEntries(VERDICTS.map((v) => [v, new Array<number>(bucketCount).fill(0)])) as Record<Verdict, number[]>;
+    const latencies: number[] = [];
+    const perBucket: number[][] = Array.from({ length: bucketCount }, () => []);
+    const spend = new Map<string, number>();
+    let total = 0;
+    let blocked = 0;
+    for (const d of this.store.recent(tenantId, this.scanLimit)) {
+      const at = Date.parse(d.created_at);
+      if (at < fromMs) break;
+      if (at > toMs) continue;
+      const i = Math.min(bucketCount - 1, Math.floor((at - fromMs) / width));
+      (byVerdict[d.execution_status] as number[])[i]!++;
+      total++;
+      if (d.execution_status === 'DENY' || isHeld(d.execution_status)) blocked++;
+      if (d.latency_ms !== undefined) {
+        latencies.push(d.latency_ms);
+        perBucket[i]!.push(d.latency_ms);
+      }
+      if (d.cost_brl) spend.set(d.agent_id, (spend.get(d.agent_id) ?? 0) + d.cost_brl);
+    }
+    for (const b of perBucket) b.sort((x, y) => x - y);
+    return {
+      buckets,
+      byVerdict,
+      total,
+      blockedRate: total ? blocked / total : 0,
+      latencyP50: percentile(latencies.sort((a, b) => a - b), 0.5) ?? 0,
+      latencyP99: percentile(latencies, 0.99) ?? 0,
+      latencyP50Series: perBucket.map((b) => percentile(b, 0.5)),
+      latencyP99Series: perBucket.map((b) => percentile(b, 0.99)),
+      spendByAgent: [...spend].map(([agent_id, spend_brl]) => ({ agent_id, spend_brl })).sort((a, b) => b.spend_brl - a.spend_brl),
+    };
+  }
+}
+
+/** Nearest-rank percentile of sorted values; null when there are none. */
+function percentile(sorted: readonly number[], p: number): number | null {
+  return sorted.length ? (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number) : null;
+}

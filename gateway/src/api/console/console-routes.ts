@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto';
+import { TokenBuckets } from '@aduana/shared';
+import { ERRORS, GatewayError, type ErrorCode } from '../../errors.js';
+import type { Handler, HttpServer, Reply } from '../../http/server.js';
+import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
+import type { RequestContext } from '../../http/request-context.js';
+import { resolveDecision } from '../../policy/decisions/resolve-decision.js';
+import type { GatewayDeps } from '../../gateway-deps.js';
+import type { Verdict } from '../../policy/verdict.js';
+import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
+import { loadConsoleAssets } from './console-assets.js';
+import type { ConsoleData } from './console-data.js';
+import type { ConsoleLedger } from './console-ledger.js';
+import type { DecisionSource } from '../../policy/decisions/decision-source.js';
+import { assertCsrf, consoleViewer, formBody } from './console-session.js';
+import type { Viewer } from './pages/layout.js';
+import { loginPage } from './pages/login-page.js';
+import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
+import { decisionsPage } from './pages/decisions-page.js';
+import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
+import { candidateCompiler } from '../policies-routes.js';
+
+const COOKIE = ['cookie'] as const;
+const VERDICTS = new Set(['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']);
+const SINCE_MS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, all: Infinity };
+const LIST_LIMIT = 200;
+
+function html(status: number, body: string, extra?: Readonly<Record<string, string>>): Reply {
+  return { status, raw: body, contentType: HTML_TYPE, headers: extra ? { ...HTML_HEADERS, ...extra } : HTML_HEADERS };
+}
+
+function redirect(location: string, cookie?: string): Reply {
+  return { status: 303, headers: cookie ? { location, 'set-cookie': cookie, 'cache-control': 'no-store' } : { location, 'cache-control': 'no-store' } };
+}
+
+/** Sign-in failures the form names on its next showing (after a redirect, so a reload never re-posts a password). */
+const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'login_busy', 'invalid_request']);
+
+/**
+ * What the console needs: the embedded gateway's parts, or the control plane's (its decisions are the ones its sidecars
+ * shipped, its ledger every shipped chain). `resolveRefusal`, when set, refuses a resolve before anything is read (a
+ * sidecar: held decisions are resolved at the control plane).
+ */
+export type ConsoleDeps = Pick<GatewayDeps, 'authenticator' | 'sessions' | 'passwordLogin' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved'> & {
+  decisions: DecisionSource;
+  ledger: ConsoleLedger;
+  resolveRefusal?: () => void;
+};
+
+/**
+ * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered
+ * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
+ * that changes anything. Every role reads; only admins resolve held decisions.
+ */
+export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, data: ConsoleData): void {
+  const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
+  const assets = loadConsoleAssets();
+  const secure = config.cookieSecure;
+  const idp = config.oidcIssuer !== '';
+  const sessionCookie = (token: string, maxAge: number) => setCookie(SESSION_COOKIE, token, { maxAge, path: '/', sameSite: 'Strict', secure });
+  // A verification recomputes the tenant's whole chain (and, at the control plane, every shipped one): any viewer may
+  // start one, so they are limited per tenant (CONSOLE_VERIFIES_PER_HOUR).
+  const verifies = new TokenBuckets({ capacity: config.consoleVerifiesPerHour, refillPerSecond: config.consoleVerifiesPerHour / 3600 });
+
+  /** A page for a signed-in person; anyone else is sent to the sign-in form. */
+  const signedIn =
+    (render: (v: Viewer, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
+    (ctx) => {
+      const v = consoleViewer(ctx, authenticator, sessions);
+      if (!v) return redirect('/console/login');
+      return render(v, ctx);
+    };
+
+  /** A form post of a signed-in person, CSRF-checked before anything else is read. */
+  // Errors of these posts are the service's error envelope, like every other route's (docs/authentication.md).
+  const signedInPost =
+    (act: (v: Viewer & { token: string }, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
+    (ctx) => {
+      const v = consoleViewer(ctx, authenticator, sessions);
+      if (!v) throw new GatewayError('session_required');
+      const form = formBody(ctx);
+      assertCsrf(form, v.csrf);
+      return act(v, form, ctx);
+    };
+
+  server.route('get', '/console/assets/:name', { scope: null, body: 'none' }, (ctx) => {
+    const a = assets.get(ctx.params[0] as string);
+    if (!a) throw new GatewayError('route_not_found');
+    return { status: 200, raw: a.body, contentType: a.type, headers: { 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } };
+  });
+
+  server.route('get', '/console/login', { scope: null, body: 'none', headers: COOKIE }, (ctx) => {
+    const csrf = randomBytes(24).toString('base64url');
+    const cookie = setCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: 3600, path: '/console', sameSite: 'Strict', secure });
+    const code = ctx.query.get('error') as ErrorCode | null;
+    const error = code && LOGIN_ERRORS.has(code) ? ERRORS[code].message : undefined;
+    return html(200, loginPage({ csrf, idp, error }), { 'set-cookie': cookie });
+  });
+
+  server.route('post', '/console/login', { scope: null, body: 'raw', headers: COOKIE }, async (ctx) => {
+    const form = formBody(ctx);
+    // Before a session exists the form's token must match the one its cookie carries (double submit).
+    assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
+    try {
+      const { token, record } = await passwordLogin.login((form.get('email') ?? '').slice(0, 320), form.get('password') ?? '', ctx.clientAddress());
+      return redirect('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
+    } catch (err) {
+      if (!(err instanceof GatewayError) || !LOGIN_ERRORS.has(err.code)) throw err;
+      return redirect(`/console/login?error=${err.code}`);
+    }
+  });
+
+  server.route(
+    'post',
+    '/console/logout',
+    { scope: null, body: 'raw', headers: COOKIE },
+    signedInPost(async (v) => {
+      await sessions.revoke(v.token);
+      return redirect('/console/login', sessionCookie('', 0));
+    }),
+  );
+
+  server.route(
+    'get',
+    '/console',
+    { scope: null, body: 'none', headers: COOKIE },
+    signedIn(async (v, ctx) => {
+      const q = ctx.query.get('range') ?? '24h';
+      const range: RangeName = q in RANGES ? (q as RangeName) : '24h';
+      const now = Date.now();
+      const r = RANGES[range];
+      return html(200, overviewPage(v, await data.overview(v.principal.tenantId, now - r.ms, now, r.buckets), range));
+    }),
+  );
+
+  server.route(
+    'get',
+    '/console/decisions',
+    { scope: null, body: 'none', headers: COOKIE },
+    signedIn(async (v, ctx) => {
+      const verdict = ctx.query.get('verdict') ?? '';
+      const agent = (ctx.query.get('agent') ?? '').slice(0, 256);
+      const since = ctx.query.get('since') ?? '24h';
+      if (verdict && !VERDICTS.has(verdict)) throw new GatewayError('invalid_request', 'verdict: ALLOW, DENY, REQUIRE_APPROVAL or ESCALATE');
+      if (!(since in SINCE_MS)) throw new GatewayError('invalid_request', 'since: 1h, 24h, 7d or all');
+      const rows = await data.decisions(v.principal.tenantId, { verdict: verdict as Verdict | '', agent, since: Date.now() - (SINCE_MS[since] as number), limit: LIST_LIMIT });
+      const resolved = ctx.query.get('resolved');
+      return html(200, decisionsPage(v, rows, { verdict, agent, since }, resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : ''));
+    }),
+  );
+
+  server.route(
+    'post',
+    '/console/decisions/:id/resolve',
+    { scope: null, body: 'raw', headers: COOKIE },
+    signedInPost(async (v, form, ctx) => {
+      if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin resolves held decisions');
+      deps.resolveRefusal?.();
+      const resolution = form.get('resolution');
+      if (resolution !== 'APPROVED' && resolution !== 'REJECTED') throw new GatewayError('invalid_request', 'resolution: APPROVED or REJECTED');
+      const id = ctx.params[0] as string;
+      await resolveDecision(decisions, (d) => deps.onDecisionResolved(d), v.principal, id, resolution, (form.get('note') ?? '').slice(0, 2000));
+      return redirect(`/console/decisions?since=all&resolved=${encodeURIComponent(id)}`);
+    }),
+  );
+
+  server.route(
+    'get',
+    '/console/agents',
+    { scope: null, body: 'none', headers: COOKIE },
+    signedIn(async (v) => html(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
+  );
+
+  server.route(
+    'get',
+    '/console/policies',
+    { scope: null, body: 'none', headers: COOKIE },
+    signedIn((v) => html(200, policiesPage(v, policies.all(v.principal.tenantId)))),
+  );
+
+  // Admins switch a policy on or off (the one policy change the console makes; the rest is the API's).
+  server.route(
+    'post',
+    '/console/policies/:id/toggle',
+    { scope: null, body: 'raw', headers: COOKIE },
+    signedInPost(async (v, _form, ctx) => {
+      if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin changes policies');
+      const tenantId = v.principal.tenantId;
+      const current = policies.get(tenantId, ctx.params[0] as string);
+      if (!current) throw new GatewayError('not_found', 'policy not found');
+      const patch = policyValidator.patch({ enabled: !current.enabled }, current.type);
+      const { compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
+      runtimes.install(compiled);
+      return redirect('/console/policies');
+    }),
+  );
+
+  server.route(
+    'get',
+    '/console/ledger',
+    { scope: null, body: 'none', headers: COOKIE },
+    signedIn(async (v) => {
+      const { size, checkpoint } = await ledger.summary(v.principal.tenantId);
+      return html(200, ledgerPage(v, size, checkpoint, null));
+    }),
+  );
+
+  server.route(
+    'post',
+    '/console/ledger/verify',
+    { scope: null, body: 'raw', headers: COOKIE },
+    signedInPost(async (v) => {
+      const t = v.principal.tenantId;
+      const allowed = verifies.take(t);
+      if (!allowed.allowed) {
+        throw new GatewayError('rate_limited', `too many ledger verifications for this tenant; retry in ${allowed.retryAfterS} s`, '', { 'retry-after': String(allowed.retryAfterS) });
+      }
+      const report = await ledger.verify(t);
+      const { size, checkpoint } = await ledger.summary(t);
+      return html(200, ledgerPage(v, size, checkpoint, report));
+    }),
+  );
+}

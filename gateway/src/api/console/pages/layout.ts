@@ -1,0 +1,40 @@
+import { esc } from '../html-headers.js';
+import type { Principal } from '../../../identity/auth/principal.js';
+
+export interface Viewer {
+  principal: Principal;
+  /** The session's CSRF token: every state-changing form carries it. */
+  csrf: string;
+}
+
+const PAGES = [
+  ['overview', '/console', 'Overview'],
+  ['decisions', '/console/decisions', 'Decisions'],
+  ['agents', '/console/agents', 'Agents'],
+  ['policies', '/console/policies', 'Policies'],
+  ['ledger', '/console/ledger', 'Ledger'],
+] as const;
+
+export type PageName = (typeof PAGES)[number][0];
+
+/** The hidden field of a state-changing form. */
+export function csrfField(v: Viewer): string {
+  return `<input type="hidden" name="csrf" value="${esc(v.csrf)}">`;
+}
+
+function head(title: string, extraHead = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)} · aduana</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/console/assets/console.css">${extraHead}</head>`;
+}
+
+/** A signed-in page: navigation, who is signed in, sign-out form, the page's body. */
+export function page(v: Viewer, active: PageName, title: string, body: string, opts: { charts?: boolean } = {}): string {
+  const nav = PAGES.map(([name, href, label]) => `<a href="${href}"${name === active ? ' class="active"' : ''}>${label}</a>`).join('');
+  const charts = opts.charts ? '<link rel="stylesheet" href="/console/assets/uplot.css"><script src="/console/assets/uplot.js" defer></script><script src="/console/assets/console.js" defer></script>' : '';
+  const p = v.principal;
+  return `${head(title, charts)}<body data-page="${active}"><header><span class="brand">aduana</span><nav>${nav}</nav><div class="who"><span id="who">${esc(p.email || p.id)} · ${esc(p.role)} · ${esc(p.tenantId)}</span><form class="inline" method="post" action="/console/logout">${csrfField(v)}<button type="submit">Sign out</button></form></div></header><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
+}
+
+/** A page for someone not signed in (the sign-in form, an error). */
+export function bare(title: string, body: string): string {
+  return `${head(title)}<body>${body}</body></html>`;
+}

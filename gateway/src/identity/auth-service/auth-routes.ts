@@ -1,0 +1,100 @@
+import { GatewayError } from '../../errors.js';
+import type { HttpServer } from '../../http/server.js';
+import { bearerToken } from '../auth/authenticate.js';
+import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
+import { VerifyFailures } from './verify-failures.js';
+import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import type { GatewayDeps } from '../../gateway-deps.js';
+import { isValidLedgerName } from '../../ledger/index.js';
+import { registerSessionRoutes } from './session-routes.js';
+import { registerIdpRoutes } from './idp-routes.js';
+
+const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+const validateTokenRequest = new OwnSchema({
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'role'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 200 },
+    role: { type: 'string', enum: ROLES },
+    expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
+    // Binds the token to one agent (docs/policies.md, "Agents and tokens"); a ledger name: no control characters.
+    agent_id: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
+  },
+});
+
+/** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
+export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
+
+/**
+ * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
+ * a token is never issued above the caller's role, for longer than PAT_MAX_TTL_DAYS, or past the expiry of the caller's
+ * own token or login session.
+ * The new token is shown once and stored only as a hash. Both routes are rate limited (docs/sidecar.md). Logins and
+ * sessions (/login, /me, /logout) are in session-routes.ts.
+ */
+export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): void {
+  const { authenticator, tokens, sessions, config, runtimes } = deps;
+  const failures = new VerifyFailures(config.verifyFailuresPerMinute);
+  registerSessionRoutes(server, deps);
+  registerIdpRoutes(server, deps);
+
+  server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
+
+  // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good. A good token counts
+  // against its tenant's plan; a bad one (or none) against the client address's failure budget.
+  server.route('get', '/verify', { scope: null, body: 'none' }, (ctx) => {
+    const address = ctx.clientAddress();
+    failures.assertAllowed(address);
+    const token = bearerToken(ctx.authorization);
+    if (!token) {
+      failures.recordFailure(address);
+      throw new GatewayError('unauthenticated');
+    }
+    let p: Principal;
+    try {
+      p = authenticator.fromToken(token);
+    } catch (err) {
+      if (!(err instanceof GatewayError) || err.status !== 401) throw err;
+      failures.recordFailure(address);
+      return { status: 200, body: { active: false } };
+    }
+    ctx.principal = p;
+    const waiting = runtimes.admit(p);
+    const reply = {
+      status: 200,
+      body: { active: true, type: p.kind, userId: p.userId, email: p.email, role: p.role, scope: p.scopes.join(' '), tenantId: p.tenantId, tokenId: p.id },
+    };
+    // The plan limit counted on Redis (docs/fleet.md, "Shared limits") answers once Redis has.
+    return waiting ? waiting.then(() => reply) : reply;
+  });
+
+  // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.
+  server.route('post', '/token', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+    const caller = ctx.auth;
+    const body = structuredClone(ctx.body);
+    assertValid(validateTokenRequest, body);
+    const req = body as { name: string; role: Role; expires_in_days?: number; agent_id?: string };
+    if (req.agent_id !== undefined && !isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: at most 256 bytes, no control characters');
+    if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);
+    const days = req.expires_in_days ?? config.patTtlDays;
+    if (days > config.patMaxTtlDays) throw new GatewayError('invalid_request', `expires_in_days: at most ${config.patMaxTtlDays}`);
+    // The minting credential's own expiry bounds the new one's (a token cannot extend its holder's access): a PAT's, or
+    // a login session's, so twelve hours of sign-in never turn into a year of access (docs/authentication.md).
+    const minter = caller.kind === 'pat' ? tokens.get(caller.id) : sessions.find(bearerToken(ctx.authorization));
+    const { token, record } = await tokens.create({
+      tenantId: caller.tenantId,
+      role: req.role,
+      name: req.name,
+      expiresInDays: days,
+      userId: caller.userId,
+      notAfter: minter ? Date.parse(minter.expires_at) : undefined,
+      agentId: req.agent_id ?? null,
+    });
+    return {
+      status: 200,
+      body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at, agent_id: record.agent_id ?? null },
+    };
+  });
+}

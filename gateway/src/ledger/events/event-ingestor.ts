@@ -1,0 +1,93 @@
+import { performance } from 'node:perf_hooks';
+import { isoTime, newId } from '@aduana/shared';
+import { assertAgent, type Principal } from '../../identity/auth/principal.js';
+import { headedText } from '../../policy/input-text.js';
+import type { DecisionEnvelope } from '../../policy/decisions/decision-engine.js';
+import type { DecisionStore } from '../../policy/decisions/decision-store.js';
+import type { Ledger, LedgerEntry, LedgerInput } from '../index.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { IngestEvent } from './ingest-event.js';
+
+export interface Ingested {
+  envelope: Omit<DecisionEnvelope, 'policies_evaluated'>;
+  entry: LedgerEntry;
+}
+
+/**
+ * POST /v1/events and the batch endpoint: each event is risk-scored by the tenant's compiled policies (score only:
+ * no rate windows counted, no session risk accumulated), then the whole set is appended to the tenant's chain in one
+ * transaction and flushed to disk before this resolves. An acknowledged event is never lost.
+ */
+export class EventIngestor {
+  constructor(
+    private readonly runtimes: TenantRuntimes,
+    private readonly ledger: Ledger,
+    private readonly decisions: DecisionStore,
+  ) {}
+
+  async ingest(principal: Principal, events: readonly IngestEvent[], traceId: string, startedAt: number): Promise<Ingested[]> {
+    const tenantId = principal.tenantId;
+    const set = this.runtimes.policySet(tenantId);
+    const state = this.runtimes.state(tenantId);
+    this.runtimes.admitEvaluation(tenantId);
+    const scoringStarted = performance.now();
+    const now = Date.now();
+    const createdAt = isoTime(now);
+    // A bound token's events are its agent's: a different agent id is refused, a missing one is filled in.
+    if (principal.agentId !== null) {
+      for (const ev of events) {
+        const named = ev.metadata?.agent_id;
+        if (named !== undefined) assertAgent(principal, named);
+        else ev.metadata = { ...ev.metadata, agent_id: principal.agentId };
+      }
+    }
+    const scored = events.map((ev) => {
+      const text = headedText([ev.event_type], ev.payload);
+      const agentId = ev.metadata?.agent_id ?? '';
+      const evaluation = set.evaluate(
+        { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text, now, scoreOnly: true },
+        state,
+      );
+      return { ev, agentId, evaluation, decisionId: newId('dec') };
+    });
+    this.runtimes.chargeEvaluation(tenantId, performance.now() - scoringStarted);
+    const inputs: LedgerInput[] = scored.map(({ ev, evaluation, decisionId }) => ({
+      event_type: ev.event_type,
+      payload: ev.payload,
+      metadata: ev.metadata ?? {},
+      // Keys in RFC 8785 order: the entry's canonical text then needs no sorted copy of this object.
+      decision: {
+        decision_id: decisionId,
+        execution_status: evaluation.verdict,
+        policy_version: set.label,
+        risk_score: evaluation.riskScore,
+        rule: evaluation.rule,
+        trace_id: traceId,
+      },
+      created_at: createdAt,
+    }));
+    const entries = await this.ledger.append(tenantId, inputs);
+    const latency = Math.round((performance.now() - startedAt) * 1000) / 1000;
+    return scored.map(({ ev, agentId, evaluation, decisionId }, i) => {
+      void this.decisions.record({
+        decision_id: decisionId,
+        tenant_id: tenantId,
+        agent_id: agentId,
+        execution_status: evaluation.verdict,
+        risk_score: evaluation.riskScore,
+        event_type: ev.event_type,
+        trace_id: traceId,
+        created_at: createdAt,
+        rule: evaluation.rule,
+        policy_version: set.label,
+        policies_evaluated: evaluation.policiesEvaluated,
+        triggered: evaluation.triggered,
+        resolution: null,
+      });
+      return {
+        envelope: { decision_id: decisionId, execution_status: evaluation.verdict, risk_score: evaluation.riskScore, latency_ms: latency, trace_id: traceId, tenant_id: tenantId, timestamp: createdAt },
+        entry: entries[i] as LedgerEntry,
+      };
+    });
+  }
+}

@@ -1,0 +1,61 @@
+import { parentPort } from 'node:worker_threads';
+import { compilePolicySet, type InputFindings, type PolicySet } from '../compile-policy-set.js';
+import type { PolicyRecord } from '../policy-record.js';
+
+/** One large input to judge: the request's strings in walk order (their '\n'-join is the text policies read). */
+export interface EvalJob {
+  id: number;
+  tenantId: string;
+  version: number;
+  records: readonly PolicyRecord[];
+  strings: string[];
+}
+
+export interface EvalResult {
+  id: number;
+  findings: InputFindings | null;
+  /** The strings with personal data redacted (same order), when the set redacts and found something; else null. */
+  redacted: string[] | null;
+  redactions: number;
+  error: string | null;
+}
+
+// Compiled sets by tenant, rebuilt when the version moves; a few tenants at most send large inputs.
+const sets = new Map<string, PolicySet>();
+const MAX_SETS = 64;
+
+function setFor(job: EvalJob): PolicySet {
+  let set = sets.get(job.tenantId);
+  if (!set || set.version !== job.version) {
+    set = compilePolicySet(job.tenantId, job.version, job.records);
+    if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value as string);
+    sets.set(job.tenantId, set);
+  }
+  return set;
+}
+
+function run(job: EvalJob): EvalResult {
+  const set = setFor(job);
+  const findings = set.scanInput(job.strings.join('\n'));
+  const redactor = set.inputRedactor;
+  let redacted: string[] | null = null;
+  let redactions = 0;
+  if (redactor && findings.pii.some((e) => (redactor.entities as readonly string[]).includes(e))) {
+    redacted = job.strings.map((s) => {
+      const r = redactor.redact(s);
+      redactions += r.matches.length;
+      return r.text;
+    });
+  }
+  return { id: job.id, findings, redacted, redactions, error: null };
+}
+
+parentPort?.on('message', (job: EvalJob) => {
+  let out: EvalResult;
+  try {
+    out = run(job);
+  } catch (err) {
+    out = { id: job.id, findings: null, redacted: null, redactions: 0, error: err instanceof Error ? err.message : String(err) };
+  }
+  parentPort?.postMessage(out);
+});

@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openGatewayStore, type GatewayStore } from '../../storage/gateway-store.js';
+import { TenantStore } from '../../identity/tenants/tenant-store.js';
+import { PolicyStore } from '../policy-store.js';
+import { TenantRuntimes } from './tenant-runtime.js';
+import { periodKey } from '../tenant-state.js';
+
+const LIMITS = { maxPolicies: 1000, maxPatterns: 200, maxPatternSize: 200, maxProgramSize: 5000, maxTextChars: 1 << 20, evalBurstMs: 2000, evalPerSecondMs: 250 };
+let dir = '';
+let store: GatewayStore | null = null;
+afterEach(async () => {
+  await store?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('agent spend', () => {
+  it('is visible at once, written to LMDB by flushSpend, and read back by a new process', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'aduana-spend-'));
+    store = openGatewayStore(dir);
+    const runtimes = () => new TenantRuntimes(new TenantStore(store!), new PolicyStore(store!), store!.counters, LIMITS);
+    const now = Date.parse('2026-11-22T10:00:00Z');
+    const a = runtimes();
+    a.addSpend('acme', 'bot', 0.25, now);
+    a.addSpend('acme', 'bot', 0.5, now);
+    a.addSpend('acme', 'other', 1, now);
+    expect(a.state('acme').spend.get(`bot\u0000${periodKey('day', now)}`)).toBe(0.75);
+    expect(runtimes().state('acme').spend.size).toBe(0); // not written yet: a new process would not see it
+    await a.flushSpend();
+    const b = runtimes();
+    expect(b.state('acme').spend.get(`bot\u0000${periodKey('day', now)}`)).toBe(0.75);
+    expect(b.state('acme').spend.get(`bot\u0000${periodKey('month', now)}`)).toBe(0.75);
+    expect(b.state('acme').spend.get(`other\u0000${periodKey('day', now)}`)).toBe(1);
+    expect(b.state('globex').spend.size).toBe(0);
+  });
+});
