@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../src/errors.js';
+import { governedStages, type PipelineDeps } from '../src/proxy/pipeline.js';
+import { CallRecorder } from '../src/proxy/call-record.js';
 
 const root = new URL('../../', import.meta.url);
 
@@ -20,5 +22,17 @@ describe('documentation stays in step with the code', () => {
     const readme = readFileSync(new URL('README.md', root), 'utf8');
     expect(readme).toContain('npm ci && npm start');
     expect(readme).toContain('npm ci && npm test');
+  });
+
+  it("docs/architecture.md names the proxy's stages in the pipeline's order", () => {
+    const doc = readFileSync(new URL('docs/architecture.md', root), 'utf8');
+    const block = /A test holds this list against the pipeline's:\n\n```text\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(block, 'the stage list in docs/architecture.md').toBeDefined();
+    const written = (block as string).split(/→|\s+/).filter((w) => w !== '');
+    const stages = (sharedLimits: boolean) =>
+      governedStages({ sharedLimits } as unknown as PipelineDeps, new CallRecorder({} as never, {} as never)).map((s) => s.name);
+    // `[await-admission]`: there with shared limits only.
+    expect(written.map((w) => w.replace(/^\[(.*)\]$/, '$1'))).toEqual(stages(true));
+    expect(written.filter((w) => !w.startsWith('['))).toEqual(stages(false));
   });
 });
