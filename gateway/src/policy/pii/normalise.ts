@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: one pass decodes the three escape grammars into one view and one offset map; split, each
+// grammar would walk the text and rebuild the map again.
 import { DecodingMode, EntityDecoder, htmlDecodeTree } from 'entities/decode';
 import { OffsetMap } from './offset-map.js';
 

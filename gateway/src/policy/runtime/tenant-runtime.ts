@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the one owner of what the request path needs per tenant (compiled set, policy state, plan,
+// evaluation budget, spend); its methods share those caches and their invalidation.
 import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import { EvaluationTime } from './evaluation-time.js';
