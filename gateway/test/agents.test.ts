@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 let g: GatewayWithMock;
 let n = 0;
@@ -15,15 +16,6 @@ const chat = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello 
 async function tenant() {
   const id = `agents-${++n}`;
   return { id, ...(await g.t.tenant(id)) };
-}
-
-async function waitFor<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 6000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('registration and profiles', () => {
@@ -114,7 +106,7 @@ describe('statuses', () => {
     await call(g.t.url, 'POST', '/v1/agents/register', { token: tok.operator, body: { agent_id: 'w', name: 'worker' } });
     const read = () => call(g.t.url, 'GET', '/v1/agents/w', { token: tok.viewer });
     expect((await read()).body.status).toBe('ACTIVE');
-    const stale = await waitFor(read, (r) => r.body.status === 'STALE');
+    const stale = await poll(read, { what: 'the agent to turn STALE', until: (r) => r.body.status === 'STALE', timeoutMs: 6000 });
     expect(stale.body.status).toBe('STALE');
     expect((await call(g.t.url, 'GET', '/v1/agents?status=STALE', { token: tok.viewer })).body.data.map((a: { agent_id: string }) => a.agent_id)).toEqual(['w']);
 

@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
-import { until } from './helpers/until.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   for (const s of open.splice(0)) s.destroy();
-  await until(() => t.gw.bodyBytesInFlight() === 0);
+  await poll(() => t.gw.bodyBytesInFlight() === 0, { what: 'every body reservation to be released' });
 });
 
 interface Pending {
@@ -115,7 +115,7 @@ describe('bytes in flight are capped, globally and per tenant', () => {
     const c = await t.tenant('bytes-c');
     // Tenant A holds 900 KiB of its 1 MiB share: the gateway has reserved them and is waiting for the rest.
     const heldA = await hold(t.url, '/v1/decide', 900 * KIB, KIB, a.operator);
-    await until(() => t.gw.bodyBytesInFlight() === 900 * KIB);
+    await poll(() => t.gw.bodyBytesInFlight() === 900 * KIB, { what: '900 KiB of A to be reserved' });
 
     // A second 200 KiB body of tenant A does not fit its share: 429, whether to the API or the proxy.
     const overShare = await call(t.url, 'POST', '/v1/decide', { token: a.operator, rawBody: decideBody(200 * KIB), headers: { 'content-type': 'application/json' } });
@@ -132,7 +132,7 @@ describe('bytes in flight are capped, globally and per tenant', () => {
 
     // B holds 900 KiB too: 1.8 MiB of the 2 MiB global cap are reserved.
     const heldB = await hold(t.url, '/v1/decide', 900 * KIB, KIB, b.operator);
-    await until(() => t.gw.bodyBytesInFlight() === 1800 * KIB);
+    await poll(() => t.gw.bodyBytesInFlight() === 1800 * KIB, { what: '1800 KiB of A and B to be reserved' });
     // C's 400 KiB body would pass the global cap: 503, Retry-After.
     const busy = await call(t.url, 'POST', '/v1/decide', { token: c.operator, rawBody: decideBody(400 * KIB), headers: { 'content-type': 'application/json' } });
     expectEnvelope(busy, 503, 'upstream_unavailable');
@@ -143,7 +143,7 @@ describe('bytes in flight are capped, globally and per tenant', () => {
     // The holders leave: their reservations are released, and A is served again.
     heldA.sock.destroy();
     heldB.sock.destroy();
-    await until(() => t.gw.bodyBytesInFlight() === 0);
+    await poll(() => t.gw.bodyBytesInFlight() === 0, { what: 'the reservations to be released' });
     expect((await call(t.url, 'POST', '/v1/decide', { token: a.operator, rawBody: decideBody(200 * KIB), headers: { 'content-type': 'application/json' } })).status).toBe(200);
   });
 
@@ -161,11 +161,11 @@ describe('bytes in flight are capped, globally and per tenant', () => {
       open.push(s);
       s.on('error', reject);
     });
-    await until(() => t.gw.bodyBytesInFlight() >= 700 * KIB);
+    await poll(() => t.gw.bodyBytesInFlight() >= 700 * KIB, { what: '700 KiB of the chunked body to be reserved' });
     const over = await call(t.url, 'POST', '/v1/decide', { token: a.operator, rawBody: decideBody(300 * KIB), headers: { 'content-type': 'application/json' } });
     expectEnvelope(over, 429, 'rate_limit_exceeded');
     sock.destroy();
-    await until(() => t.gw.bodyBytesInFlight() === 0);
+    await poll(() => t.gw.bodyBytesInFlight() === 0, { what: 'the reservation to be released' });
     expect((await call(t.url, 'POST', '/v1/decide', { token: a.operator, rawBody: decideBody(300 * KIB), headers: { 'content-type': 'application/json' } })).status).toBe(200);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runCli, runCliWithInput, startCliService, waitExit } from './helpers/run-cli.js';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 let dataDir: string;
 let env: Record<string, string>;
@@ -58,13 +59,8 @@ describe('aduana user and aduana token rotate (process)', () => {
       // polls, for up to a second, then checks the refusal holds.
       const second = await runCli(['token', 'rotate', vNew.body.tokenId, '--grace-hours', '0'], env);
       expect(second.code).toBe(0);
-      const rotatedAt = Date.now();
       const verifySuccessor = async () => (await call(authUrl, 'GET', '/verify', { token: successor })).body.active as boolean;
-      let active = await verifySuccessor();
-      while (active && Date.now() - rotatedAt < 1_000) {
-        await new Promise((r) => setTimeout(r, 20));
-        active = await verifySuccessor();
-      }
+      const active = await poll(verifySuccessor, { what: 'the rotated token to be refused', until: (a) => !a, timeoutMs: 1_000 });
       expect(active).toBe(false);
       expect(await verifySuccessor()).toBe(false);
       expect((await runCli(['token', 'rotate', 'tok_nope'], env)).code).toBe(2);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
-import { eventually, TestControlPlane } from './helpers/fleet-control-plane.js';
+import { TestControlPlane } from './helpers/fleet-control-plane.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 let cp: TestControlPlane;
 let allToken: string;
@@ -93,7 +94,7 @@ describe('GET /v1/fleet/bundle: ETag and long-poll', () => {
   it('holds a request naming the current revision until the feed moves, then answers 200 with the new bundle', async () => {
     const rev = cp.changes.revision();
     const pending = bundle(allToken, { 'if-none-match': `"${rev}"`, prefer: 'wait=30' });
-    expect(await eventually(async () => cp.changes.waiting() === 1)).toBe(true);
+    expect(await poll(async () => cp.changes.waiting() === 1, { what: 'the request to be held', timeoutMs: 2000 })).toBe(true);
     cp.bump();
     const r = await pending;
     expect(r.status).toBe(200);
@@ -107,7 +108,7 @@ describe('GET /v1/fleet/bundle: ETag and long-poll', () => {
     expect(r.status).toBe(304);
     // wait=3600 is held (not answered at once) and still ends with the change.
     const pending = bundle(allToken, { 'if-none-match': `"${rev}"`, prefer: 'wait=3600' });
-    expect(await eventually(async () => cp.changes.waiting() === 1)).toBe(true);
+    expect(await poll(async () => cp.changes.waiting() === 1, { what: 'the request to be held', timeoutMs: 2000 })).toBe(true);
     cp.bump();
     expect((await pending).status).toBe(200);
   });
@@ -116,9 +117,9 @@ describe('GET /v1/fleet/bundle: ETag and long-poll', () => {
     const rev = cp.changes.revision();
     const gone = new AbortController();
     const pending = request(`${cp.url}/v1/fleet/bundle`, { headers: { authorization: `Bearer ${allToken}`, 'if-none-match': `"${rev}"`, prefer: 'wait=60' }, signal: gone.signal });
-    expect(await eventually(async () => cp.changes.waiting() === 1)).toBe(true);
+    expect(await poll(async () => cp.changes.waiting() === 1, { what: 'the request to be held', timeoutMs: 2000 })).toBe(true);
     gone.abort();
     await expect(pending).rejects.toThrow();
-    expect(await eventually(async () => cp.changes.waiting() === 0)).toBe(true);
+    expect(await poll(async () => cp.changes.waiting() === 0, { what: 'the held request to be let go', timeoutMs: 2000 })).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import { PgLedgerArchive } from '../src/fleet/postgres/pg-ledger-archive.js';
 import type { ShippedAck } from '../src/fleet/shipping/shipping-format.js';
 import type { CheckedBatch } from '../src/fleet/shipping/verify-batch.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
 
 // A sidecar's backlog drains in batches of the shipper's default maximum (SHIP_BATCH_MAX, 5,000), each accepted by the
@@ -52,11 +53,7 @@ describe('ledger shipper batch size', () => {
         await side.ledger.append('acme', Array.from({ length: n }, (_, i) => ({ event_type: 'prompt', payload: { i: done + i, text: 'a backlog entry' }, metadata: { agent_id: 'agent-1' }, decision: null })));
       }
       shipper.start();
-      const until = Date.now() + 60_000;
-      while (shipper.status().pending > 0 || shipper.status().chains.length === 0) {
-        if (Date.now() > until) throw new Error(`the backlog did not drain: ${JSON.stringify(shipper.status())}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await poll(() => shipper.status(), { what: 'the backlog to drain', until: (s) => s.pending === 0 && s.chains.length > 0, timeoutMs: 60_000 });
       expect(sizes).toEqual([5000, 1]);
       expect(Number((await db.pool.query("SELECT count(*) AS n FROM ledger_entries WHERE chain_id = 'inst-big/acme'")).rows[0].n)).toBe(5001);
       const [report] = await db.archive.verifyTenant('acme');

@@ -9,6 +9,7 @@ import { ShipCursorStore } from '../src/fleet/shipping/ship-cursor-store.js';
 import { shipBackoffMs } from '../src/fleet/shipping/ship-backoff.js';
 import { LedgerRetention } from '../src/ledger/index.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 import { startTcpRelay } from './helpers/fleet/tcp-relay.js';
 import { MemorySidecarTokens, startArchiveDb, startArchiveServer, type ArchiveDb, type ArchiveServer } from './helpers/fleet/archive-server.js';
 
@@ -29,14 +30,6 @@ afterAll(async () => {
   await cp?.close();
   await db?.close();
 });
-
-async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const cpHead = async (chainId: string): Promise<number> =>
   Number((await db.pool.query('SELECT head_seq FROM ledger_chains WHERE chain_id = $1', [chainId])).rows[0]?.head_seq ?? 0);
@@ -69,9 +62,9 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       shipper.start();
       await side.ledger.append('acme', events(30, 'a'));
       await side.ledger.append('globex', events(3, 'g'));
-      await waitFor('both chains shipped', async () => (await cpHead('inst-wake/acme')) === 30 && (await cpHead('inst-wake/globex')) === 3);
+      await poll(async () => (await cpHead('inst-wake/acme')) === 30 && (await cpHead('inst-wake/globex')) === 3, { what: 'both chains shipped', timeoutMs: 15_000 });
       expect(await cpCount('inst-wake/acme')).toBe(30);
-      await waitFor('cursors advanced', () => shipper.status().pending === 0);
+      await poll(() => shipper.status().pending === 0, { what: 'cursors advanced', timeoutMs: 15_000 });
       expect(shipper.status().chains).toEqual([
         { tenant_id: 'acme', chain_id: 'inst-wake/acme', acked_seq: 30, head_seq: 30, pending: 0 },
         { tenant_id: 'globex', chain_id: 'inst-wake/globex', acked_seq: 3, head_seq: 3, pending: 0 },
@@ -88,10 +81,10 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     try {
       shipper.start();
       await side.ledger.append('acme', events(25, 'a')); // checkpointed at 25 as it becomes durable
-      await waitFor('entries shipped', async () => (await cpHead('inst-cp/acme')) === 25);
-      await waitFor('checkpoint 25 shipped', async () => (await cpCheckpoints('inst-cp/acme')).includes(25));
+      await poll(async () => (await cpHead('inst-cp/acme')) === 25, { what: 'entries shipped', timeoutMs: 15_000 });
+      await poll(async () => (await cpCheckpoints('inst-cp/acme')).includes(25), { what: 'checkpoint 25 shipped', timeoutMs: 15_000 });
       await side.ledger.append('acme', events(3, 'b')); // too few for a checkpoint of the ledger's own
-      await waitFor('entries shipped', async () => (await cpHead('inst-cp/acme')) === 28);
+      await poll(async () => (await cpHead('inst-cp/acme')) === 28, { what: 'entries shipped', timeoutMs: 15_000 });
       expect(await cpCheckpoints('inst-cp/acme')).toEqual([25, 28]);
       // The batch's checkpoint is not one of the ledger's: their cadence is unchanged.
       await side.root.committed;
@@ -110,20 +103,20 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     try {
       shipper.start();
       await side.ledger.append('acme', events(12, 'before'));
-      await waitFor('first part shipped', () => shipper.status().pending === 0 && shipper.status().chains.length === 1);
+      await poll(() => shipper.status().pending === 0 && shipper.status().chains.length === 1, { what: 'first part shipped', timeoutMs: 15_000 });
       await shipper.close();
       await side.ledger.append('acme', events(9, 'while stopped'));
       await side.reopen({ checkpointEvery: 1_000_000, checkpointIntervalMs: 3_600_000 });
       shipper = shipperFor(side, 'inst-restart', { intervalMs: 50 });
       expect(shipper.status().chains[0]).toMatchObject({ acked_seq: 12, head_seq: 21, pending: 9 });
       shipper.start();
-      await waitFor('rest shipped', async () => (await cpHead('inst-restart/acme')) === 21);
-      await waitFor('cursor advanced', () => shipper.status().pending === 0);
+      await poll(async () => (await cpHead('inst-restart/acme')) === 21, { what: 'rest shipped', timeoutMs: 15_000 });
+      await poll(() => shipper.status().pending === 0, { what: 'cursor advanced', timeoutMs: 15_000 });
       // The cursor write lost (as to a crash right after the ack): the next round resends, the control plane
       // skips what it holds, and the cursor jumps to its head.
       await new ShipCursorStore(side.root.openDB({ name: 'ledger_ship_cursors' })).put('acme', { acked_seq: 0, checkpoint_size: 0 });
       shipper.wake();
-      await waitFor('resend acknowledged', () => shipper.status().pending === 0);
+      await poll(() => shipper.status().pending === 0, { what: 'resend acknowledged', timeoutMs: 15_000 });
       expect(await cpCount('inst-restart/acme')).toBe(21);
       expect(shipper.status().failures).toBe(0);
     } finally {
@@ -139,17 +132,17 @@ describe('ledger shipper (sidecar -> control plane)', () => {
     try {
       shipper.start();
       await side.ledger.append('acme', events(5, 'up'));
-      await waitFor('shipped while up', async () => (await cpHead('inst-down/acme')) === 5);
+      await poll(async () => (await cpHead('inst-down/acme')) === 5, { what: 'shipped while up', timeoutMs: 15_000 });
       await relay.close();
       await side.ledger.append('acme', events(40, 'down'));
-      await waitFor('failure reported', () => shipper.status().failures >= 2);
+      await poll(() => shipper.status().failures >= 2, { what: 'failure reported', timeoutMs: 15_000 });
       const lag = shipper.status();
       expect(lag.chains[0]).toMatchObject({ chain_id: 'inst-down/acme', head_seq: 45, pending: 40 });
       expect(lag.last_error).toMatch(/ECONNREFUSED|connect|other side closed/i);
       expect(await cpHead('inst-down/acme')).toBe(5);
       relay = await startTcpRelay(cp.port, relay.port);
-      await waitFor('outbox drained', async () => (await cpHead('inst-down/acme')) === 45);
-      await waitFor('lag cleared', () => shipper.status().pending === 0 && shipper.status().failures === 0);
+      await poll(async () => (await cpHead('inst-down/acme')) === 45, { what: 'outbox drained', timeoutMs: 15_000 });
+      await poll(() => shipper.status().pending === 0 && shipper.status().failures === 0, { what: 'lag cleared', timeoutMs: 15_000 });
       expect(await cpCount('inst-down/acme')).toBe(45);
     } finally {
       await shipper.close();
@@ -166,7 +159,7 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       shipper.start();
       const big = 'x'.repeat(10_000);
       await side.ledger.append('acme', Array.from({ length: 30 }, (_, i) => ({ event_type: 'prompt', payload: { i, big }, metadata: {}, decision: null })));
-      await waitFor('large entries shipped', async () => (await cpHead('inst-big/acme')) === 30);
+      await poll(async () => (await cpHead('inst-big/acme')) === 30, { what: 'large entries shipped', timeoutMs: 15_000 });
       expect(shipper.status().failures).toBe(0);
     } finally {
       await shipper.close();
@@ -184,12 +177,12 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       for (let i = 0; i < 3; i++) await side.ledger.append('acme', events(10, `r${i}`)); // checkpoints at 10, 20, 30
       expect(await retention.runOnce()).toEqual([{ tenant_id: 'acme', pruned_through: 0, removed: 0 }]);
       shipper.start();
-      await waitFor('the chain acknowledged', () => shipper.ackedThrough('acme') === 30);
+      await poll(() => shipper.ackedThrough('acme') === 30, { what: 'the chain acknowledged', timeoutMs: 15_000 });
       // Through the last checkpoint below the head (30 stays: the next append links to it).
       expect(await retention.runOnce()).toEqual([{ tenant_id: 'acme', pruned_through: 20, removed: 20 }]);
       await side.ledger.append('acme', events(5, 'after'));
       shipper.wake();
-      await waitFor('the entries after pruning acknowledged', () => shipper.ackedThrough('acme') === 35);
+      await poll(() => shipper.ackedThrough('acme') === 35, { what: 'the entries after pruning acknowledged', timeoutMs: 15_000 });
       expect(await cpCount('inst-retention/acme')).toBe(35);
       expect(await side.ledger.verify('acme')).toMatchObject({ ok: true, prunedThrough: 20, checked: 15 });
       const [report] = (await db.archive.verifyTenant('acme')).filter((c) => c.chain_id === 'inst-retention/acme');
@@ -240,7 +233,7 @@ describe('a SIGKILLed sidecar process', () => {
       }
     });
     // Kill it once it has acknowledged a good number and the control plane holds part (not all) of them.
-    await waitFor(`the child to acknowledge entries (stderr: ${stderr})`, async () => acked.size >= 300 && (await cpHead('inst-kill/acme')) > 0, 30_000);
+    await poll(async () => acked.size >= 300 && (await cpHead('inst-kill/acme')) > 0, { what: `the child to acknowledge entries (stderr: ${stderr})`, timeoutMs: 30_000 });
     loader.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
     const maxAcked = Math.max(...acked.keys());

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, startTestGateway, type CallResult } from './helpers/start-test-gateway.js';
-import { eventually, sidecarOnlyServer, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { sidecarOnlyServer, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 import type { HttpServer } from '../src/http/server.js';
 import { loadGatewayConfig } from '../src/index.js';
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   fake.finish();
   fakeUrl = `http://127.0.0.1:${await fake.listen('127.0.0.1', 0)}`;
   s = await startSidecar(fakeUrl, sidecarToken);
-  expect(await eventually(async () => (await health()).bundle.revision === served.revision)).toBe(true);
+  expect(await poll(async () => (await health()).bundle.revision === served.revision, { what: 'the sidecar to hold the served bundle', timeoutMs: 2000 })).toBe(true);
 });
 afterAll(async () => {
   await s.close();
@@ -61,7 +62,7 @@ async function offerBroken(change: (b: { revision: number; tenants: { tenant: { 
   b.revision = served.revision + 1;
   change(b);
   served = { revision: b.revision, json: JSON.stringify(b) };
-  expect(await eventually(async () => (await health()).bundle.refused > refusedBefore)).toBe(true);
+  expect(await poll(async () => (await health()).bundle.refused > refusedBefore, { what: 'the sidecar to refuse the broken bundle', timeoutMs: 2000 })).toBe(true);
 }
 
 describe('a bundle the sidecar must refuse', () => {
@@ -100,7 +101,7 @@ describe('a bundle the sidecar must refuse', () => {
     b.tenants[0].policies = [];
     b.tenants[0].tenant.policy_version += 10;
     served = { revision: b.revision, json: JSON.stringify(b) };
-    expect(await eventually(async () => (await health()).bundle.revision === served.revision)).toBe(true);
+    expect(await poll(async () => (await health()).bundle.revision === served.revision, { what: 'the sidecar to hold the served bundle', timeoutMs: 2000 })).toBe(true);
     expect((await health()).bundle.last_error).toBeNull();
     expect(await verdict('this is top secret')).toBe('ALLOW');
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectEnvelope, type CallResult } from './helpers/start-test-gateway.js';
-import { eventually, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 let cp: TestControlPlane;
 let sidecarToken: string;
@@ -42,7 +43,7 @@ describe('a sidecar takes its state from the control plane', () => {
   let s: TestSidecar;
   beforeAll(async () => {
     s = await sidecar();
-    expect(await eventually(async () => (await call(s.url, 'GET', '/health')).body.fleet.bundle.revision === cp.changes.revision())).toBe(true);
+    expect(await poll(async () => (await call(s.url, 'GET', '/health')).body.fleet.bundle.revision === cp.changes.revision(), { what: 'the sidecar to hold the current bundle', timeoutMs: 2000 })).toBe(true);
   });
 
   it('serves the tenants of its sidecar token, and no other tenant', async () => {
@@ -56,7 +57,7 @@ describe('a sidecar takes its state from the control plane', () => {
   it('enforces a policy created at the control plane within 2 s', async () => {
     expect(await verdict(s.url, tenant.operator, 'please drop the prod db')).toBe('ALLOW');
     await createPolicyAtControlPlane('no prod', 'drop the prod');
-    expect(await eventually(async () => (await verdict(s.url, tenant.operator, 'please drop the prod db')) === 'DENY')).toBe(true);
+    expect(await poll(async () => (await verdict(s.url, tenant.operator, 'please drop the prod db')) === 'DENY', { what: 'the policy to deny at the sidecar', timeoutMs: 2000 })).toBe(true);
     expect(await verdict(s.url, tenant.operator, 'hello')).toBe('ALLOW');
     const listed = await call(s.url, 'GET', '/v1/policies', { token: tenant.viewer });
     expect(listed.status).toBe(200);
@@ -66,10 +67,10 @@ describe('a sidecar takes its state from the control plane', () => {
   it('refuses a token revoked at the control plane within 2 s', async () => {
     const { token, record } = await cp.gw.gw.deps.tokens.create({ tenantId: 'fs-a', role: 'operator', name: 'to revoke', expiresInDays: 30 });
     cp.bump();
-    expect(await eventually(async () => (await decide(s.url, token, 'hello')).status === 200)).toBe(true);
+    expect(await poll(async () => (await decide(s.url, token, 'hello')).status === 200, { what: 'the new token to be accepted at the sidecar', timeoutMs: 2000 })).toBe(true);
     expect(await cp.gw.gw.deps.tokens.revoke(record.id)).toBe(true);
     cp.bump();
-    expect(await eventually(async () => (await decide(s.url, token, 'hello')).status === 401)).toBe(true);
+    expect(await poll(async () => (await decide(s.url, token, 'hello')).status === 401, { what: 'the revoked token to be refused at the sidecar', timeoutMs: 2000 })).toBe(true);
     expect((await decide(s.url, token, 'hello')).body.error.message).toMatch(/revoked/);
   });
 
@@ -80,12 +81,12 @@ describe('a sidecar takes its state from the control plane', () => {
     await cpAgents.upsert('fs-a', 'bot-9', { name: 'Bot nine', risk_budget: 40 });
     await cpAgents.setSuspended('fs-a', 'bot-9', true);
     cp.bump();
-    expect(await eventually(async () => (await agentDecide()).body.envelope?.execution_status === 'DENY')).toBe(true);
+    expect(await poll(async () => (await agentDecide()).body.envelope?.execution_status === 'DENY', { what: 'the suspended agent to be denied at the sidecar', timeoutMs: 2000 })).toBe(true);
     const view = await call(s.url, 'GET', '/v1/agents/bot-9', { token: tenant.viewer });
     expect(view.body).toMatchObject({ name: 'Bot nine', status: 'SUSPENDED' });
     await cpAgents.setSuspended('fs-a', 'bot-9', false);
     cp.bump();
-    expect(await eventually(async () => (await agentDecide()).body.envelope?.execution_status === 'ALLOW')).toBe(true);
+    expect(await poll(async () => (await agentDecide()).body.envelope?.execution_status === 'ALLOW', { what: 'the resumed agent to be allowed at the sidecar', timeoutMs: 2000 })).toBe(true);
   });
 
   it('refuses admin writes with 409 naming the control plane, and changes nothing', async () => {
@@ -123,7 +124,7 @@ describe('a sidecar without its control plane', () => {
     try {
       const s = await sidecar();
       // The error of the failed fetch is in the message once the client has tried.
-      expect(await eventually(async () => (await call(s.url, 'GET', '/health')).body.fleet.bundle.last_error !== null)).toBe(true);
+      expect(await poll(async () => (await call(s.url, 'GET', '/health')).body.fleet.bundle.last_error !== null, { what: 'the failed bundle fetch to be reported', timeoutMs: 2000 })).toBe(true);
       const r = await decide(s.url, tenant.operator, 'hello');
       const e = expectEnvelope(r, 503, 'upstream_unavailable');
       expect(e.message).toContain(cp.url);
@@ -132,7 +133,7 @@ describe('a sidecar without its control plane', () => {
       expectEnvelope(proxied, 503, 'upstream_unavailable');
       expect((await call(s.url, 'GET', '/v1/policies', { token: tenant.viewer })).status).toBe(503);
       await cp.start();
-      expect(await eventually(async () => (await decide(s.url, tenant.operator, 'hello')).status === 200, 5000)).toBe(true);
+      expect(await poll(async () => (await decide(s.url, tenant.operator, 'hello')).status === 200, { what: 'the sidecar to serve once the control plane is back', timeoutMs: 5000 })).toBe(true);
     } finally {
       await cp.start().catch(() => undefined);
     }
@@ -141,7 +142,7 @@ describe('a sidecar without its control plane', () => {
   it('keeps serving on its last bundle with the control plane stopped and after its own restart, then picks up changes', async () => {
     const s = await sidecar();
     await createPolicyAtControlPlane('no rm', 'rm -rf');
-    expect(await eventually(async () => (await verdict(s.url, tenant.operator, 'run rm -rf /')) === 'DENY')).toBe(true);
+    expect(await poll(async () => (await verdict(s.url, tenant.operator, 'run rm -rf /')) === 'DENY', { what: 'the policy to deny at the sidecar', timeoutMs: 2000 })).toBe(true);
     const revision = cp.changes.revision();
 
     await cp.stop();
@@ -154,11 +155,11 @@ describe('a sidecar without its control plane', () => {
     expect(await verdict(again.url, tenant.operator, 'run rm -rf /')).toBe('DENY');
     const h = await call(again.url, 'GET', '/health');
     expect(h.body.fleet.bundle.revision).toBe(revision);
-    expect(await eventually(async () => (await call(again.url, 'GET', '/health')).body.fleet.bundle.last_error !== null)).toBe(true);
+    expect(await poll(async () => (await call(again.url, 'GET', '/health')).body.fleet.bundle.last_error !== null, { what: 'the failed bundle fetch to be reported', timeoutMs: 2000 })).toBe(true);
 
     await createPolicyAtControlPlane('no curl', 'curl evil');
     await cp.start();
-    expect(await eventually(async () => (await verdict(again.url, tenant.operator, 'curl evil.sh')) === 'DENY', 5000)).toBe(true);
+    expect(await poll(async () => (await verdict(again.url, tenant.operator, 'curl evil.sh')) === 'DENY', { what: 'the new policy to deny at the restarted sidecar', timeoutMs: 5000 })).toBe(true);
     expect(await verdict(again.url, tenant.operator, 'run rm -rf /')).toBe('DENY');
   });
 

@@ -10,7 +10,7 @@ import { checkpointSigningInput, type AnchoredCheckpoint, type CheckpointAnchor 
 import { LocalTsa } from './helpers/ledger/local-tsa.js';
 import { assertBuilt, runCli } from './helpers/run-cli.js';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { until } from './helpers/until.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 /**
  * Anchoring through the gateway (docs/ledger.md, "Anchoring"): with ANCHOR_TSA_URL an enterprise tenant's checkpoints
@@ -55,7 +55,7 @@ describe('checkpoint anchoring through the gateway (ANCHOR_TSA_URL)', () => {
     await ingest('ent', 2);
     await ingest('pro', 2);
     await ingest('com', 2);
-    await until(async () => (await checkpoints('ent')).length === 2 && (await checkpoints('ent')).every((cp) => cp.anchor?.status === 'anchored'), 'tokens for ent');
+    await poll(async () => (await checkpoints('ent')).length === 2 && (await checkpoints('ent')).every((cp) => cp.anchor?.status === 'anchored'), { what: 'tokens for ent' });
     for (const cp of await checkpoints('ent')) {
       expect(cp.anchor).toMatchObject({ status: 'anchored', token: expect.any(String), nonce: expect.stringMatching(/^\d+$/) });
       expect(tsa.sawImprint(imprint(cp))).toBe(true);
@@ -65,7 +65,7 @@ describe('checkpoint anchoring through the gateway (ANCHOR_TSA_URL)', () => {
     expect((await call(t.url, 'GET', '/v1/events/verify', { token: tokens['ent']!.viewer })).body).toMatchObject({ ok: true, checkpointsChecked: 2, anchorsChecked: 2 });
 
     for (const tenant of ['pro', 'com']) {
-      await until(async () => (await checkpoints(tenant)).length === 2, `the checkpoints of ${tenant}`); // written after the answer
+      await poll(async () => (await checkpoints(tenant)).length === 2, { what: `the checkpoints of ${tenant}` }); // written after the answer
       const cps = await checkpoints(tenant);
       expect(cps.map((cp) => cp.tree_size)).toEqual([5, 10]);
       for (const cp of cps) {
@@ -82,14 +82,14 @@ describe('checkpoint anchoring through the gateway (ANCHOR_TSA_URL)', () => {
     tsa.down = true;
     const asked = tsa.requests.length;
     await ingest('ent', 1);
-    await until(async () => (await checkpoints('ent')).some((cp) => cp.tree_size === 15), 'the checkpoint at 15');
+    await poll(async () => (await checkpoints('ent')).some((cp) => cp.tree_size === 15), { what: 'the checkpoint at 15' });
     expect((await checkpoints('ent')).find((cp) => cp.tree_size === 15)!.anchor).toEqual({ status: 'pending' });
-    await until(() => tsa.requests.length >= asked + 2, 'the TSA to be asked again');
+    await poll(() => tsa.requests.length >= asked + 2, { what: 'the TSA to be asked again' });
     const degraded = await call(t.url, 'GET', '/v1/telemetry/status', { token: tokens['ent']!.viewer });
     expect(degraded.body.anchoring).toMatchObject({ status: 'DEGRADED', pending: 1 });
     await ingest('ent', 1); // events go on being accepted meanwhile
     tsa.down = false;
-    await until(async () => (await checkpoints('ent')).every((cp) => cp.anchor?.status === 'anchored') && (await checkpoints('ent')).length === 4, 'tokens once the TSA is back');
+    await poll(async () => (await checkpoints('ent')).every((cp) => cp.anchor?.status === 'anchored') && (await checkpoints('ent')).length === 4, { what: 'tokens once the TSA is back' });
     expect((await call(t.url, 'GET', '/v1/events/verify', { token: tokens['ent']!.viewer })).body).toMatchObject({ ok: true, anchorsChecked: 4 });
   });
 

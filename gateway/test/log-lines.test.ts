@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, startCliService, waitExit } from './helpers/run-cli.js';
-import { until } from './helpers/until.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 /**
  * The gateway's log lines are batched (docs/decisions.md, "Logs"), but a quiet service's lines must still show while it
@@ -26,10 +26,10 @@ describe('log lines of a quiet gateway', () => {
           .split('\n')
           .filter((l) => l.startsWith('{'))
           .map((l) => JSON.parse(l) as Record<string, unknown>);
-      await until(() => lines().some((l) => l['msg'] === 'gateway listening'), 'the listening line');
+      await poll(() => lines().some((l) => l['msg'] === 'gateway listening'), { what: 'the listening line' });
       const res = await fetch(`${match[1]}/health`);
       expect(res.status).toBe(200);
-      await until(() => lines().some((l) => l['msg'] === 'request' && l['path'] === '/health'), 'the request line');
+      await poll(() => lines().some((l) => l['msg'] === 'request' && l['path'] === '/health'), { what: 'the request line' });
       expect(child.exitCode).toBeNull();
       expect(lines().find((l) => l['path'] === '/health')).toMatchObject({ level: 30, method: 'GET', status: 200, service: 'aduana-gateway' });
     } finally {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
-import { until } from './helpers/until.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
@@ -80,7 +80,7 @@ describe.each([apiLogin, consoleLogin])('concurrent logins through $name', (rout
       const attempt = await route.prepare(t);
       const sessionsBefore = sessionCount(t);
       const wrong = Array.from({ length: 39 }, () => attempt('target@race.example', WRONG));
-      await until(() => ((t.gw.deps.store.counters.get(['login_failures', 'acct', 'target@race.example']) as { n: number } | undefined)?.n ?? 0) >= 5, 'the account limit to be reached');
+      await poll(() => ((t.gw.deps.store.counters.get(['login_failures', 'acct', 'target@race.example']) as { n: number } | undefined)?.n ?? 0) >= 5, { what: 'the account limit to be reached' });
       const right = await attempt('target@race.example', PASSWORD);
       const n = tally(await Promise.all(wrong));
       expect(n, JSON.stringify(n)).toEqual({ session: 0, refused: 5, limited: 34 });

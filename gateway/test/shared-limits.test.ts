@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRedis, type LocalRedis } from '@aduana/shared/local-servers';
 import { call, expectEnvelope, startTestGateway, type CallResult, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 // Two gateways (separate DATA_DIRs) sharing one Redis: a tenant's plan limit and budgets hold for both together
 // (docs/fleet.md, "Shared limits").
@@ -55,11 +56,7 @@ beforeAll(async () => {
   a = await startTestGateway(overrides);
   b = await startTestGateway(overrides);
   // Both connect in the background; the tests start once both reach Redis.
-  const deadline = Date.now() + 5000;
-  while ((await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected !== 2) {
-    if (Date.now() > deadline) throw new Error('the gateways did not connect to Redis within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await poll(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected === 2, { what: 'both gateways to connect to Redis', timeoutMs: 5000 });
 });
 
 afterAll(async () => {

@@ -2,7 +2,8 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalRedis, type LocalRedis } from '@aduana/shared/local-servers';
 import { call, type CallResult } from './helpers/start-test-gateway.js';
-import { eventually, startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { startSidecar, TestControlPlane, type TestSidecar } from './helpers/fleet-control-plane.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
 
 // Two sidecars of one control plane sharing one Redis: a `rate_limit` policy's window holds for both together
@@ -30,7 +31,7 @@ beforeAll(async () => {
   b = await startSidecar(cp.url, sidecarToken, undefined, overrides);
   const ready = async (s: TestSidecar) =>
     (await call(s.url, 'GET', '/health')).body?.fleet?.bundle?.revision === cp.changes.revision() && (await limitsMetrics(s)).connected === 1;
-  expect(await eventually(async () => (await ready(a)) && (await ready(b)), 10_000)).toBe(true);
+  expect(await poll(async () => (await ready(a)) && (await ready(b)), { what: 'both sidecars to hold the bundle and reach Redis', timeoutMs: 10_000 })).toBe(true);
 });
 
 afterAll(async () => {
@@ -56,7 +57,7 @@ async function limitsMetrics(s: TestSidecar): Promise<{ ratePolicy: number; conn
 async function publish(): Promise<void> {
   const revision = cp.bump();
   const has = async (s: TestSidecar) => (await call(s.url, 'GET', '/health')).body?.fleet?.bundle?.revision >= revision;
-  expect(await eventually(async () => (await has(a)) && (await has(b)), 5000)).toBe(true);
+  expect(await poll(async () => (await has(a)) && (await has(b)), { what: 'both sidecars to hold the new bundle', timeoutMs: 5000 })).toBe(true);
 }
 
 /** The policies a test created: disabled after it, so the next test's policy is judged alone. */
@@ -148,7 +149,7 @@ describe('rate_limit policies shared on Redis', () => {
     const id = await policyAtControlPlane('tenant rate, Redis away', { limit: 10, window_s: 60, scope: 'tenant' });
     const before = [await limitsMetrics(a), await limitsMetrics(b)];
     await redis.halt();
-    expect(await eventually(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected === 0, 5000)).toBe(true);
+    expect(await poll(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected === 0, { what: 'both sidecars to lose Redis', timeoutMs: 5000 })).toBe(true);
     const at = async (s: TestSidecar): Promise<boolean[]> => {
       const allowed: boolean[] = [];
       for (let i = 0; i < 12; i++) allowed.push(outcome(s, await decide(s, `away-${i}`), 'decide').allowed);
@@ -168,7 +169,7 @@ describe('rate_limit policies shared on Redis', () => {
     expect((await call(cp.gw.url, 'PUT', `/v1/policies/${id}`, { token: t.admin, body: { enabled: false } })).status).toBe(200);
 
     await redis.restart();
-    expect(await eventually(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected === 2, 10_000)).toBe(true);
+    expect(await poll(async () => (await limitsMetrics(a)).connected + (await limitsMetrics(b)).connected === 2, { what: 'both sidecars to reach Redis again', timeoutMs: 10_000 })).toBe(true);
     const back = [await limitsMetrics(a), await limitsMetrics(b)];
     await policyAtControlPlane('tenant rate, Redis back', { limit: 10, window_s: 60, scope: 'tenant' });
     const results = await burst(24, (i) => `back-${i}`);

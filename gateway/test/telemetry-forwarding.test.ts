@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { TelemetryReceiver } from './helpers/telemetry-receiver.js';
-import { until } from './helpers/until.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 let rx: TelemetryReceiver;
 let t: TestGateway;
@@ -27,7 +27,7 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
     expect(r.body).toEqual({ status: 'ingested', traceId: 'tr-1', providers: ['otlp', 'sentry'] });
     await call(t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'bot-1', action: { type: 'tool_call' } } });
 
-    await until(() => rx.logs.some((l) => l.attributes['trace_id'] === 'tr-1'));
+    await poll(() => rx.logs.some((l) => l.attributes['trace_id'] === 'tr-1'), { what: 'the log of tr-1 at the collector' });
     const log = rx.logs.find((l) => l.attributes['trace_id'] === 'tr-1')!;
     expect(log.severityText).toBe('ERROR');
     expect(rx.otlpHeaders.every((h) => h['x-collector-key'] === 's3cret' && h['content-type'] === 'application/json')).toBe(true);
@@ -38,13 +38,13 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
       expect(text).toContain('[REDACTED:BR_CPF]');
     }
 
-    await until(() => rx.errors.some((e) => e.tags['trace_id'] === 'tr-1'));
+    await poll(() => rx.errors.some((e) => e.tags['trace_id'] === 'tr-1'), { what: 'the error of tr-1 at the tracker' });
     const err = rx.errors.find((e) => e.tags['trace_id'] === 'tr-1')!;
     expect(err).toMatchObject({ level: 'error', tags: { tenant_id: 'fwd', agent_id: 'bot-1' } });
     expect(err.message).toContain('[REDACTED:EMAIL]');
     expect(err.fingerprint).toHaveLength(1);
 
-    await until(() => rx.metrics.some((m) => m.name === 'decision.count' && m.attributes['tenant_id'] === 'fwd'));
+    await poll(() => rx.metrics.some((m) => m.name === 'decision.count' && m.attributes['tenant_id'] === 'fwd'), { what: 'the decision.count metric of fwd at the collector' });
     expect(rx.metrics.find((m) => m.name === 'decision.count' && m.attributes['tenant_id'] === 'fwd')!.attributes['agent_id']).toBe('bot-1');
     expect(rx.metrics.some((m) => m.name === 'decision.latency_ms' && m.attributes['agent_id'] === 'bot-1')).toBe(true);
 
@@ -74,18 +74,18 @@ describe('forwarding to an OpenTelemetry collector and a Sentry-compatible track
       }
       // logs_provider turns DEGRADED on the first failure of either OTLP queue (logs or metrics): wait for the logs'
       // own, which a loaded machine can deliver after the metrics' one.
-      await until(async () => {
+      await poll(async () => {
         const s = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
         return s.body.providers.logs_provider === 'DEGRADED' && s.body.providers.errors_provider === 'DEGRADED' && s.body.queues['otlp-logs'].failures > 0;
-      });
+      }, { what: 'the logs and errors providers to turn DEGRADED' });
       const degraded = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
       expect(degraded.body.queues['otlp-logs'].queued).toBeGreaterThan(0);
       expect(degraded.body.queues['otlp-logs'].failures).toBeGreaterThan(0);
       expect(rx.logs.some((l) => traces.includes(String(l.attributes['trace_id'])))).toBe(false);
 
       rx.mode = 'ok';
-      await until(() => traces.every((tr) => rx.logs.some((l) => l.attributes['trace_id'] === tr) && rx.errors.some((e) => e.tags['trace_id'] === tr)));
-      await until(async () => (await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer })).body.providers.logs_provider === 'ACTIVE');
+      await poll(() => traces.every((tr) => rx.logs.some((l) => l.attributes['trace_id'] === tr) && rx.errors.some((e) => e.tags['trace_id'] === tr)), { what: 'every held log and error to arrive' });
+      await poll(async () => (await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer })).body.providers.logs_provider === 'ACTIVE', { what: 'logs_provider to be ACTIVE again' });
       const status = await call(t.url, 'GET', '/v1/telemetry/status', { token: tok.viewer });
       expect(status.body.providers.errors_provider).toBe('ACTIVE');
       expect(status.body.queues['otlp-logs'].dropped).toEqual({ queue_full: 0, rejected: 0, shutdown: 0 });
@@ -105,7 +105,7 @@ describe('redaction of what is stored and forwarded (issue 31)', () => {
     expect(logs.body.total).toBe(1);
     const events = await call(t.url, 'GET', '/v1/telemetry/query/errors/events', { token: tok.viewer });
     const issues = await call(t.url, 'GET', '/v1/telemetry/query/errors/issues', { token: tok.viewer });
-    await until(() => rx.logs.some((l) => l.body.includes(marker)) && rx.errors.some((e) => e.message.includes(marker)));
+    await poll(() => rx.logs.some((l) => l.body.includes(marker)) && rx.errors.some((e) => e.message.includes(marker)), { what: 'the marked log and error to arrive' });
     return {
       log: logs.body.data[0],
       event: events.body.data[0],
@@ -158,7 +158,7 @@ describe('redaction of what is stored and forwarded (issue 31)', () => {
     // The rule is part of the fingerprint: the same message under two rules is two issues.
     const issues = await call(t.url, 'GET', '/v1/telemetry/query/errors/issues', { token: tok.viewer });
     expect(issues.body.total).toBe(2);
-    await until(() => ['tr-pol_no_sql', 'tr-pol_no_pii'].every((tr) => rx.errors.some((e) => e.tags['trace_id'] === tr)));
+    await poll(() => ['tr-pol_no_sql', 'tr-pol_no_pii'].every((tr) => rx.errors.some((e) => e.tags['trace_id'] === tr)), { what: 'the errors of tr-pol_no_sql and tr-pol_no_pii at the tracker' });
     expect(rx.errors.find((e) => e.tags['trace_id'] === 'tr-pol_no_sql')!.tags['rule_id']).toBe('pol_no_sql');
     expect(rx.errors.find((e) => e.tags['trace_id'] === 'tr-pol_no_pii')!.tags['rule_id']).toBe('pol_no_pii');
   });
@@ -210,11 +210,11 @@ describe('bounded queues', () => {
       expect(full.dropped.queue_full).toBe(4);
 
       down.mode = 'ok';
-      await until(async () => (await status()).queued_bytes === 0);
+      await poll(async () => (await status()).queued_bytes === 0, { what: 'the logs queue to empty' });
       expect(down.logs.map((l) => l.attributes['trace_id'])).toEqual(['big-0', 'big-1', 'big-2', 'big-3']);
       const r = await call(small.url, 'POST', '/v1/telemetry/ingest', { token: tok.operator, body: { agentId: 'b', traceId: 'big-after', log: { level: 'info', message } } });
       expect(r.status).toBe(200);
-      await until(() => down.logs.some((l) => l.attributes['trace_id'] === 'big-after'));
+      await poll(() => down.logs.some((l) => l.attributes['trace_id'] === 'big-after'), { what: 'the log of big-after at the collector' });
       expect((await status()).dropped.queue_full).toBe(4);
     } finally {
       await small.close();

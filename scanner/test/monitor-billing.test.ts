@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-site.js';
-import { eventually, keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
+import { poll } from '../../shared/test/helpers/poll.js';
+import { keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
 
 /**
  * How monitors are billed and limited (docs/scanner.md, "Monitors"), through the real service and LMDB, on the
@@ -39,9 +40,10 @@ async function runsOf(sc: KeyedScanner, key: string): Promise<Run[]> {
 
 /** Waits until the organisation has `count` finished monitor runs, and answers them newest first. */
 async function finishedRuns(sc: KeyedScanner, key: string, count: number): Promise<Run[]> {
-  return eventually(async () => {
-    const runs = await runsOf(sc, key);
-    return runs.length >= count && runs.every((r) => r.status !== 'running') ? runs : undefined;
+  return poll(() => runsOf(sc, key), {
+    what: `${count} finished monitor runs`,
+    until: (runs) => runs.length >= count && runs.every((r) => r.status !== 'running'),
+    timeoutMs: 15_000,
   });
 }
 

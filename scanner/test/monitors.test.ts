@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-site.js';
-import { eventually, keyForOrg, removeDataDir, startKeyedScanner, tempDataDir, type KeyedScanner } from './helpers/keyed-scanner.js';
+import { poll } from '../../shared/test/helpers/poll.js';
+import { keyForOrg, removeDataDir, startKeyedScanner, tempDataDir, type KeyedScanner } from './helpers/keyed-scanner.js';
 
 /** Monitors and their scheduler through the real service and a real LMDB data directory. */
 let site: SwitchableSite;
@@ -71,7 +72,7 @@ describe('monitor lifecycle', () => {
     const url = `${site.origin}/run-now`;
     const m = (await sc.call('POST', '/api/v1/monitors', { key, body: { url, cadenceHours: 720 } })).body;
     // The scheduler's first pass may take the new monitor's baseline run; wait until it is not running.
-    await eventually(async () => (((await sc.call('GET', '/api/v1/monitors', { key })).body.items as { running: boolean }[]).every((x) => !x.running) ? true : undefined));
+    await poll(async () => ((await sc.call('GET', '/api/v1/monitors', { key })).body.items as { running: boolean }[]).every((x) => !x.running), { what: 'no monitor running', timeoutMs: 15_000 });
     const before = (await historyOf(sc, key, url)).length;
     const run = await sc.call('POST', `/api/v1/monitors/${m.id as string}/run`, { key });
     expect(run.status).toBe(200);
@@ -97,8 +98,8 @@ describe('the scheduler', () => {
       const created = await first.call('POST', '/api/v1/monitors', { body: { url, cadenceHours: 1 } });
       expect(created.status).toBe(201);
       // Due at creation: the first pass claims it and records one assessment.
-      await eventually(async () => ((await historyOf(first, first.bootstrapKey, url)).length >= 1 ? true : undefined));
-      await eventually(async () => (((await first.call('GET', '/api/v1/monitors')).body.items as { running: boolean }[]).every((m) => !m.running) ? true : undefined));
+      await poll(async () => (await historyOf(first, first.bootstrapKey, url)).length >= 1, { what: 'the first assessment of the monitor', timeoutMs: 15_000 });
+      await poll(async () => ((await first.call('GET', '/api/v1/monitors')).body.items as { running: boolean }[]).every((m) => !m.running), { what: 'no monitor running', timeoutMs: 15_000 });
     } finally {
       await first.close();
     }
@@ -130,7 +131,7 @@ describe('the scheduler', () => {
     const fetched = (): number => site.requests.filter((r) => r.path === '/contended').length;
     const [c, d] = await Promise.all([startKeyedScanner({ schedulerTickMs: 20 }, { dataDir }), startKeyedScanner({ schedulerTickMs: 20 }, { dataDir })]);
     try {
-      await eventually(async () => ((await historyOf(c, c.bootstrapKey, url)).length >= 1 ? true : undefined));
+      await poll(async () => (await historyOf(c, c.bootstrapKey, url)).length >= 1, { what: 'an assessment of the contended monitor', timeoutMs: 15_000 });
       await new Promise((r) => setTimeout(r, 1_000));
       expect(await historyOf(d, d.bootstrapKey, url)).toHaveLength(1);
       // One run recorded, and the page fetched by one assessment only (the collector asks for it as HTML and as Markdown).

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-site.js';
 import { removeDataDir, tempDataDir } from './helpers/keyed-scanner.js';
 import { assertCliBuilt, runScannerCli, startScannerProcess, stopProcess } from './helpers/scanner-cli.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 
 /**
  * `aduana scanner-key` against the data directory of a scanner running in another process: keys issued and revoked
@@ -81,13 +82,8 @@ describe('aduana scanner-key with the service running', () => {
     const fast = env(dataDir, { SCANNER_SCHEDULER_TICK_MS: '20' });
     const [a, b] = await Promise.all([startScannerProcess(fast), startScannerProcess(fast)]);
     try {
-      const deadline = Date.now() + 15_000;
-      let items: { url: string }[] = [];
-      while (Date.now() < deadline) {
-        items = ((await (await fetch(`${a.url}/api/v1/scans`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: { url: string }[] }).items;
-        if (items.length > 0) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const scansOfA = async () => ((await (await fetch(`${a.url}/api/v1/scans`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: { url: string }[] }).items;
+      await poll(scansOfA, { what: 'a scan listed by the first service', until: (items) => items.length > 0, timeoutMs: 15_000 });
       await new Promise((r) => setTimeout(r, 1_000));
       const fromB = ((await (await fetch(`${b.url}/api/v1/scans`, { headers: { authorization: `Bearer ${key}` } })).json()) as { items: { url: string }[] }).items;
       expect(fromB.filter((i) => i.url === url)).toHaveLength(1);

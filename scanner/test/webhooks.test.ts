@@ -2,8 +2,9 @@ import { createHmac } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-site.js';
+import { poll } from '../../shared/test/helpers/poll.js';
 import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
-import { eventually, keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
+import { keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
 import { selfSignedCert } from './helpers/self-signed-cert.js';
 
 /**
@@ -83,10 +84,12 @@ async function scoreChangeTo(path: string, minScoreDelta = 0): Promise<{ key: st
 }
 
 async function attempts(key: string, hookId: string, count: number): Promise<Attempt[]> {
-  return eventually(async () => {
-    const items = (await sc.call('GET', `/api/v1/webhooks/${hookId}/deliveries`, { key })).body.items as Attempt[];
-    return items.length >= count ? [...items].reverse() : undefined;
+  const items = await poll(async () => (await sc.call('GET', `/api/v1/webhooks/${hookId}/deliveries`, { key })).body.items as Attempt[], {
+    what: `${count} delivery attempts`,
+    until: (got) => got.length >= count,
+    timeoutMs: 15_000,
   });
+  return [...items].reverse();
 }
 
 describe('webhook deliveries', () => {

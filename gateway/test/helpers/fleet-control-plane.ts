@@ -188,13 +188,3 @@ export async function startSidecar(
     },
   };
 }
-
-/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it did. */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 2000, everyMs = 25): Promise<boolean> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

@@ -86,14 +86,3 @@ export async function keyForOrg(dataDir: string, org: string): Promise<string> {
 export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
-
-/** Polls `probe` until it returns a value that is not undefined, up to `timeoutMs` (a liveness bound, not a timing assertion). */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -48,12 +48,3 @@ export async function healthzMs(scanner: RunningScanner): Promise<number> {
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolves once `predicate` holds, polling; rejects after `ms`. */
-export async function until(predicate: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}

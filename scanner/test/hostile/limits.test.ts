@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
 import { ERRORS } from '../../src/errors.js';
 import type { RunningScanner } from '../../src/server.js';
-import { post, sleep, startHostileScanner, until, type Overrides } from './hostile-scanner.js';
+import { post, sleep, startHostileScanner, type Overrides } from './hostile-scanner.js';
+import { poll } from '../../../shared/test/helpers/poll.js';
 
 /** Rate limits that a client cannot sidestep, a cap on assessments in flight, and abandoned assessments stopped. */
 let site: FixtureServer;
@@ -101,7 +102,7 @@ describe('assessments in flight', () => {
     holdPages = true;
     const first = post(s, '/api/super-scan', { url: `${site.origin}/page1` });
     const second = post(s, '/api/super-scan', { url: `${site.origin}/page2` });
-    await until(() => held.length === 2);
+    await poll(() => held.length === 2, { what: 'both assessments to be held at the site', timeoutMs: 5000 });
     const third = await Promise.race([post(s, '/api/super-scan', { url: `${site.origin}/page3` }), sleep(3000).then(() => undefined)]);
     expect(third?.status).toBe(429);
     expect(third?.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
@@ -126,7 +127,7 @@ describe('assessments in flight', () => {
       body: JSON.stringify({ url: `${site.origin}/page-abandoned` }),
       signal: gone.signal,
     }).catch(() => undefined);
-    await until(() => held.length === 1);
+    await poll(() => held.length === 1, { what: 'the assessment to be held at the site', timeoutMs: 5000 });
     gone.abort();
     await pending;
     await sleep(200);

@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointSigningInput, type Checkpoint, type CheckpointAnchor, type ExportHeader, type LedgerOptions } from '../index.js';
 import { event, TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 import { LocalTsa } from '../../../test/helpers/ledger/local-tsa.js';
-import { until } from '../../../test/helpers/until.js';
+import { poll } from '../../../../shared/test/helpers/poll.js';
 
 /**
  * RFC 3161 anchoring (docs/ledger.md, "Anchoring"): the checkpoints of the tenants picked (the enterprise plan's, in
@@ -73,7 +73,7 @@ describe('time-stamped checkpoints (RFC 3161)', () => {
     await appendSingles(t, 'big', 12);
     await appendSingles(t, 'small', 12);
     await t.root.flushed; // checkpoint writes are not awaited by appends
-    await until(() => allAnchored(t, 'big', 2), 'tokens for every checkpoint of big');
+    await poll(() => allAnchored(t, 'big', 2), { what: 'tokens for every checkpoint of big' });
     const big = t.ledger.checkpoints('big');
     expect(big.map((cp) => cp.tree_size)).toEqual([5, 10]);
     for (const cp of big) {
@@ -95,7 +95,7 @@ describe('time-stamped checkpoints (RFC 3161)', () => {
   it("reports a tampered token, another checkpoint's token, a wrong nonce, and a token the pinned TSA did not sign", async () => {
     const t = temp({ checkpointEvery: 5, anchoring: enterpriseOnly(tsa.url) });
     await appendSingles(t, 'big', 10);
-    await until(() => allAnchored(t, 'big', 2), 'tokens for every checkpoint of big');
+    await poll(() => allAnchored(t, 'big', 2), { what: 'tokens for every checkpoint of big' });
     const db = anchorsDb(t);
     const at5 = db.get(['big', 5])!;
     const at10 = db.get(['big', 10])!;
@@ -138,14 +138,14 @@ describe('time-stamped checkpoints (RFC 3161)', () => {
     expect(t.ledger.checkpoints('big').map((cp) => cp.tree_size)).toEqual([3, 6]);
     expect(t.ledger.anchorOf('big', 3)).toEqual({ status: 'pending' });
     expect(t.ledger.head('big').size).toBe(6);
-    await until(() => tsa.requests.length >= before + 3, 'the TSA to be tried again');
+    await poll(() => tsa.requests.length >= before + 3, { what: 'the TSA to be tried again' });
     expect(t.ledger.anchorStats).toMatchObject({ status: 'DEGRADED', pending: 2, anchored: 0 });
     expect(String(errors[0])).toMatch(/time-stamping checkpoint big@3 failed \(retried\): the TSA answered HTTP 503/);
 
     await t.reopen(options); // the queue is in LMDB: a restart keeps it
     expect(t.ledger.anchorOf('big', 6)).toEqual({ status: 'pending' });
     tsa.down = false;
-    await until(() => allAnchored(t, 'big', 2), 'tokens once the TSA is back');
+    await poll(() => allAnchored(t, 'big', 2), { what: 'tokens once the TSA is back' });
     expect(await t.ledger.verify('big')).toMatchObject({ ok: true, anchorsChecked: 2 });
     expect(t.ledger.anchorStats).toMatchObject({ status: 'ACTIVE', pending: 0, anchored: 2 });
   });
@@ -157,7 +157,7 @@ describe('time-stamped checkpoints (RFC 3161)', () => {
     expect(t.ledger.anchorOf('big', 4)).toEqual({ status: 'pending' });
     expect(t.ledger.anchorStats).toBeNull();
     await t.reopen({ anchoring: enterpriseOnly(tsa.url) });
-    await until(() => allAnchored(t, 'big', 1), 'the queued checkpoint to be time-stamped');
+    await poll(() => allAnchored(t, 'big', 1), { what: 'the queued checkpoint to be time-stamped' });
   });
 });
 
@@ -190,7 +190,7 @@ describe('time-stamps in exports and the offline verifier', () => {
   beforeAll(async () => {
     t = new TempLedger({ checkpointEvery: 4, anchoring: enterpriseOnly(tsa.url) });
     await appendSingles(t, 'big', 12);
-    await until(() => allAnchored(t, 'big', 3), 'tokens for every checkpoint of big');
+    await poll(() => allAnchored(t, 'big', 3), { what: 'tokens for every checkpoint of big' });
     const file = join(t.dir, 'big.jsonl');
     const out = createWriteStream(file);
     await t.ledger.exportJsonl('big', out);
