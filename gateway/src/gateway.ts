@@ -40,6 +40,7 @@ import { PasswordLogin, passwordLoginOptions } from './identity/sessions/passwor
 import { SessionPruner } from './identity/sessions/session-pruner.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { registerConsoleRoutes } from './api/console/console-routes.js';
+import { consoleSessionGuard } from './api/console/console-session.js';
 import { localConsoleLedger } from './api/console/console-ledger.js';
 import { DecisionConsoleData } from './api/console/console-data.js';
 import { AgentRegistry } from './agents/agent-registry.js';
@@ -50,6 +51,8 @@ import { TelemetryService } from './telemetry/telemetry-service.js';
 import { LogStore } from './telemetry/log-store.js';
 import { ErrorStore } from './telemetry/error-store.js';
 import { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
+import { ScrapeCredential } from './telemetry/scrape-credential.js';
+import { scrapeGuard } from './telemetry/scrape-guard.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 import { compileOwnSchemasSoon } from './http/gateway-ajv.js';
 import { ledgerCompression } from './proxy/ledger-compression.js';
@@ -246,7 +249,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // One budget for both ports: the memory they share is one process's.
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
   const onAnswered = (server: string, seconds: number) => prometheus.requestDone(server, seconds);
-  const api = new HttpServer({ logger, requestLog: requestLines, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
+  // Prometheus is scraped with a tenant's token without a sidecar's bundle check: its own series, or a 401.
+  const scrapeAccess = { authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx), admit: access.admit };
+  const apiGuards = { scrape: scrapeGuard(ScrapeCredential.fromSetting(config.metricsScrapeToken), scrapeAccess) };
+  const api = new HttpServer({ logger, requestLog: requestLines, access, guards: apiGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
   registerHealthRoutes(api, deps, sidecar);
   registerPolicyRoutes(api, deps);
   registerDecisionRoutes(api, deps);
@@ -256,7 +262,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerAgentRoutes(api, deps);
   const proxy = new ProxyPipeline({
     edge: proxyEdge(api),
-    access,
     runtimes,
     agents,
     prices,
@@ -275,11 +280,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerProxyRoutes(api, proxy);
   api.finish();
 
-  const auth = new HttpServer({ logger, requestLog: requestLines, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
+  const authGuards = { session: consoleSessionGuard(authenticator, sessions) };
+  const auth = new HttpServer({ logger, requestLog: requestLines, access, guards: authGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(
     auth,
-    { ...deps, ledger: localConsoleLedger(ledger), ...(sidecar ? { resolveRefusal: sidecar.refuseResolve } : {}) },
+    { ...deps, ledger: localConsoleLedger(ledger) },
     new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();

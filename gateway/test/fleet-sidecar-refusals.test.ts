@@ -29,8 +29,8 @@ beforeAll(async () => {
   const real = await call(cp.url, 'GET', '/v1/fleet/bundle', { token: sidecarToken });
   served = { revision: real.body.revision, json: real.text };
   good = real.text;
-  fake = sidecarOnlyServer('fake-control-plane');
-  fake.route('get', '/v1/fleet/bundle', { scope: null, body: 'none', headers: ['if-none-match'] }, async (ctx) => {
+  fake = sidecarOnlyServer('fake-control-plane', cp.sidecarTokens);
+  fake.route('get', '/v1/fleet/bundle', { auth: 'public', body: 'none', headers: ['if-none-match'] }, async (ctx) => {
     if (ctx.header('if-none-match') === `"${served.revision}"`) {
       await new Promise((r) => setTimeout(r, 100));
       return { status: 304 };

@@ -50,6 +50,11 @@ describe('tenant parameters are checked strictly, on every route', () => {
     expectEnvelope(await call(t.url, 'DELETE', `/v1/policies/${policyId}?tenantId=param-b`, { token: a.admin }), 403, 'permission_denied');
     expectEnvelope(await call(t.url, 'POST', '/v1/decide?tenantId=&tenantId=param-b', { token: a.operator, body: { agent_id: 'x', action: { type: 'x' } } }), 400, 'invalid_request');
     expect((await call(t.url, 'GET', `/v1/policies/${policyId}`, { token: a.viewer })).status).toBe(200);
+    // The proxy too, answered as its refusals are: with the verdict headers, and the upstream never called.
+    const proxied = await call(t.url, 'POST', '/v1/proxy/chat/completions?tenant_id=param-b', { token: a.operator, headers: { 'x-svc-agent-id': 'bot' }, body: chat });
+    expectEnvelope(proxied, 403, 'permission_denied');
+    expect(proxied.headers['x-svc-verdict']).toBe('DENIED');
+    expect(mock.received).toHaveLength(0);
   });
 
   it('a tenant_id in a body must be the caller\'s tenant: an empty one is a 400, another a 403', async () => {

@@ -5,7 +5,7 @@
  * `{ cpu }` (its process.cpuUsage) on 'cpu', and exits on 'stop'.
  */
 import { createLogger, hashToken } from '@aduana/shared';
-import { BodyBudget, HttpServer, PgLedgerArchive, registerLedgerIngestRoute } from '@aduana/gateway/fleet/shipping';
+import { BodyBudget, HttpServer, PgLedgerArchive, registerLedgerIngestRoute, sidecarGuard } from '@aduana/gateway/fleet/shipping';
 
 const url = process.env.BENCH_DATABASE_URL!;
 const token = process.env.BENCH_SIDECAR_TOKEN!;
@@ -22,11 +22,12 @@ const archive = PgLedgerArchive.open(url, poolSize);
 const server = new HttpServer({
   logger: createLogger('bench', { level: 'silent' }),
   access: { authenticate: () => { throw new Error('no PATs in the benchmark'); }, admit: () => {} },
+  guards: { sidecar: sidecarGuard(sidecarTokens) },
   budget: new BodyBudget(512 * 1024 * 1024, 512 * 1024 * 1024),
   defaultMaxBody: 1024 * 1024,
   serviceName: 'control',
 });
-registerLedgerIngestRoute(server, { archive, sidecarTokens, maxBody: 64 * 1024 * 1024, maxEntries: 100_000 });
+registerLedgerIngestRoute(server, { archive, maxBody: 64 * 1024 * 1024, maxEntries: 100_000 });
 server.finish();
 const port = await server.listen('127.0.0.1', 0);
 process.on('message', (msg) => {

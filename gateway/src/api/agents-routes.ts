@@ -44,31 +44,31 @@ export function registerAgentRoutes(server: HttpServer, deps: AgentRouteDeps): v
     return { status: created ? 201 : 200, body: { ...agentView(agent, Date.now(), interval), created } };
   }
 
-  server.route('post', '/v1/agents/register', { scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseRegister(ctx.body)));
-  server.route('post', '/v1/agents', { scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseUpsert(ctx.body)));
+  server.route('post', '/v1/agents/register', { auth: 'pat', scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseRegister(ctx.body)));
+  server.route('post', '/v1/agents', { auth: 'pat', scope: 'runtime:write', body: 'json' }, (ctx) => upsert(ctx, parseUpsert(ctx.body)));
 
-  server.route('get', '/v1/agents', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/agents', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const page = await agents.list(ctx.auth.tenantId, { status: statusParam(ctx.query.get('status')), limit, cursor: cursorParam(ctx) });
     const now = Date.now();
     return { status: 200, body: { data: page.data.map((a) => agentView(a, now, interval)), cursor: page.cursor, total: page.total } };
   });
 
-  server.route('get', '/v1/agents/:agent_id', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/agents/:agent_id', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const agent = await agents.get(ctx.auth.tenantId, pathAgentId(ctx));
     if (!agent) throw new GatewayError('not_found', 'agent not found');
     return { status: 200, body: agentView(agent, Date.now(), interval) };
   });
 
   for (const [action, suspended] of [['suspend', true], ['resume', false]] as const) {
-    server.route('post', `/v1/agents/:agent_id/${action}`, { scope: 'admin:manage', body: 'none' }, async (ctx) => {
+    server.route('post', `/v1/agents/:agent_id/${action}`, { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
       const agent = await agents.setSuspended(ctx.auth.tenantId, pathAgentId(ctx), suspended);
       if (!agent) throw new GatewayError('not_found', 'agent not found');
       return { status: 200, body: agentView(agent, Date.now(), interval) };
     });
   }
 
-  server.route('post', '/v1/heartbeat', { scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/heartbeat', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
     const hb = parseHeartbeat(ctx.body);
     assertOwnTenant(ctx, hb.tenantId);
     assertAgent(ctx.auth, hb.agentId);

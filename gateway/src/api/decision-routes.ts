@@ -50,7 +50,7 @@ function decideAnswer({ envelope, evaluation, policyLabel }: DecideOutcome) {
 export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { engine, decideValidator } = deps;
 
-  server.route('post', '/v1/decide', { scope: 'runtime:write', body: 'json' }, (ctx) => {
+  server.route('post', '/v1/decide', { auth: 'pat', scope: 'runtime:write', body: 'json' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
     assertOwnTenant(ctx, req.tenant_id);
     const outcome = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);
@@ -65,19 +65,19 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
 export function registerDecisionAdminRoutes(server: HttpServer, deps: DecisionAdminDeps): void {
   const { decisions, config } = deps;
 
-  server.route('get', '/admin/decisions', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/admin/decisions', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     return { status: 200, body: { data: (await decisions.recent(ctx.auth.tenantId, limit)).map(decisionView) } };
   });
 
-  server.route('get', '/admin/decisions/:id', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/admin/decisions/:id', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const d = await decisions.get(ctx.auth.tenantId, ctx.params[0] as string);
     if (!d) throw new GatewayError('not_found', 'decision not found');
     return { status: 200, body: decisionView(d) };
   });
 
-  server.route('post', '/admin/decisions/:id/resolve', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('post', '/admin/decisions/:id/resolve', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     assertValid(validateResolve, ctx.body);
     const body = ctx.body as { resolution: 'APPROVED' | 'REJECTED'; note?: string };
     const resolved = await resolveDecision(decisions, (d) => deps.onDecisionResolved(d), ctx.auth, ctx.params[0] as string, body.resolution, body.note ?? '');

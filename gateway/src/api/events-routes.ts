@@ -27,7 +27,7 @@ function ledgerCall<T>(fn: () => T): T {
 export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { ingestor, ingestValidator, ledger, config } = deps;
 
-  server.route('post', '/v1/events', { scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/events', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
     const ev = ingestValidator.event(ctx.body);
     assertOwnTenant(ctx, ev.metadata?.tenant_id);
     const [done] = await ingestor.ingest(ctx.auth, [ev], ctx.trace.traceId, ctx.startedAt).catch((e: unknown) => {
@@ -36,7 +36,7 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     return { status: 200, body: { envelope: done!.envelope, trace_id: ctx.trace.traceId } };
   });
 
-  server.route('post', '/v1/events/ingest/batch', { scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/events/ingest/batch', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
     const items = ingestValidator.batch(ctx.body);
     if (items.length > config.batchMaxEvents) {
       throw new GatewayError('payload_too_large', `a batch holds at most ${config.batchMaxEvents} events; this one has ${items.length}`);
@@ -62,7 +62,7 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     };
   });
 
-  server.route('get', '/v1/events', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const order = ctx.query.get('order');
@@ -79,7 +79,7 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     return { status: 200, body: page };
   });
 
-  server.route('get', '/v1/events/verify', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events/verify', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const report = await ledger.verify(ctx.auth.tenantId).catch((e: unknown) => {
       throw fromLedgerError(e);
@@ -87,32 +87,32 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     return { status: 200, body: { tenant_id: ctx.auth.tenantId, ...report, head: ledger.head(ctx.auth.tenantId) } };
   });
 
-  server.route('get', '/v1/events/proofs/inclusion', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/proofs/inclusion', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const seq = intParam(ctx, 'seq', true) as number;
     const treeSize = intParam(ctx, 'tree_size', false);
     return { status: 200, body: ledgerCall(() => ledger.inclusionProof(ctx.auth.tenantId, seq, treeSize)) };
   });
 
-  server.route('get', '/v1/events/proofs/consistency', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/proofs/consistency', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const from = intParam(ctx, 'from', true) as number;
     const to = intParam(ctx, 'to', false);
     return { status: 200, body: ledgerCall(() => ledger.consistencyProof(ctx.auth.tenantId, from, to)) };
   });
 
-  server.route('get', '/v1/events/checkpoints', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/checkpoints', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const fromSize = intParam(ctx, 'from_size', false);
     const data = ledgerCall(() => ledger.checkpoints(ctx.auth.tenantId, fromSize === undefined ? { limit } : { fromSize, limit })).map((cp) => withAnchor(ledger, cp));
     return { status: 200, body: { data, public_key: ledger.publicKey } };
   });
 
-  server.route('get', '/v1/events/checkpoints/latest', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/checkpoints/latest', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const cp = ledger.latestCheckpoint(ctx.auth.tenantId);
     if (!cp) throw new GatewayError('not_found', 'no checkpoint yet');
     return { status: 200, body: { checkpoint: withAnchor(ledger, cp), public_key: ledger.publicKey } };
   });
 
-  server.route('get', '/v1/events/:seq', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/:seq', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const raw = ctx.params[0] as string;
     if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new GatewayError('not_found', 'event not found');
     const entry = ledgerCall(() => ledger.get(ctx.auth.tenantId, Number(raw)));

@@ -5,8 +5,8 @@ import type { SidecarMode } from '../fleet/sidecar/sidecar-mode.js';
 /** `/health`; a sidecar adds its control plane and the revision and age of the bundle in force (docs/fleet.md). */
 export function registerHealthRoutes(server: HttpServer, _deps: GatewayDeps, sidecar: SidecarMode | null = null): void {
   if (sidecar) {
-    server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-gateway', fleet: sidecar.health() } }));
+    server.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-gateway', fleet: sidecar.health() } }));
     return;
   }
-  server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-gateway' } }));
+  server.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-gateway' } }));
 }

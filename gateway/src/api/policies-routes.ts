@@ -27,20 +27,20 @@ function enabledFilter(value: string | null): boolean | null {
 export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'config'>): void {
   const { policies, policyValidator, runtimes, config } = deps;
 
-  server.route('get', '/v1/policies', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/policies', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const page = policies.page(ctx.auth.tenantId, limit, cursorParam(ctx), enabledFilter(ctx.query.get('enabled')));
     return { status: 200, body: { data: page.data.map(policyView), cursor: page.cursor, total: page.total, policy_version: `v${policies.version(ctx.auth.tenantId)}` } };
   });
 
-  server.route('get', '/v1/policies/:id', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/policies/:id', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const p = policies.get(ctx.auth.tenantId, ctx.params[0] as string);
     if (!p) throw new GatewayError('not_found', 'policy not found');
     return { status: 200, body: policyView(p) };
   });
 
-  server.route('post', '/v1/policies', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/policies', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
     const body = stripTenant(ctx.body);
     const input = policyValidator.create(body);
@@ -49,7 +49,7 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     return { status: 200, body: { id: rec.id, name: rec.name, created_at: rec.created_at, policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
-  server.route('put', '/v1/policies/:id', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('put', '/v1/policies/:id', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     const tenantId = ctx.auth.tenantId;
     const current = policies.get(tenantId, ctx.params[0] as string);
     if (!current) throw new GatewayError('not_found', 'policy not found');
@@ -60,7 +60,7 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     return { status: 200, body: { ...policyView(next), policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
-  server.route('delete', '/v1/policies/:id', { scope: 'admin:manage', body: 'none' }, async (ctx) => {
+  server.route('delete', '/v1/policies/:id', { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
     const tenantId = ctx.auth.tenantId;
     if (!policies.get(tenantId, ctx.params[0] as string)) throw new GatewayError('not_found', 'policy not found');
     const compiled = await policies.remove(tenantId, ctx.params[0] as string, candidateCompiler(runtimes, tenantId));
@@ -68,7 +68,7 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     return { status: 204, headers: { 'x-svc-policy': set.label } };
   });
 
-  server.route('post', '/v1/policies/apply-pack', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/policies/apply-pack', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     const body = ctx.body as { pack?: unknown; tenant_id?: unknown } | null;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new GatewayError('invalid_request', 'body must be an object {pack}');
     assertOwnTenant(ctx, body.tenant_id);

@@ -29,15 +29,17 @@ export function proxyEdge(server: HttpServer): ProxyEdge {
 const answered = (): typeof HANDLED => HANDLED;
 
 /**
- * The proxy's routes. Authentication, limits and body reading are the pipeline's (not the server's), so that every
- * answer, errors included, carries the verdict headers.
+ * The proxy's routes: PATs with runtime:write, checked by the server from the head like every such route's; but the
+ * refusal, the wait for a plan admission and body reading are the pipeline's, so that every answer, errors included,
+ * carries the verdict headers and is recorded.
  */
 export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline): void {
   for (const [method, path, kind] of ROUTES) {
     const endpoint = ENDPOINTS[kind];
-    server.route(method, path, { scope: null, body: 'none', headers: PROXY_HEADERS }, (ctx) => handler.handle(ctx, endpoint).then(answered));
+    server.route(method, path, { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none', headers: PROXY_HEADERS }, (ctx) => handler.handle(ctx, endpoint).then(answered));
   }
-  server.route('post', '/v1/proxy/*', { scope: null, body: 'none' }, () => {
+  // Not the proxy: a 404 naming what is proxied, to anyone.
+  server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
     throw new GatewayError('route_not_found', 'this provider endpoint is not proxied (chat/completions, completions, embeddings, models are)');
   });
 }

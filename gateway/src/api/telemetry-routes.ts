@@ -9,9 +9,7 @@ import { localTelemetryQueries } from '../telemetry/local-telemetry-queries.js';
 import type { TelemetryQueries } from '../telemetry/telemetry-queries.js';
 import type { GatewayConfig } from '../config.js';
 import type { GatewayDeps } from '../gateway-deps.js';
-import { authorize, bearerToken, type AccessControl } from '../identity/auth/authenticate.js';
-import { ScrapeCredential } from '../telemetry/scrape-credential.js';
-import { EVERY_TENANT, type ScrapeScope } from '../telemetry/prometheus-metrics.js';
+import { scrapeScope } from '../telemetry/scrape-guard.js';
 
 const SECONDS = /^\d{1,12}$/;
 
@@ -30,21 +28,21 @@ type TelemetryRouteConfig = Pick<GatewayConfig, 'telemetryIngestBodyLimit' | 'te
  * and the control plane (PostgreSQL, docs/fleet.md), whichever `queries` holds the data.
  */
 export function registerTelemetryQueryRoutes(server: HttpServer, queries: TelemetryQueries, config: TelemetryRouteConfig): void {
-  server.route('get', '/v1/telemetry/status', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: queries.status() }));
+  server.route('get', '/v1/telemetry/status', { auth: 'pat', scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: queries.status() }));
 
-  server.route('post', '/v1/telemetry/ingest', { scope: 'runtime:write', body: 'json', maxBody: config.telemetryIngestBodyLimit }, async (ctx) => {
+  server.route('post', '/v1/telemetry/ingest', { auth: 'pat', scope: 'runtime:write', body: 'json', maxBody: config.telemetryIngestBodyLimit }, async (ctx) => {
     const req = parseIngest(ctx.body, ctx.trace.traceId);
     assertOwnTenant(ctx, req.tenantId);
     return { status: 200, body: await queries.ingest(ctx.auth.tenantId, req) };
   });
 
-  server.route('get', '/v1/telemetry/query/logs', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/telemetry/query/logs', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     return { status: 200, body: await queries.logs(ctx.auth.tenantId, { agentId: agentParam(ctx), limit, cursor: cursorParam(ctx) }) };
   });
 
-  server.route('get', '/v1/telemetry/query/stats', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/telemetry/query/stats', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const metric = ctx.query.get('metric') ?? '';
     if (!METRICS.includes(metric as MetricName)) throw new GatewayError('invalid_request', `metric: one of ${METRICS.join(', ')}`);
@@ -58,13 +56,13 @@ export function registerTelemetryQueryRoutes(server: HttpServer, queries: Teleme
     return { status: 200, body: await queries.stats(ctx.auth.tenantId, metric as MetricName, Number(from), Number(to), agentParam(ctx)) };
   });
 
-  server.route('get', '/v1/telemetry/query/errors/issues', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/telemetry/query/errors/issues', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     return { status: 200, body: await queries.issues(ctx.auth.tenantId, limit) };
   });
 
-  server.route('get', '/v1/telemetry/query/errors/events', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/telemetry/query/errors/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const issueId = ctx.query.get('issueId') ?? undefined;
@@ -78,18 +76,9 @@ export function registerTelemetryRoutes(server: HttpServer, deps: GatewayDeps): 
   const { telemetry, config, prometheus } = deps;
   registerTelemetryQueryRoutes(server, localTelemetryQueries(telemetry, deps.metrics, () => deps.ledger.anchorStats), config);
 
-  // Authorized here rather than by the server: the operator's scrape credential is not a PAT (docs/telemetry.md).
-  const credential = ScrapeCredential.fromSetting(config.metricsScrapeToken);
-  const access: AccessControl = { authenticate: (ctx) => deps.authenticator.authenticate(ctx), admit: (p) => deps.runtimes.admit(p) };
-  server.route('get', '/v1/telemetry/metrics', { scope: null, body: 'none' }, async (ctx) => {
-    let scope: ScrapeScope = EVERY_TENANT;
-    if (credential === null || !credential.matches(bearerToken(ctx.authorization))) {
-      // A tenant's token, as on every authenticated route (runtime:read, the plan, the tenant parameter): its own series.
-      scope = authorize(access, ctx, 'runtime:read').tenantId;
-      if (ctx.admission) await ctx.admission;
-      queryTenant(ctx);
-    }
-    const { text, contentType } = await prometheus.scrape(scope);
+  // The operator's scrape credential is not a PAT: the `scrape` guard (telemetry/scrape-guard.ts) takes it, or a PAT.
+  server.route('get', '/v1/telemetry/metrics', { auth: 'scrape', body: 'none' }, async (ctx) => {
+    const { text, contentType } = await prometheus.scrape(scrapeScope(ctx));
     return { status: 200, raw: text, contentType };
   });
 }

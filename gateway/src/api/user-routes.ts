@@ -25,12 +25,12 @@ export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, '
   const { users, tenants, config } = deps;
   const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
 
-  server.route('get', '/admin/users', { scope: 'admin:manage', body: 'none' }, (ctx) => ({
+  server.route('get', '/admin/users', { auth: 'pat', scope: 'admin:manage', body: 'none' }, (ctx) => ({
     status: 200,
     body: { data: users.list(ctx.auth.tenantId).map(userView) },
   }));
 
-  server.route('post', '/admin/users', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('post', '/admin/users', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     assertValid(validateCreate, ctx.body);
     const body = ctx.body as { email: string; name: string; role: Role; password: string; tenant_id?: string };
     assertOwnTenant(ctx, body.tenant_id);
@@ -38,7 +38,7 @@ export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, '
     return { status: 201, body: userView(rec) };
   });
 
-  server.route('post', '/admin/users/:id/disable', { scope: 'admin:manage', body: 'none' }, async (ctx) => {
+  server.route('post', '/admin/users/:id/disable', { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
     const rec = await users.disable(ctx.auth.tenantId, ctx.params[0] as string);
     if (!rec) throw new GatewayError('not_found', 'user not found');
     return { status: 200, body: userView(rec) };

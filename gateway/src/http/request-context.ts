@@ -22,7 +22,7 @@ export class RequestContext {
   contentLength: number;
   /** x-svc-agent-id, read for every route: the request log attributes each request to it. */
   agentId: string;
-  /** The extra headers the route declared (RouteOptions.headers, lower case) and their values, in that order. */
+  /** The route's extra headers (those it declares and those its guard reads, lower case) and their values, in order. */
   headerNames: readonly string[];
   headerValues: readonly string[];
   remoteAddress: string;
@@ -32,6 +32,8 @@ export class RequestContext {
   principal: Principal | null;
   /** The plan admission when it is decided elsewhere (shared limits on Redis): waited for before the handler runs. */
   admission: Promise<void> | null;
+  /** What the route's guard threw, on a route whose handler answers its refusals (the proxy, RouteAuth's refusedBy). */
+  refusal: { readonly thrown: unknown } | null;
   body: unknown;
   rawBody: Buffer | null;
   aborted: boolean;
@@ -63,6 +65,7 @@ export class RequestContext {
     this.startedAt = startedAt;
     this.principal = null;
     this.admission = null;
+    this.refusal = null;
     this.body = undefined;
     this.rawBody = null;
     this.aborted = false;

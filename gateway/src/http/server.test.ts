@@ -23,17 +23,17 @@ beforeAll(async () => {
     admit: () => {},
   };
   server = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: denyAll, budget: budget(), defaultMaxBody: 1024, serviceName: 'test' });
-  server.route('get', '/boom', { scope: null, body: 'none' }, () => {
+  server.route('get', '/boom', { auth: 'public', body: 'none' }, () => {
     throw new TypeError('cannot read properties of undefined (secret internals)');
   });
-  server.route('get', '/async-boom', { scope: null, body: 'none' }, async () => {
+  server.route('get', '/async-boom', { auth: 'public', body: 'none' }, async () => {
     await new Promise((r) => setTimeout(r, 1));
     throw new RangeError('late failure');
   });
-  server.route('post', '/echo', { scope: null, body: 'json' }, (ctx) => ({ status: 200, body: { got: ctx.body } }));
-  server.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
-  server.route('get', '/big', { scope: null, body: 'none' }, () => ({ status: 200, raw: BIG, contentType: 'application/octet-stream' }));
-  server.route('post', '/digest', { scope: null, body: 'raw', maxBody: 8 * 1024 * 1024 }, (ctx) => ({
+  server.route('post', '/echo', { auth: 'public', body: 'json' }, (ctx) => ({ status: 200, body: { got: ctx.body } }));
+  server.route('get', '/private', { auth: 'pat', scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
+  server.route('get', '/big', { auth: 'public', body: 'none' }, () => ({ status: 200, raw: BIG, contentType: 'application/octet-stream' }));
+  server.route('post', '/digest', { auth: 'public', body: 'raw', maxBody: 8 * 1024 * 1024 }, (ctx) => ({
     status: 200,
     body: { bytes: ctx.rawBody!.length, sha256: createHash('sha256').update(ctx.rawBody!).digest('hex') },
   }));
@@ -123,13 +123,24 @@ describe('HttpServer', () => {
     expect((await get('/private')).status).toBe(401);
   });
 
+  it('refuses at registration a route of a kind it was given no guard for', async () => {
+    const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
+    for (const auth of ['session', 'sidecar', 'scrape'] as const) {
+      expect(() => s.route('get', `/${auth}`, { auth, body: 'none' }, () => ({ status: 200 }))).toThrow(`s: get /${auth}: this server has no guard for routes of kind '${auth}'`);
+    }
+    // Only a route that reads no body of its own may answer its refusals itself.
+    expect(() => s.route('post', '/own', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'json' }, () => ({ status: 200 }))).toThrow(/reads its own body/);
+    expect(s.routes).toEqual([]);
+    await s.close(0);
+  });
+
   it('logs one line per request, with no header values, tokens or bodies', async () => {
     const lines: string[] = [];
     const dest = { write: (line: string) => void lines.push(line) };
     const { logger, requestLog } = createLoggers('t', { level: 'info', destination: dest });
     const s = new HttpServer({ logger, requestLog: templateRequestLog(requestLog), access: { authenticate: () => { throw new GatewayError('unauthenticated'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
-    s.route('post', '/echo', { scope: null, body: 'json' }, () => ({ status: 200, body: { ok: true } }));
-    s.route('get', '/private', { scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
+    s.route('post', '/echo', { auth: 'public', body: 'json' }, () => ({ status: 200, body: { ok: true } }));
+    s.route('get', '/private', { auth: 'pat', scope: 'runtime:read', body: 'none' }, () => ({ status: 200, body: {} }));
     s.finish();
     const port = await s.listen('127.0.0.1', 0);
     await (await request(`http://127.0.0.1:${port}/echo?secret=q`, { method: 'POST', body: '{"password":"hunter2"}', headers: { authorization: 'Bearer adu_pat_SECRETSECRET' } })).body.text();
@@ -145,7 +156,7 @@ describe('HttpServer', () => {
 
   it('finishes in-flight requests on close', async () => {
     const s = new HttpServer({ logger: createLogger('t', { level: 'silent' }), access: { authenticate: () => { throw new Error('x'); }, admit: () => {} }, budget: budget(), defaultMaxBody: 1024, serviceName: 's' });
-    s.route('get', '/slow', { scope: null, body: 'none' }, async () => {
+    s.route('get', '/slow', { auth: 'public', body: 'none' }, async () => {
       await new Promise((r) => setTimeout(r, 200));
       return { status: 200, body: { done: true } };
     });

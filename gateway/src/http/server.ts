@@ -1,22 +1,22 @@
-import * as uws from 'uWebSockets.js';
-import { App, us_listen_socket_close, us_socket_local_port, type HttpRequest, type HttpResponse, type ListenOptions, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+import { App, us_listen_socket_close, type HttpRequest, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
 import { performance } from 'node:perf_hooks';
 import { pinoRequestLog, traceFrom, type Logger, type RequestLog } from '@aduana/shared';
 import { GatewayError, toEnvelope } from '../errors.js';
 import type { Scope } from '../identity/auth/principal.js';
-import { authorize, type AccessControl } from '../identity/auth/authenticate.js';
+import type { AccessControl } from '../identity/auth/authenticate.js';
 import { NO_HEADERS, RequestContext } from './request-context.js';
 import { readRequestHead } from './request-head.js';
 import { matchesKnownPath } from './known-paths.js';
-import { queryTenant } from './list-params.js';
+import { routeCheck, routeHeaders, type AuthGuards, type AuthKind, type RouteAuth } from './route-guards.js';
 import { CLIENT_ABORTED, readBody } from './read-body.js';
 import type { BodyBudget } from './body-budget.js';
 import { parseJsonBody } from './json-body.js';
 import { statusLine } from './status-text.js';
 import { CONTENT_TYPE, JSON_TYPE, TRACE_ID, TRACEPARENT } from './header-bytes.js';
 import { endWithBody } from './write-body.js';
+import { listenAlone, registerUws, type Method } from './uws-app.js';
 
-export type Method = 'get' | 'post' | 'put' | 'delete' | 'patch';
+export type { Method };
 
 export interface Reply {
   status: number;
@@ -32,30 +32,36 @@ export const HANDLED = Symbol('handled');
 export type HandlerResult = Reply | typeof HANDLED;
 export type Handler = (ctx: RequestContext) => HandlerResult | Promise<HandlerResult>;
 
-export interface RouteOptions {
-  /** Scope required; null for a public route. */
-  scope: Scope | null;
+/** A route's declaration: how it authenticates (`auth`, route-guards.ts) and how its body is read. */
+export type RouteOptions = RouteAuth & {
   /** 'json' parses the body (400 on bad JSON); 'raw' keeps the bytes; 'none' reads nothing. */
-  body: 'json' | 'raw' | 'none';
+  readonly body: 'json' | 'raw' | 'none';
   /** Body cap in bytes (413 past it). */
-  maxBody?: number;
+  readonly maxBody?: number;
   /** Extra request headers (lower case) the handler reads, with `ctx.header(name)`; read once with the head. */
-  headers?: readonly string[];
-}
+  readonly headers?: readonly string[];
+};
 
 export type { AccessControl };
+export type { AuthGuard, AuthGuards, AuthKind } from './route-guards.js';
 
 /** One registered route, as `routes` lists it. */
 export interface RouteInfo {
   readonly method: Method;
   readonly pattern: string;
+  readonly auth: AuthKind;
+  /** The scope it requires, when its kind takes one. */
+  readonly scope: Scope | null;
 }
 
 export interface ServerOptions {
   logger: Logger;
   /** Where the one-line-per-request log goes (default: through `logger`'s own `info`); see createLoggers. */
   requestLog?: RequestLog;
+  /** The `pat` routes' authorization. */
   access: AccessControl;
+  /** The guards of the other kinds its routes declare; a route of a kind without one is refused at registration. */
+  guards?: AuthGuards;
   defaultMaxBody: number;
   /** Caps request body bytes held at once (shared by the servers of one process). */
   budget: BodyBudget;
@@ -70,24 +76,11 @@ export interface ServerOptions {
   routeGuard?: (route: RouteInfo, options: RouteOptions) => ((ctx: RequestContext) => void) | null;
 }
 
-type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
-/** LIBUS_LISTEN_EXCLUSIVE_PORT: uWS exports the value, its types only the enum that names it. */
-const EXCLUSIVE_PORT = (uws as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: ListenOptions }).LIBUS_LISTEN_EXCLUSIVE_PORT;
-/** uWS's listen with a host and options, which it takes though its types declare options only without a host. */
-type ListenExclusive = (host: string, port: number, options: ListenOptions, cb: (socket: us_listen_socket | false) => void) => TemplatedApp;
-const METHOD_REGISTRARS: Record<Method, (app: TemplatedApp, pattern: string, h: UwsHandler) => void> = {
-  get: (app, p, h) => app.get(p, h),
-  post: (app, p, h) => app.post(p, h),
-  put: (app, p, h) => app.put(p, h),
-  delete: (app, p, h) => app.del(p, h),
-  patch: (app, p, h) => app.patch(p, h),
-};
-
 /**
- * A thin layer over uWebSockets.js: routes declared as data (method, pattern, scope, body mode), one dispatch path
- * that authenticates and admits against the plan from the head, then reads the body with a cap (and against the
- * in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes through
- * `toEnvelope` (errors.ts), so the wire format lives in one place.
+ * A thin layer over uWebSockets.js: routes declared as data (method, pattern, authentication, body mode), one dispatch
+ * path that runs the route's guard from the head (credential, scope, the plan), then reads the body with a cap (and
+ * against the in-flight budget), runs the handler and writes the reply corked. Every error, thrown anywhere, goes
+ * through `toEnvelope` (errors.ts), so the wire format lives in one place.
  */
 export class HttpServer {
   readonly app: TemplatedApp;
@@ -108,22 +101,29 @@ export class HttpServer {
   }
 
   route(method: Method, pattern: string, options: RouteOptions, handler: Handler): this {
+    const info: RouteInfo = Object.freeze({ method, pattern, auth: options.auth, scope: options.scope ?? null });
+    const guards = this.#opts.guards ?? {};
+    const check = routeCheck(`${this.#opts.serviceName}: ${method} ${pattern}`, options, this.#opts.access, guards, this.#opts.routeGuard?.(info, options) ?? null);
     const methods = this.#routes.get(pattern) ?? new Set<Method>();
     methods.add(method);
     this.#routes.set(pattern, methods);
-    this.#routeList.push(Object.freeze({ method, pattern }));
+    this.#routeList.push(info);
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
-    const headerNames = options.headers ? Object.freeze(options.headers.map((h) => h.toLowerCase())) : NO_HEADERS;
-    const register = METHOD_REGISTRARS[method];
-    const guard = this.#opts.routeGuard?.({ method, pattern }, options) ?? null;
-    register(this.app, pattern, (res: HttpResponse, req: HttpRequest) => {
+    const headerNames = routeHeaders(options, guards);
+    // The proxy answers its refusals and waits for its admission itself (RouteAuth's refusedBy).
+    const waits = options.auth !== 'pat' || options.refusedBy !== 'handler';
+    const signIn = options.auth === 'session' ? (options.signIn ?? null) : null;
+    registerUws(this.app, method, pattern, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
-        this.#admit(ctx, options);
-        if (guard !== null) guard(ctx);
-        const admission = ctx.admission;
+        // Decided from the head, before a byte of the body is read (a caller without a valid credential, the scope or
+        // plan room costs no memory): a malformed head, shutdown, then the route's guard.
+        if (ctx.rejection) throw ctx.rejection;
+        if (this.#draining) throw new GatewayError('shutting_down');
+        if (check !== null) check(ctx);
+        const admission = waits ? ctx.admission : null;
         if (options.body === 'none') {
           if (admission === null) void this.#run(ctx, options, handler);
           else admission.then(() => this.#run(ctx, options, handler), (err: unknown) => this.fail(ctx, err));
@@ -145,24 +145,11 @@ export class HttpServer {
       } catch (err) {
         // A refusal after a shared admission started (the route guard): its outcome no longer matters.
         ctx.admission?.catch(() => {});
-        this.fail(ctx, err);
+        if (signIn !== null && err instanceof GatewayError && err.status === 401) this.reply(ctx, { status: 303, headers: { location: signIn, 'cache-control': 'no-store' } });
+        else this.fail(ctx, err);
       }
     });
     return this;
-  }
-
-  /**
-   * Everything that can be decided from the head alone, before a byte of the body is read (so a caller without a
-   * valid token, the scope or plan room costs no memory): a malformed head, shutdown, authentication, scope, the plan,
-   * the query's tenant parameter.
-   */
-  #admit(ctx: RequestContext, options: RouteOptions): void {
-    if (ctx.rejection) throw ctx.rejection;
-    if (this.#draining) throw new GatewayError('shutting_down');
-    if (options.scope === null) return;
-    authorize(this.#opts.access, ctx, options.scope);
-    // Every authenticated route, whether or not it reads one: a foreign or ambiguous tenant parameter is refused.
-    queryTenant(ctx);
   }
 
   /** Reads the request body up to `maxBytes`, counted against the in-flight budget until the request is answered. */
@@ -278,18 +265,11 @@ export class HttpServer {
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }
 
-  /**
-   * Listens on `host:port` alone: uWS shares a named port with any other listener (SO_REUSEPORT) unless told
-   * otherwise, which let a second gateway start silently beside the first. uWS gives no reason for a refusal.
-   */
-  listen(host: string, port: number): Promise<number> {
-    return new Promise((resolve, reject) => {
-      (this.app.listen as unknown as ListenExclusive).call(this.app, host, port, EXCLUSIVE_PORT, (socket) => {
-        if (!socket) return reject(new Error(`${this.#opts.serviceName}: cannot listen on ${host}:${port}: the port is in use (or the address is not this machine's)`));
-        this.#listenSocket = socket;
-        resolve(us_socket_local_port(socket as unknown as Parameters<typeof us_socket_local_port>[0]));
-      });
-    });
+  /** Listens on `host:port` alone (no other listener may share it); resolves with the port. */
+  async listen(host: string, port: number): Promise<number> {
+    const listening = await listenAlone(this.app, host, port, this.#opts.serviceName);
+    this.#listenSocket = listening.socket;
+    return listening.port;
   }
 
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes every socket. */

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
-import type { AccessControl } from '../identity/auth/authenticate.js';
 import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';
@@ -39,8 +38,6 @@ import type { UpstreamClient } from './upstream/upstream-client.js';
 export interface PipelineDeps {
   /** How the proxy reads bodies and writes answers: the HTTP edge's, handed over when it mounts the proxy's routes. */
   edge: ProxyEdge;
-  /** The same authorization as every authenticated route's. */
-  access: AccessControl;
   runtimes: TenantRuntimes;
   agents: AgentRegistry;
   prices: PriceTable;
@@ -86,7 +83,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
   const answer = responseStages(d);
   return Object.freeze([
     // Authentication, the agent and the plan limit come from the headers, before any body byte is read.
-    authenticateStage(d.access, d.runtimes, d.agents),
+    authenticateStage(d.runtimes, d.agents),
     readBodyStage(d.edge, d.maxBodyBytes),
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
@@ -109,7 +106,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
 /** The models passthrough: authenticated, forwarded and recorded, not judged (it has no body to read). */
 export function passthroughStages(d: PipelineDeps, recorder: CallRecorder): readonly Stage[] {
   return Object.freeze([
-    authenticateStage(d.access, d.runtimes, d.agents),
+    authenticateStage(d.runtimes, d.agents),
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     passthroughStage(),

@@ -8,6 +8,7 @@ import { HttpServer } from '../../src/http/server.js';
 import { BodyBudget } from '../../src/http/body-budget.js';
 import { GatewayError } from '../../src/errors.js';
 import { registerBundleRoute } from '../../src/fleet/bundle/bundle-route.js';
+import { sidecarGuard } from '../../src/fleet/sidecar-auth.js';
 import type { BundledAgent } from '../../src/fleet/bundle/bundle-format.js';
 import { InProcessChangeFeed } from '../../src/fleet/bundle/in-process-change-feed.js';
 import type { SidecarTokenRecord, SidecarTokenRepository, SidecarTokenRotation } from '../../src/storage/repositories.js';
@@ -56,8 +57,8 @@ export class MemorySidecarTokens implements SidecarTokenRepository {
   }
 }
 
-/** An HTTP server for the fleet routes alone: they check the sidecar token themselves, so no PAT is ever accepted. */
-export function sidecarOnlyServer(name: string): HttpServer {
+/** An HTTP server for the fleet routes alone: their guard checks sidecar tokens in `tokens`; no PAT is accepted. */
+export function sidecarOnlyServer(name: string, tokens: SidecarTokenRepository): HttpServer {
   return new HttpServer({
     logger: createLogger(name, { level: 'silent' }),
     access: {
@@ -66,6 +67,7 @@ export function sidecarOnlyServer(name: string): HttpServer {
       },
       admit: () => undefined,
     },
+    guards: { sidecar: sidecarGuard(tokens) },
     budget: new BodyBudget(1 << 24, 1 << 24),
     defaultMaxBody: 1 << 20,
     serviceName: name,
@@ -91,11 +93,11 @@ export class TestControlPlane {
 
   static async start(): Promise<TestControlPlane> {
     const cp = new TestControlPlane(await startTestGateway());
-    const server = sidecarOnlyServer('control-plane');
+    const server = sidecarOnlyServer('control-plane', cp.sidecarTokens);
     const agents = cp.gw.gw.deps.agents;
     const agentProfiles = (tenantId: string): BundledAgent[] =>
       agents.list(tenantId, { limit: 10_000 }).data.map((a) => ({ agent_id: a.agentId, name: a.name, policy_pack: a.policyPack, risk_budget: a.riskBudget, suspended: a.suspended }));
-    registerBundleRoute(server, { repos: cp.gw.gw.deps, sidecarTokens: cp.sidecarTokens, changes: cp.changes, agentProfiles });
+    registerBundleRoute(server, { repos: cp.gw.gw.deps, changes: cp.changes, agentProfiles });
     server.finish();
     cp.#server = server;
     cp.#backendPort = await server.listen('127.0.0.1', 0);

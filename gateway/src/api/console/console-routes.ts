@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TokenBuckets } from '@aduana/shared';
 import { ERRORS, GatewayError, type ErrorCode } from '../../errors.js';
-import type { Handler, HttpServer, Reply } from '../../http/server.js';
+import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { resolveDecision } from '../../policy/decisions/resolve-decision.js';
@@ -12,7 +12,7 @@ import { loadConsoleAssets } from './console-assets.js';
 import type { ConsoleData } from './console-data.js';
 import type { ConsoleLedger } from './console-ledger.js';
 import type { DecisionSource } from '../../policy/decisions/decision-source.js';
-import { assertCsrf, consoleViewer, formBody } from './console-session.js';
+import { assertCsrf, formBody, viewerOf, type SessionViewer } from './console-session.js';
 import type { Viewer } from './pages/layout.js';
 import { loginPage } from './pages/login-page.js';
 import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
@@ -21,6 +21,12 @@ import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
 import { candidateCompiler } from '../policies-routes.js';
 
 const COOKIE = ['cookie'] as const;
+/** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
+const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
+/** A form post of a signed-in person; refused 401 `session_required` without a session, before its body is read. */
+const FORM: RouteOptions = { auth: 'session', body: 'raw' };
+/** A form post only an admin may make (403 `missing_scope` for any other role, before its body is read). */
+const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
 const VERDICTS = new Set(['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']);
 const SINCE_MS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, all: Infinity };
 const LIST_LIMIT = 200;
@@ -38,22 +44,22 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
 
 /**
  * What the console needs: the embedded gateway's parts, or the control plane's (its decisions are the ones its sidecars
- * shipped, its ledger every shipped chain). `resolveRefusal`, when set, refuses a resolve before anything is read (a
- * sidecar: held decisions are resolved at the control plane).
+ * shipped, its ledger every shipped chain). At a sidecar its admin forms are refused by the server's route guard, as
+ * the API's admin writes are (held decisions are resolved at the control plane).
  */
-export type ConsoleDeps = Pick<GatewayDeps, 'authenticator' | 'sessions' | 'passwordLogin' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved'> & {
+export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved'> & {
   decisions: DecisionSource;
   ledger: ConsoleLedger;
-  resolveRefusal?: () => void;
 };
 
 /**
  * The read-only web console on the authentication service's port (docs/authentication.md, "Console"): server-rendered
- * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie, a CSRF token in every form
- * that changes anything. Every role reads; only admins resolve held decisions.
+ * pages, assets served here, strict CSP, session in an HttpOnly SameSite=Strict cookie (checked by the `session`
+ * guard, console-session.ts), a CSRF token in every form that changes anything. Every role reads; only admins resolve
+ * held decisions.
  */
 export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, data: ConsoleData): void {
-  const { authenticator, sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
+  const { sessions, passwordLogin, config, policies, ledger, decisions, policyValidator, runtimes } = deps;
   const assets = loadConsoleAssets();
   const secure = config.cookieSecure;
   const idp = config.oidcIssuer !== '';
@@ -62,34 +68,30 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   // start one, so they are limited per tenant (CONSOLE_VERIFIES_PER_HOUR).
   const verifies = new TokenBuckets({ capacity: config.consoleVerifiesPerHour, refillPerSecond: config.consoleVerifiesPerHour / 3600 });
 
-  /** A page for a signed-in person; anyone else is sent to the sign-in form. */
+  /** A page (PAGE) rendered for the signed-in person its guard admitted. */
   const signedIn =
     (render: (v: Viewer, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
-    (ctx) => {
-      const v = consoleViewer(ctx, authenticator, sessions);
-      if (!v) return redirect('/console/login');
-      return render(v, ctx);
-    };
+    (ctx) =>
+      render(viewerOf(ctx), ctx);
 
-  /** A form post of a signed-in person, CSRF-checked before anything else is read. */
+  /** A form post (FORM, ADMIN_FORM) of the person its guard admitted, CSRF-checked before anything else is read. */
   // Errors of these posts are the service's error envelope, like every other route's (docs/authentication.md).
   const signedInPost =
-    (act: (v: Viewer & { token: string }, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
+    (act: (v: SessionViewer, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
     (ctx) => {
-      const v = consoleViewer(ctx, authenticator, sessions);
-      if (!v) throw new GatewayError('session_required');
+      const v = viewerOf(ctx);
       const form = formBody(ctx);
       assertCsrf(form, v.csrf);
       return act(v, form, ctx);
     };
 
-  server.route('get', '/console/assets/:name', { scope: null, body: 'none' }, (ctx) => {
+  server.route('get', '/console/assets/:name', { auth: 'public', body: 'none' }, (ctx) => {
     const a = assets.get(ctx.params[0] as string);
     if (!a) throw new GatewayError('route_not_found');
     return { status: 200, raw: a.body, contentType: a.type, headers: { 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' } };
   });
 
-  server.route('get', '/console/login', { scope: null, body: 'none', headers: COOKIE }, (ctx) => {
+  server.route('get', '/console/login', { auth: 'public', body: 'none', headers: COOKIE }, (ctx) => {
     const csrf = randomBytes(24).toString('base64url');
     const cookie = setCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: 3600, path: '/console', sameSite: 'Strict', secure });
     const code = ctx.query.get('error') as ErrorCode | null;
@@ -97,7 +99,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     return html(200, loginPage({ csrf, idp, error }), { 'set-cookie': cookie });
   });
 
-  server.route('post', '/console/login', { scope: null, body: 'raw', headers: COOKIE }, async (ctx) => {
+  server.route('post', '/console/login', { auth: 'public', body: 'raw', headers: COOKIE }, async (ctx) => {
     const form = formBody(ctx);
     // Before a session exists the form's token must match the one its cookie carries (double submit).
     assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
@@ -113,7 +115,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'post',
     '/console/logout',
-    { scope: null, body: 'raw', headers: COOKIE },
+    FORM,
     signedInPost(async (v) => {
       await sessions.revoke(v.token);
       return redirect('/console/login', sessionCookie('', 0));
@@ -123,7 +125,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'get',
     '/console',
-    { scope: null, body: 'none', headers: COOKIE },
+    PAGE,
     signedIn(async (v, ctx) => {
       const q = ctx.query.get('range') ?? '24h';
       const range: RangeName = q in RANGES ? (q as RangeName) : '24h';
@@ -136,7 +138,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'get',
     '/console/decisions',
-    { scope: null, body: 'none', headers: COOKIE },
+    PAGE,
     signedIn(async (v, ctx) => {
       const verdict = ctx.query.get('verdict') ?? '';
       const agent = (ctx.query.get('agent') ?? '').slice(0, 256);
@@ -152,10 +154,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'post',
     '/console/decisions/:id/resolve',
-    { scope: null, body: 'raw', headers: COOKIE },
+    ADMIN_FORM,
     signedInPost(async (v, form, ctx) => {
-      if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin resolves held decisions');
-      deps.resolveRefusal?.();
       const resolution = form.get('resolution');
       if (resolution !== 'APPROVED' && resolution !== 'REJECTED') throw new GatewayError('invalid_request', 'resolution: APPROVED or REJECTED');
       const id = ctx.params[0] as string;
@@ -167,14 +167,14 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'get',
     '/console/agents',
-    { scope: null, body: 'none', headers: COOKIE },
+    PAGE,
     signedIn(async (v) => html(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
   );
 
   server.route(
     'get',
     '/console/policies',
-    { scope: null, body: 'none', headers: COOKIE },
+    PAGE,
     signedIn((v) => html(200, policiesPage(v, policies.all(v.principal.tenantId)))),
   );
 
@@ -182,9 +182,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'post',
     '/console/policies/:id/toggle',
-    { scope: null, body: 'raw', headers: COOKIE },
+    ADMIN_FORM,
     signedInPost(async (v, _form, ctx) => {
-      if (!v.principal.scopes.includes('admin:manage')) throw new GatewayError('missing_scope', 'only an admin changes policies');
       const tenantId = v.principal.tenantId;
       const current = policies.get(tenantId, ctx.params[0] as string);
       if (!current) throw new GatewayError('not_found', 'policy not found');
@@ -198,7 +197,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'get',
     '/console/ledger',
-    { scope: null, body: 'none', headers: COOKIE },
+    PAGE,
     signedIn(async (v) => {
       const { size, checkpoint } = await ledger.summary(v.principal.tenantId);
       return html(200, ledgerPage(v, size, checkpoint, null));
@@ -208,7 +207,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'post',
     '/console/ledger/verify',
-    { scope: null, body: 'raw', headers: COOKIE },
+    FORM,
     signedInPost(async (v) => {
       const t = v.principal.tenantId;
       const allowed = verifies.take(t);

@@ -1,17 +1,48 @@
 import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { Authenticator } from '../../identity/auth/authenticate.js';
+import { hasScope } from '../../identity/auth/principal.js';
 import { SESSION_COOKIE, cookieValue } from '../../http/cookies.js';
 import type { RequestContext } from '../../http/request-context.js';
+import type { AuthGuard } from '../../http/route-guards.js';
 import type { Viewer } from './pages/layout.js';
 import type { SessionRepository } from '../../storage/repositories.js';
 
+/** The console's signed-in person, with the session token (to end it) and its CSRF token (to check its forms). */
+export type SessionViewer = Viewer & { token: string };
+
+/** Each admitted request's viewer, for its handler (`viewerOf`); gone with the request. */
+const viewers = new WeakMap<RequestContext, SessionViewer>();
+
+/**
+ * The `session` routes' guard (the console's pages and forms), given to the authentication service's server by whoever
+ * builds it: a usable login session from the cookie, else 401 `session_required` (a page sends the caller to sign in
+ * instead, RouteAuth's signIn); with a scope declared, a role without it is 403 `missing_scope`.
+ */
+export function consoleSessionGuard(authenticator: Authenticator, sessions: SessionRepository): AuthGuard {
+  return {
+    headers: ['cookie'],
+    check(ctx, scope) {
+      const v = consoleViewer(ctx, authenticator, sessions);
+      if (!v) throw new GatewayError('session_required');
+      if (scope !== undefined && !hasScope(v.principal, scope)) throw new GatewayError('missing_scope', `the ${v.principal.role} role lacks the ${scope} scope`);
+      viewers.set(ctx, v);
+    },
+  };
+}
+
+/** The viewer the `session` guard admitted this request for. */
+export function viewerOf(ctx: RequestContext): SessionViewer {
+  const v = viewers.get(ctx);
+  if (!v) throw new Error('console route ran without its session guard');
+  return v;
+}
+
 /**
  * The console's signed-in person, from the session cookie: a login session only (a PAT never rides in a cookie).
- * Null when there is no usable session (missing, forged, expired, revoked, disabled user): the page sends them to sign
- * in.
+ * Null when there is no usable session (missing, forged, expired, revoked, disabled user).
  */
-export function consoleViewer(ctx: RequestContext, authenticator: Authenticator, sessions: SessionRepository): (Viewer & { token: string }) | null {
+function consoleViewer(ctx: RequestContext, authenticator: Authenticator, sessions: SessionRepository): SessionViewer | null {
   const token = cookieValue(ctx.header('cookie'), SESSION_COOKIE);
   if (!token.startsWith('adu_ses_')) return null;
   let principal;

@@ -1,7 +1,7 @@
 import type { HttpServer, Reply } from '../../http/server.js';
-import type { SidecarTokenRecord, SidecarTokenRepository } from '../../storage/repositories.js';
+import type { SidecarTokenRecord } from '../../storage/repositories.js';
 import type { ChangeFeed } from '../change-feed.js';
-import { authenticateSidecar } from '../sidecar-auth.js';
+import { sidecarOf } from '../sidecar-auth.js';
 import { buildBundle, type AgentProfiles, type BundleSources, type RecentResolutions } from './build-bundle.js';
 
 /** The longest a bundle request is held open when nothing changed (docs/fleet.md, "The bundle"). */
@@ -9,7 +9,6 @@ export const MAX_BUNDLE_WAIT_S = 60;
 
 export interface BundleRouteDeps {
   repos: BundleSources;
-  sidecarTokens: SidecarTokenRepository;
   changes: ChangeFeed;
   agentProfiles?: AgentProfiles;
   resolutions?: RecentResolutions;
@@ -56,8 +55,8 @@ class BundleCache {
  */
 export function registerBundleRoute(server: HttpServer, deps: BundleRouteDeps): void {
   const cache = new BundleCache(deps);
-  server.route('get', '/v1/fleet/bundle', { scope: null, body: 'none', headers: ['if-none-match', 'prefer'] }, async (ctx): Promise<Reply> => {
-    const scope = authenticateSidecar(ctx.authorization, deps.sidecarTokens);
+  server.route('get', '/v1/fleet/bundle', { auth: 'sidecar', body: 'none', headers: ['if-none-match', 'prefer'] }, async (ctx): Promise<Reply> => {
+    const scope = sidecarOf(ctx);
     let revision = deps.changes.revision();
     const known = revisionOfTag(ctx.header('if-none-match'));
     if (known === revision) {

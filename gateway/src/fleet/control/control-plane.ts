@@ -5,7 +5,7 @@ import { openGatewayStore } from '../../storage/gateway-store.js';
 import { Authenticator } from '../../identity/auth/authenticate.js';
 import { PolicyValidator } from '../../policy/validate-policy.js';
 import { TenantRuntimes, evaluationLimits } from '../../policy/runtime/tenant-runtime.js';
-import { HttpServer } from '../../http/server.js';
+import { HttpServer, type RouteInfo } from '../../http/server.js';
 import { BodyBudget } from '../../http/body-budget.js';
 import { registerPolicyRoutes } from '../../api/policies-routes.js';
 import { registerUserRoutes } from '../../api/user-routes.js';
@@ -24,6 +24,8 @@ import { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 import { registerAgentRoutes } from '../../api/agents-routes.js';
 import { registerDecisionAdminRoutes } from '../../api/decision-routes.js';
 import { registerConsoleRoutes } from '../../api/console/console-routes.js';
+import { consoleSessionGuard } from '../../api/console/console-session.js';
+import { sidecarGuard } from '../sidecar-auth.js';
 import { PgAgentActivity } from '../postgres/pg-agent-activity.js';
 import { PgAgentDirectory } from '../agents/pg-agent-directory.js';
 import { registerAgentReportRoute } from '../agents/agent-report-route.js';
@@ -41,6 +43,8 @@ import { compileOwnSchemasSoon } from '../../http/gateway-ajv.js';
 export interface RunningControlPlane {
   readonly url: string;
   readonly authUrl: string;
+  /** The routes each port serves (read-only; the fallbacks for unknown paths are not listed). */
+  readonly routes: { readonly api: readonly RouteInfo[]; readonly auth: readonly RouteInfo[] };
   readonly bootstrapToken: string | null;
   close(): Promise<void>;
 }
@@ -99,30 +103,30 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
   };
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
-  const api = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'control' });
-  api.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
+  // The fleet routes take a sidecar's token (fleet/sidecar-auth.ts), not a PAT.
+  const api = new HttpServer({ logger, requestLog, access, guards: { sidecar: sidecarGuard(db.sidecarTokens) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'control' });
+  api.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
   registerPolicyRoutes(api, { policies, policyValidator, runtimes, config });
   registerUserRoutes(api, { users, tenants, config });
   registerBundleRoute(api, {
     repos: db,
-    sidecarTokens: db.sidecarTokens,
     changes: db.changes,
     agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
     resolutions: (tenantId) => db.resolutions.recent(tenantId, Date.now() - resolutionsWindowMs, config.fleetBundleResolutionsMax),
   });
   registerAgentRoutes(api, { agents, config });
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
-  registerAgentReportRoute(api, { activity, tenants, sidecarTokens: db.sidecarTokens, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
-  registerLedgerIngestRoute(api, { archive, sidecarTokens: db.sidecarTokens, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
-  registerTelemetryShipRoute(api, { store: telemetryStore, tenants, sidecarTokens: db.sidecarTokens, sanitizer, maxBody: config.fleetTelemetryBodyLimit, maxItems: config.fleetTelemetryBatchMax });
+  registerAgentReportRoute(api, { activity, tenants, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
+  registerLedgerIngestRoute(api, { archive, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
+  registerTelemetryShipRoute(api, { store: telemetryStore, tenants, sanitizer, maxBody: config.fleetTelemetryBodyLimit, maxItems: config.fleetTelemetryBatchMax });
   registerTelemetryQueryRoutes(api, pgTelemetryQueries(telemetryStore, config.telemetryRetentionDays, sanitizer), config);
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
-  const auth = new HttpServer({ logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
+  const auth = new HttpServer({ logger, requestLog, access, guards: { session: consoleSessionGuard(authenticator, sessions) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
   registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger });
   registerConsoleRoutes(
     auth,
-    { authenticator, sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, ledger: archiveConsoleLedger(archive) },
+    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, ledger: archiveConsoleLedger(archive) },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();
@@ -138,6 +142,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   return {
     url: `http://${host}:${port}`,
     authUrl: `http://${host}:${authPort}`,
+    routes: Object.freeze({ api: api.routes, auth: auth.routes }),
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {

@@ -38,7 +38,7 @@ export function registerArchiveEventRoutes(server: HttpServer, archive: PgLedger
   const defaultLimit = options.defaultLimit ?? 50;
   const maxLimit = options.maxLimit ?? 500;
 
-  server.route('get', '/v1/events', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, defaultLimit, maxLimit);
     const order = ctx.query.get('order') ?? 'asc';
@@ -54,31 +54,31 @@ export function registerArchiveEventRoutes(server: HttpServer, archive: PgLedger
     return { status: 200, body: page };
   });
 
-  server.route('get', '/v1/fleet/chains', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/fleet/chains', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     return { status: 200, body: { data: await archive.chains(ctx.auth.tenantId) } };
   });
 
-  server.route('get', '/v1/events/verify', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events/verify', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const chains = await archive.verifyTenant(ctx.auth.tenantId);
     return { status: 200, body: { tenant_id: ctx.auth.tenantId, ok: chains.every((c) => c.ok), chains } };
   });
 
-  server.route('get', '/v1/events/proofs/inclusion', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events/proofs/inclusion', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const chainId = chainParam(ctx, true) as string;
     const seq = intParam(ctx, 'seq', true) as number;
     const treeSize = intParam(ctx, 'tree_size', false);
     return { status: 200, body: await archive.inclusionProof(ctx.auth.tenantId, chainId, seq, treeSize) };
   });
 
-  server.route('get', '/v1/events/proofs/consistency', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events/proofs/consistency', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const chainId = chainParam(ctx, true) as string;
     const from = intParam(ctx, 'from', true) as number;
     const to = intParam(ctx, 'to', false);
     return { status: 200, body: await archive.consistencyProof(ctx.auth.tenantId, chainId, from, to) };
   });
 
-  server.route('get', '/v1/events/checkpoints', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('get', '/v1/events/checkpoints', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const chainId = chainParam(ctx, true) as string;
     const limit = limitParam(ctx, defaultLimit, maxLimit);
     const fromSize = intParam(ctx, 'from_size', false) ?? 0;

@@ -3,6 +3,7 @@
 export { LedgerShipper, ShipError, type LedgerShipperOptions, type ShipperStatus, type ChainLag } from './ledger-shipper.js';
 export { ShipCursorStore, type ShipCursor } from './ship-cursor-store.js';
 export { registerLedgerIngestRoute, type LedgerIngestOptions } from './ledger-ingest-route.js';
+export { sidecarGuard } from '../sidecar-auth.js';
 export { registerArchiveEventRoutes, type ArchiveEventRouteOptions } from './archive-event-routes.js';
 export { checkBatchContent, verifyBatch, type BatchVerdict, type ChainHead, type CheckedBatch } from './verify-batch.js';
 export { readShippedBatch } from './read-shipped-batch.js';

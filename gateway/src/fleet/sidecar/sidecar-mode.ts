@@ -154,18 +154,16 @@ export class SidecarMode {
     );
   }
 
-  /** The HTTP servers' route guard: admin writes answer 409 sidecar_read_only, naming the control plane. */
+  /**
+   * The HTTP servers' route guard: admin writes (the API's and the console's) answer 409 sidecar_read_only, naming the
+   * control plane.
+   */
   readonly routeGuard = (route: RouteInfo, options: RouteOptions): ((ctx: RequestContext) => void) | null => {
     if (options.scope !== 'admin:manage' || route.method === 'get') return null;
     const refusal = this.#refusal();
     return () => {
       throw new GatewayError('sidecar_read_only', refusal);
     };
-  };
-
-  /** The console's resolve at a sidecar: refused as the API's is (held decisions are resolved at the control plane). */
-  readonly refuseResolve = (): void => {
-    throw new GatewayError('sidecar_read_only', this.#refusal());
   };
 
   // Agents' suspend and resume and held decisions' resolve are served there too (docs/fleet.md).

@@ -1,15 +1,13 @@
-import { HANDLED, type HttpServer } from '../../http/server.js';
-import { parseJsonBody } from '../../http/json-body.js';
-import type { SidecarTokenRepository, TenantRepository } from '../../storage/repositories.js';
+import type { HttpServer } from '../../http/server.js';
+import type { TenantRepository } from '../../storage/repositories.js';
 import type { Sanitizer } from '../../telemetry/sanitizer.js';
-import { assertSidecarCovers, readSidecarRequest } from '../sidecar-auth.js';
+import { assertSidecarCovers, sidecarOf } from '../sidecar-auth.js';
 import type { PgTelemetryStore } from './pg-telemetry-store.js';
 import { parseTelemetryBatch, type TelemetryBatch } from './telemetry-batch-format.js';
 
 export interface TelemetryShipRouteOptions {
   store: Pick<PgTelemetryStore, 'storeBatch'>;
   tenants: Pick<TenantRepository, 'get'>;
-  sidecarTokens: SidecarTokenRepository;
   /** The embedded gateway's telemetry redaction, applied again to what sidecars ship. */
   sanitizer: Pick<Sanitizer, 'text' | 'value' | 'id'>;
   /** Largest batch body, bytes (FLEET_TELEMETRY_BODY_LIMIT; 413 past it). */
@@ -20,18 +18,16 @@ export interface TelemetryShipRouteOptions {
 
 /**
  * POST /v1/fleet/telemetry at the control plane (docs/fleet.md, "Telemetry"): a sidecar's batch of metric samples,
- * logs and error events. The whole batch is checked before anything is stored (malformed 400, too large 413, a tenant
- * the token does not cover 403), then stored in one transaction, once per batch id: a resend answers 200 and stores
- * nothing. Items of a tenant the control plane no longer has are skipped, and named in the answer. Logs and error
+ * logs and error events, its token checked by the `sidecar` guard before the body is read. The whole batch is checked
+ * before anything is stored (malformed 400, too large 413, a tenant the token does not cover 403), then stored in one
+ * transaction, once per batch id: a resend answers 200 and stores nothing. Items of a tenant the control plane no longer has are skipped, and named in the answer. Logs and error
  * events are redacted again before they are stored: a sidecar redacts them already, but the control plane does not
  * take a sidecar's word for it (an older build, or anything holding a sidecar token, may ship them as they were).
  */
 export function registerTelemetryShipRoute(server: HttpServer, options: TelemetryShipRouteOptions): void {
-  server.route('post', '/v1/fleet/telemetry', { scope: null, body: 'none' }, async (ctx) => {
-    const got = await readSidecarRequest(server, ctx, options.sidecarTokens, options.maxBody);
-    if (got === HANDLED) return HANDLED;
-    const { sidecar, raw } = got;
-    const batch = parseTelemetryBatch(parseJsonBody(raw), options.maxItems);
+  server.route('post', '/v1/fleet/telemetry', { auth: 'sidecar', body: 'json', maxBody: options.maxBody }, async (ctx) => {
+    const sidecar = sidecarOf(ctx);
+    const batch = parseTelemetryBatch(ctx.body, options.maxItems);
     const tenants = new Set<string>();
     for (const x of [...batch.metrics, ...batch.logs, ...batch.errors]) tenants.add(x.tenant_id);
     for (const t of tenants) assertSidecarCovers(sidecar, t);

@@ -40,11 +40,11 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
   registerSessionRoutes(server, deps);
   registerIdpRoutes(server, deps);
 
-  server.route('get', '/health', { scope: null, body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
+  server.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
 
   // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good. A good token counts
   // against its tenant's plan; a bad one (or none) against the client address's failure budget.
-  server.route('get', '/verify', { scope: null, body: 'none' }, (ctx) => {
+  server.route('get', '/verify', { auth: 'public', body: 'none' }, (ctx) => {
     const address = ctx.clientAddress();
     failures.assertAllowed(address);
     const token = bearerToken(ctx.authorization);
@@ -71,7 +71,7 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
   });
 
   // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.
-  server.route('post', '/token', { scope: 'admin:manage', body: 'json' }, async (ctx) => {
+  server.route('post', '/token', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     const caller = ctx.auth;
     const body = structuredClone(ctx.body);
     assertValid(validateTokenRequest, body);

@@ -44,7 +44,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
   // address, so one client cannot push out everyone else's half-done sign-ins.
   const starts = new TokenBuckets({ capacity: config.oidcStartsPerMinute, refillPerSecond: config.oidcStartsPerMinute / 60 });
 
-  server.route('get', '/auth/idp', { scope: null, body: 'none' }, async (ctx) => {
+  server.route('get', '/auth/idp', { auth: 'public', body: 'none' }, async (ctx) => {
     if (!rp) throw new GatewayError('identity_provider_off');
     const allowed = starts.take(ctx.clientAddress());
     if (!allowed.allowed) {
@@ -56,7 +56,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
     return { status: 302, headers: { location: url, 'set-cookie': cookie, 'cache-control': 'no-store' } };
   });
 
-  server.route('get', '/auth/idp/callback', { scope: null, body: 'none', headers: COOKIE_HEADERS }, async (ctx) => {
+  server.route('get', '/auth/idp/callback', { auth: 'public', body: 'none', headers: COOKIE_HEADERS }, async (ctx) => {
     if (!rp) throw new GatewayError('identity_provider_off');
     const identity = await (await rp).finish(cookieValue(ctx.header('cookie'), OIDC_FLOW_COOKIE), ctx.rawQuery);
     const user = await provisionUser(users, identity, { tenantId: config.oidcTenant, allowedDomains });

@@ -20,7 +20,7 @@ const validateLogin = new OwnSchema({
 export function registerSessionRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'users' | 'tenants'>): void {
   const { passwordLogin, sessions, users, tenants } = deps;
 
-  server.route('post', '/login', { scope: null, body: 'json' }, async (ctx) => {
+  server.route('post', '/login', { auth: 'public', body: 'json' }, async (ctx) => {
     assertValid(validateLogin, ctx.body);
     const body = ctx.body as { email: string; password: string };
     const { token, record } = await passwordLogin.login(body.email, body.password, ctx.clientAddress());
@@ -29,7 +29,7 @@ export function registerSessionRoutes(server: HttpServer, deps: Pick<GatewayDeps
 
   // The current user (id, name, avatar, email, role, provider: strings; docs/authentication.md): for a session, or a
   // PAT minted by a user; a PAT of no user answers its token's view.
-  server.route('get', '/me', { scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/me', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     const p = ctx.auth;
     const user = p.userId ? users.get(p.userId) : undefined;
     const tenant = tenants.get(p.tenantId);
@@ -46,7 +46,7 @@ export function registerSessionRoutes(server: HttpServer, deps: Pick<GatewayDeps
     };
   });
 
-  server.route('post', '/logout', { scope: 'runtime:read', body: 'none' }, async (ctx) => {
+  server.route('post', '/logout', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     if (ctx.auth.kind !== 'session') throw new GatewayError('session_required', 'only a login session logs out; revoke a token with `aduana token revoke ID`');
     await sessions.revoke(bearerToken(ctx.authorization));
     return { status: 204 };

@@ -4,6 +4,7 @@ import { policyRecord, proxyContext, refusal, TENANT, tenantRuntimes, type CallO
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { AgentState } from '../../agents/agent-state.js';
 import { Authenticator, type AccessControl } from '../../identity/auth/authenticate.js';
+import { routeCheck } from '../../http/route-guards.js';
 import type { Role } from '../../identity/auth/principal.js';
 import type { TokenRecord } from '../../identity/auth/token-store.js';
 import { GatewayError } from '../../errors.js';
@@ -11,7 +12,8 @@ import type { PackName } from '../../policy/packs.js';
 import type { Repositories } from '../../storage/repositories.js';
 import { authenticateStage } from './authenticate.js';
 
-// The first stage over a small context: the real authenticator over PATs held in a Map, real compiled policy sets.
+// The first stage over a small context: the real authenticator over PATs held in a Map, real compiled policy sets. The
+// proxy route's guard runs first, as the server runs it: what it finds, or its refusal, is in the context.
 
 const FILTER = policyRecord('content_filter', { patterns: ['forbidden'], action: 'DENY', target: 'input', case_insensitive: false });
 const PACK_FILTER = { ...policyRecord('content_filter', { patterns: ['pack only'], action: 'DENY', target: 'input', case_insensitive: false }, 'pack:FREE_TIER_POLICIES:content_filter'), tenant_id: '' };
@@ -47,7 +49,8 @@ function setUp() {
   const access: AccessControl = { authenticate: (ctx) => authenticator.authenticate(ctx), admit: () => plan.admit() };
   const runtimes = tenantRuntimes([FILTER], { FREE_TIER_POLICIES: [PACK_FILTER] });
   const agents = new Agents();
-  const stage = authenticateStage(access, runtimes, agents as unknown as AgentRegistry);
+  const stage = authenticateStage(runtimes, agents as unknown as AgentRegistry);
+  const guard = routeCheck('post /v1/proxy/chat/completions', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none' }, access, {}, null);
 
   /** A PAT as `aduana token create` would store it; the bearer header that presents it. */
   function mint(role: Role, r: Partial<TokenRecord> = {}): string {
@@ -57,7 +60,11 @@ function setUp() {
     return `Bearer ${token}`;
   }
 
-  const call = (o: CallOptions) => proxyContext('chat', { ...o, principal: null });
+  const call = (o: CallOptions) => {
+    const c = proxyContext('chat', { ...o, principal: null });
+    guard?.(c.http);
+    return c;
+  };
   return { stage, runtimes, agents, plan, mint, call };
 }
 

@@ -1,6 +1,5 @@
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import { authorize, type AccessControl } from '../../identity/auth/authenticate.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import { assertAgent } from '../../identity/auth/principal.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
@@ -8,15 +7,18 @@ import type { Stage } from './stage.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 
 /**
- * Bearer PAT → principal with runtime:write; the tenant's plan limit; the agent id every proxied call must name, and
- * that agent in the registry (registered on first use; a suspended one is denied here with rule `agent_suspended`,
- * recorded like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
+ * What the route's guard found (a bearer PAT with runtime:write within the tenant's plan, checked by the server from
+ * the head, its refusal left here to be answered with the verdict headers); the agent id every proxied call must
+ * name, and that agent in the registry (registered on first use; a suspended one is denied here with rule
+ * `agent_suspended`, recorded like any block). Its policy set is the tenant's, or the tenant's plus its pack
+ * (docs/agents.md).
  */
-export function authenticateStage(access: AccessControl, runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
+export function authenticateStage(runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
   return {
     name: 'authenticate',
     run(c) {
-      const p = authorize(access, c.http, 'runtime:write');
+      if (c.http.refusal !== null) throw c.http.refusal.thrown;
+      const p = c.http.auth;
       c.principal = p;
       if (c.http.agentId === '') {
         c.policySet = runtimes.policySet(p.tenantId);

@@ -3,17 +3,20 @@ import { OPERATOR, proxyContext, tenantRuntimes } from '../../../test/helpers/pr
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { AgentState } from '../../agents/agent-state.js';
 import type { AccessControl } from '../../identity/auth/authenticate.js';
+import { routeCheck } from '../../http/route-guards.js';
 import { GatewayError } from '../../errors.js';
 import { authenticateStage } from './authenticate.js';
 import { awaitAdmissionStage } from './await-admission.js';
 
-// A plan limit counted elsewhere (Redis): authentication leaves the admission pending, and this stage waits for it.
+// A plan limit counted elsewhere (Redis): the proxy route's guard (run as the server runs it) leaves the admission
+// pending, and this stage waits for it.
 
 function authenticated(admit: AccessControl['admit']) {
   const access: AccessControl = { authenticate: () => OPERATOR, admit };
   const agents = { admit: (tenantId: string, agentId: string) => new AgentState(tenantId, agentId) } as unknown as AgentRegistry;
   const c = proxyContext('chat', { principal: null });
-  authenticateStage(access, tenantRuntimes([]), agents).run(c);
+  routeCheck('post /v1/proxy/chat/completions', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none' }, access, {}, null)?.(c.http);
+  authenticateStage(tenantRuntimes([]), agents).run(c);
   return c;
 }
 

@@ -7,6 +7,7 @@ import { migrate } from '../../../src/fleet/postgres/migrate.js';
 import { PgLedgerArchive } from '../../../src/fleet/postgres/pg-ledger-archive.js';
 import { registerLedgerIngestRoute } from '../../../src/fleet/shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../../../src/fleet/shipping/archive-event-routes.js';
+import { sidecarGuard } from '../../../src/fleet/sidecar-auth.js';
 import type { SidecarTokenRepository } from '../../../src/storage/repositories.js';
 import type { Authenticator } from '../../../src/identity/auth/authenticate.js';
 
@@ -68,8 +69,15 @@ export async function startArchiveServer(
     },
     admit: () => {},
   };
-  const server = new HttpServer({ logger, access, budget: new BodyBudget(256 * 1024 * 1024, 128 * 1024 * 1024), defaultMaxBody: 1024 * 1024, serviceName: 'control' });
-  registerLedgerIngestRoute(server, { archive, sidecarTokens, ...(options.maxBody ? { maxBody: options.maxBody } : {}), ...(options.maxEntries ? { maxEntries: options.maxEntries } : {}) });
+  const server = new HttpServer({
+    logger,
+    access,
+    guards: { sidecar: sidecarGuard(sidecarTokens) },
+    budget: new BodyBudget(256 * 1024 * 1024, 128 * 1024 * 1024),
+    defaultMaxBody: 1024 * 1024,
+    serviceName: 'control',
+  });
+  registerLedgerIngestRoute(server, { archive, ...(options.maxBody ? { maxBody: options.maxBody } : {}), ...(options.maxEntries ? { maxEntries: options.maxEntries } : {}) });
   registerArchiveEventRoutes(server, archive);
   server.finish();
   const port = await server.listen('127.0.0.1', options.port ?? 0);
