@@ -1,3 +1,5 @@
+// Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
+// they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
