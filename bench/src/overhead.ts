@@ -88,9 +88,12 @@ function target(name: string, url: string, headers: Record<string, string>): Tar
 }
 
 let agentSeq = 0;
-/** Per-request headers: gateway calls rotate agent ids so the pack's per-agent rate limit (120/min) never trips. */
+/**
+ * Per-request headers: gateway calls rotate agent ids so the pack's per-agent rate limit (120/min) never trips; peers'
+ * too, since a peer may be another build of aduana with the same pack (a gateway that ignores the header is unaffected).
+ */
 function headersFor(t: Target): Record<string, string> {
-  if (t.name !== 'aduana') return t.headers;
+  if (t.name !== 'aduana' && !t.name.startsWith('peer')) return t.headers;
   return { ...t.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` };
 }
 
@@ -129,7 +132,7 @@ async function paired(targets: Target[], payload: string, rounds: number, pick: 
 }
 
 async function throughput(t: Target, payload: string, durationS = DURATION) {
-  const rotate = t.name === 'aduana' ? { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } : undefined;
+  const rotate = t.name === 'aduana' || t.name.startsWith('peer') ? { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } : undefined;
   return runLoad({ url: `${originOf(t)}${t.path}`, method: 'POST', headers: t.headers, bodies: [payload], connections: CONCURRENCY, durationS, ...(rotate ? { rotateHeader: rotate } : {}) });
 }
 

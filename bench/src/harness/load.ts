@@ -49,17 +49,19 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
 
 async function runAutocannon(o: LoadOptions): Promise<LoadResult> {
   let n = 0;
+  // autocannon writes content-length into the headers object it is given: copies, so the caller's object (shared with
+  // its undici pools in overhead.ts) never carries one body's length into another request.
   const r = await autocannon({
     url: o.url,
     method: o.method,
     connections: o.connections,
     duration: o.durationS,
-    headers: o.headers,
+    headers: { ...o.headers },
     requests: [
       {
         setupRequest: (req) => {
           const i = n++;
-          const headers = o.rotateHeader ? { ...o.headers, [o.rotateHeader.name]: `${o.rotateHeader.prefix}${i % o.rotateHeader.count}` } : o.headers;
+          const headers = o.rotateHeader ? { ...o.headers, [o.rotateHeader.name]: `${o.rotateHeader.prefix}${i % o.rotateHeader.count}` } : { ...o.headers };
           return { ...req, headers, body: o.bodies.length ? o.bodies[i % o.bodies.length] : undefined };
         },
       },
