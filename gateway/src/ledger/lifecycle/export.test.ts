@@ -1,31 +1,15 @@
-import { execFile } from 'node:child_process';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_FORMAT, type ExportHeader } from '../index.js';
+import { verifyOffline } from '../../../test/helpers/ledger/offline-verifier.js';
 import { event, TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 
-const run = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('../../../../scripts/verify-ledger-export.mjs', import.meta.url));
 let t: TempLedger;
 let file: string;
 let lines: string[];
 
-/** Runs the offline verifier on `text`; resolves to its exit code and output. */
-async function verifyOffline(text: string, extra: string[] = []): Promise<{ code: number; out: string }> {
-  const path = join(t.dir, `check-${Math.random().toString(36).slice(2)}.jsonl`);
-  writeFileSync(path, text);
-  try {
-    const { stdout } = await run(process.execPath, [SCRIPT, path, ...extra]);
-    return { code: 0, out: stdout };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
 
 beforeAll(async () => {
   t = new TempLedger({ checkpointEvery: 10 });
@@ -60,29 +44,29 @@ describe('export and the offline verifier', () => {
   });
 
   it('verifies an untouched export, also with the key pinned', async () => {
-    const ok = await verifyOffline(lines.join('\n') + '\n');
+    const ok = await verifyOffline(t.dir, lines.join('\n') + '\n');
     expect(ok.code).toBe(0);
     expect(ok.out).toMatch(/OK {2}tenant acme: 25 entries/);
     const pem = join(t.dir, 'pub.pem');
     writeFileSync(pem, t.ledger.publicKey.pem);
-    expect((await verifyOffline(lines.join('\n'), ['--pubkey', pem])).code).toBe(0);
+    expect((await verifyOffline(t.dir, lines.join('\n'), ['--pubkey', pem])).code).toBe(0);
   });
 
   it('fails on a changed entry and names its seq', async () => {
     const tampered = [...lines];
     tampered[8] = tampered[8]!.replace('"query 7"', '"query 8"');
-    const result = await verifyOffline(tampered.join('\n'));
+    const result = await verifyOffline(t.dir, tampered.join('\n'));
     expect(result.code).toBe(1);
     expect(result.out).toMatch(/broken at seq 8: hash does not match/);
   });
 
   it('fails on a dropped, a reordered and a truncated export', async () => {
     const dropped = lines.filter((_, i) => i !== 12);
-    expect((await verifyOffline(dropped.join('\n'))).out).toMatch(/broken at seq 12: found seq 13/);
+    expect((await verifyOffline(t.dir, dropped.join('\n'))).out).toMatch(/broken at seq 12: found seq 13/);
     const swapped = [...lines];
     [swapped[5], swapped[6]] = [swapped[6]!, swapped[5]!];
-    expect((await verifyOffline(swapped.join('\n'))).out).toMatch(/broken at seq 5/);
-    const truncated = await verifyOffline(lines.slice(0, -2).join('\n'));
+    expect((await verifyOffline(t.dir, swapped.join('\n'))).out).toMatch(/broken at seq 5/);
+    const truncated = await verifyOffline(t.dir, lines.slice(0, -2).join('\n'));
     expect(truncated.code).toBe(1);
     expect(truncated.out).toMatch(/holds 23 entries, its header says 25/);
   });
@@ -91,12 +75,12 @@ describe('export and the offline verifier', () => {
     const header = JSON.parse(lines[0]!) as ExportHeader;
     header.checkpoints[0]!.root_hash = 'cd'.repeat(32);
     const forged = [JSON.stringify(header), ...lines.slice(1)];
-    expect((await verifyOffline(forged.join('\n'))).out).toMatch(/checkpoint at tree size 10: bad signature/);
+    expect((await verifyOffline(t.dir, forged.join('\n'))).out).toMatch(/checkpoint at tree size 10: bad signature/);
     const other = new TempLedger();
     try {
       const pem = join(t.dir, 'other.pem');
       writeFileSync(pem, other.ledger.publicKey.pem);
-      expect((await verifyOffline(lines.join('\n'), ['--pubkey', pem])).code).toBe(1);
+      expect((await verifyOffline(t.dir, lines.join('\n'), ['--pubkey', pem])).code).toBe(1);
     } finally {
       await other.dispose();
     }

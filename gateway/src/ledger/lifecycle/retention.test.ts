@@ -1,20 +1,15 @@
-import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Database, Key } from 'lmdb';
 import { LedgerError, LedgerRetention, verifyCheckpointSignature, verifyConsistency, verifyInclusion, type Checkpoint, type Ledger, type PruneBoundary } from '../index.js';
 import { rawEntries } from '../../../test/helpers/ledger/raw-entries.js';
+import { verifyOffline } from '../../../test/helpers/ledger/offline-verifier.js';
 import { event, TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 
 const OLD = '2026-01-01T00:00:00.000Z';
 const LATER = new Date('2026-06-01T00:00:00.000Z'); // every OLD entry is older than this
 const CHECKPOINT_EVERY = 8;
 
-const SCRIPT = fileURLToPath(new URL('../../../../scripts/verify-ledger-export.mjs', import.meta.url));
 
 /** Exports the tenant into a string. */
 async function exportText(ledger: Ledger): Promise<string> {
@@ -23,18 +18,6 @@ async function exportText(ledger: Ledger): Promise<string> {
   return text;
 }
 
-/** The offline verifier's exit code and output for an export's text. */
-async function verifyOffline(dir: string, text: string): Promise<{ code: number; out: string }> {
-  const path = join(dir, `check-${Math.random().toString(36).slice(2)}.jsonl`);
-  writeFileSync(path, text);
-  try {
-    const { stdout } = await promisify(execFile)(process.execPath, [SCRIPT, path]);
-    return { code: 0, out: stdout };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, out: e.stdout + e.stderr };
-  }
-}
 
 function sink(): Writable {
   return new Writable({ write: (_chunk, _enc, done) => done() });

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { hash } from 'node:crypto';
 import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { Key } from 'lmdb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkpointSigningInput, type Checkpoint, type CheckpointAnchor, type ExportHeader, type LedgerOptions } from '../index.js';
+import { verifyOffline } from '../../../test/helpers/ledger/offline-verifier.js';
 import { event, TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 import { LocalTsa } from '../../../test/helpers/ledger/local-tsa.js';
 import { poll } from '../../../../shared/test/helpers/poll.js';
@@ -17,8 +15,6 @@ import { poll } from '../../../../shared/test/helpers/poll.js';
  * the gateway) are time-stamped by a real TSA (`openssl ts -reply` on loopback) in the background; the tokens are
  * stored with their checkpoints, checked by verify() and by the offline verifier, and never slow a checkpoint down.
  */
-const run = promisify(execFile);
-const SCRIPT = fileURLToPath(new URL('../../../../scripts/verify-ledger-export.mjs', import.meta.url));
 
 let tsa: LocalTsa;
 let otherTsa: LocalTsa;
@@ -164,18 +160,6 @@ describe('time-stamped checkpoints (RFC 3161)', () => {
 describe('time-stamps in exports and the offline verifier', () => {
   let t: TempLedger;
   let lines: string[];
-  /** Runs the offline verifier on `text`; resolves to its exit code and output. */
-  async function verifyOffline(text: string, extra: string[] = []): Promise<{ code: number; out: string }> {
-    const path = join(t.dir, `check-${Math.random().toString(36).slice(2)}.jsonl`);
-    writeFileSync(path, text);
-    try {
-      const { stdout } = await run(process.execPath, [SCRIPT, path, ...extra]);
-      return { code: 0, out: stdout };
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, out: e.stdout + e.stderr };
-    }
-  }
   function withHeader(edit: (h: ExportHeader) => void): string {
     const h = JSON.parse(lines[0]!) as ExportHeader;
     edit(h);
@@ -209,11 +193,11 @@ describe('time-stamps in exports and the offline verifier', () => {
       [8, 'anchored'],
       [12, 'anchored'],
     ]);
-    const ok = await verifyOffline(lines.join('\n') + '\n');
+    const ok = await verifyOffline(t.dir, lines.join('\n') + '\n');
     expect(ok.code, ok.out).toBe(0);
     expect(ok.out).toMatch(/3 checkpoint\(s\) time-stamped \(RFC 3161\), every token verified/);
     for (const pinned of [tsa.certPem, tsa.caPem]) {
-      const r = await verifyOffline(lines.join('\n') + '\n', ['--tsa-cert', pem('pin.pem', pinned)]);
+      const r = await verifyOffline(t.dir, lines.join('\n') + '\n', ['--tsa-cert', pem('pin.pem', pinned)]);
       expect(r.code, r.out).toBe(0);
       expect(r.out).toMatch(/\(pinned\)/);
     }
@@ -236,7 +220,7 @@ describe('time-stamps in exports and the offline verifier', () => {
       ['other TSA', lines.join('\n') + '\n', ['--tsa-cert', pem('other.pem', otherTsa.certPem)]],
     ];
     for (const [what, text, extra] of cases) {
-      const r = await verifyOffline(text, extra);
+      const r = await verifyOffline(t.dir, text, extra);
       expect(r.code, `${what}: ${r.out}`).toBe(1);
       expect(r.out, what).toMatch(/checkpoint at tree size (8|4): time-stamp token/);
     }
