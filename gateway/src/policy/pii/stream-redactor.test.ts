@@ -121,22 +121,11 @@ describe('stream redaction', () => {
   });
 
   it('equals whole-text redaction on random encoded noise (fuzz, seeded)', () => {
-    const rng = createPrng(5);
     const atoms = [
       'ana', '@', '%40', '&#64;', '&commat;', '&#x40', '＠', 'ｅｘａｍｐｌｅ', 'example', '.com', '&period;', '%2E', '．', ' ',
       '4111', '４１１１', '&nbsp;', '%20', '-', '&', '%', '#', ';', '&amp;', 'e\u0301', '\u0301', 'é', '…', '529', '.982', '.247-25', '🙂', 'x',
     ];
-    for (let doc = 0; doc < 300; doc++) {
-      let text = '';
-      const len = rng.int(1, 40);
-      for (let i = 0; i < len; i++) text += rng.pick(atoms);
-      const want = redactor.redact(text).text;
-      for (let round = 0; round < 3; round++) {
-        const sizes = randomSizes(rng, text.length, [1, 3, 17][round] as number);
-        const got = streamPieces(redactor, text, sizes).join('');
-        if (got !== want) expect({ text, sizes, got }).toEqual({ text, sizes, got: want });
-      }
-    }
+    fuzzAgainstWhole(createPrng(5), atoms, 40);
   });
 
   it('counts matches and refuses push after end', () => {
@@ -148,23 +137,12 @@ describe('stream redaction', () => {
   });
 
   it('equals whole-text redaction on random entity-dense noise (fuzz, seeded)', () => {
-    const rng = createPrng(99);
     const atoms = [
       '4111', ' ', '-', '.', '1', '55', '9', '(11)', '+', '@', 'ana', 'example.com', '.br', ':', '::', 'ff', '192.168',
       '529.982.247-25', '11.222.333/0001-81', 'DE89 3704', ' 0044 0532 0130 00', 'sk-', 'Ab3', '\n', '\\n', 'eyJ',
       '-----BEGIN PRIVATE KEY-----', 'MIIEvQ', '-----END PRIVATE KEY-----', 'é', '🙂', '0', '2', '/', 'AKIA', 'Z',
     ];
-    for (let doc = 0; doc < 300; doc++) {
-      let text = '';
-      const len = rng.int(1, 60);
-      for (let i = 0; i < len; i++) text += rng.pick(atoms);
-      const want = redactor.redact(text).text;
-      for (let round = 0; round < 3; round++) {
-        const sizes = randomSizes(rng, text.length, [1, 3, 17][round] as number);
-        const got = streamPieces(redactor, text, sizes).join('');
-        if (got !== want) expect({ text, sizes, got }).toEqual({ text, sizes, got: want });
-      }
-    }
+    fuzzAgainstWhole(createPrng(99), atoms, 60);
   });
 
   it('keeps offsets right when a chunk ends inside a surrogate pair', () => {
@@ -178,3 +156,17 @@ describe('stream redaction', () => {
   });
 });
 
+/** 300 documents of up to `maxAtoms` random atoms, each streamed in three random splits: equal to whole-text redaction. */
+function fuzzAgainstWhole(rng: ReturnType<typeof createPrng>, atoms: readonly string[], maxAtoms: number): void {
+  for (let doc = 0; doc < 300; doc++) {
+    let text = '';
+    const len = rng.int(1, maxAtoms);
+    for (let i = 0; i < len; i++) text += rng.pick(atoms);
+    const want = redactor.redact(text).text;
+    for (let round = 0; round < 3; round++) {
+      const sizes = randomSizes(rng, text.length, [1, 3, 17][round] as number);
+      const got = streamPieces(redactor, text, sizes).join('');
+      if (got !== want) expect({ text, sizes, got }).toEqual({ text, sizes, got: want });
+    }
+  }
+}
