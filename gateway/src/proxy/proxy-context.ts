@@ -70,8 +70,6 @@ export class ProxyContext {
   answerText = '';
   /** A stream's channels (choices), each with the redactor that holds back a possible entity's start. */
   outputChannels: Map<number, OutputChannel> | null = null;
-  /** A stream's first event with text: the shape of the events that carry held text at its end. */
-  streamTemplate: Record<string, unknown> | null = null;
   /** The end of a stream's text so far, that output filters see again with the next piece (patterns across events). */
   outputWindow = '';
   usage: Usage | null = null;

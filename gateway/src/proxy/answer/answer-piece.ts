@@ -7,8 +7,10 @@ export class AnswerPiece {
   changed = false;
   /** Not relayed (a usage-only event the client did not ask for). Stages after the one that dropped it do not run. */
   dropped = false;
-  /** The text this piece adds to the answer, as the client will read it (after redaction). */
+  /** The text this piece adds to the answer, as the client will read it (after redaction), events before it included. */
   text = '';
+  /** Events a stage put before this one (held text whose ending event cannot carry it), relayed first. */
+  before: Record<string, unknown>[] | null = null;
 
   constructor(
     readonly body: Record<string, unknown>,

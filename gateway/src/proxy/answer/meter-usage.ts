@@ -20,10 +20,17 @@ export function meterUsageStage(runtimes: TenantRuntimes, prices: PriceTable): R
   };
 }
 
+/**
+ * The call's usage so far and its cost; only the cost this report adds is spent (a stream that reports usage in parts,
+ * as Anthropic's does, is charged once in all). What the report leaves out is kept from earlier ones.
+ */
 function recordUsage(c: ProxyContext, runtimes: TenantRuntimes, prices: PriceTable, u: Partial<Usage>): void {
-  const prompt = Number(u.prompt_tokens) || 0;
-  const completion = Number(u.completion_tokens) || 0;
+  const before = c.usage;
+  const prompt = u.prompt_tokens !== undefined ? Number(u.prompt_tokens) || 0 : (before?.prompt_tokens ?? 0);
+  const completion = u.completion_tokens !== undefined ? Number(u.completion_tokens) || 0 : (before?.completion_tokens ?? 0);
   c.usage = { completion_tokens: completion, prompt_tokens: prompt, total_tokens: Number(u.total_tokens) || prompt + completion };
-  c.costBrl = prices.cost(c.model, prompt, completion);
-  runtimes.addSpend(c.principal!.tenantId, c.http.agentId, c.costBrl, Date.now());
+  const cost = prices.cost(c.model, prompt, completion);
+  const added = cost - c.costBrl;
+  c.costBrl = cost;
+  if (added !== 0) runtimes.addSpend(c.principal!.tenantId, c.http.agentId, added, Date.now());
 }

@@ -6,10 +6,14 @@ import type { ResponseStage } from './response-stage.js';
 /** Cap on answer text kept for output checks and the ledger (an answer is relayed whole regardless). */
 export const ANSWER_TEXT_CAP = 256 * 1024;
 
-/** One channel of a streamed answer (a choice): its redactor, which holds back a tail that could still be an entity. */
+/**
+ * One channel of a streamed answer (a choice, a content block): its redactor, which holds back a tail that could still
+ * be an entity, and its first delta event, the shape of an event that carries held text on its own.
+ */
 export interface OutputChannel {
   redactor: PiiStreamRedactor;
   ended: boolean;
+  like: Record<string, unknown>;
 }
 
 /**
@@ -27,14 +31,14 @@ export function redactOutputStage(): ResponseStage {
     },
     onStreamEnd(c) {
       const channels = c.outputChannels;
-      if (channels === null || c.streamTemplate === null) return null;
+      if (channels === null) return null;
       const added: AnswerPiece[] = [];
       for (const [channel, state] of channels) {
         if (state.ended) continue;
         state.ended = true;
         const tail = state.redactor.end();
         if (!tail) continue;
-        const piece = new AnswerPiece(c.endpoint.format.deltaEvent(c.streamTemplate, channel, tail), false);
+        const piece = new AnswerPiece(c.endpoint.format.deltaEvent(state.like, channel, tail), false);
         piece.changed = true;
         piece.text = tail;
         keepText(c, tail);
@@ -74,12 +78,11 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
   const redactor = c.policySet?.outputRedactor ?? null;
   let text = '';
   format.visitEvent(body, (channel, raw) => {
-    c.streamTemplate ??= body;
     if (redactor === null) {
       text += raw;
       return raw;
     }
-    const safe = channelOf(c, channel).redactor.push(raw);
+    const safe = channelOf(c, channel, body).redactor.push(raw);
     if (safe !== raw) piece.changed = true;
     text += safe;
     return safe;
@@ -91,8 +94,8 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
       state.ended = true;
       const tail = state.redactor.end();
       if (!tail) continue;
-      format.appendDelta(body, channel, tail);
-      piece.changed = true;
+      if (format.appendDelta(body, channel, tail)) piece.changed = true;
+      else (piece.before ??= []).push(format.deltaEvent(state.like, channel, tail));
       text += tail;
     }
   }
@@ -100,11 +103,11 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
   if (text) keepText(c, text);
 }
 
-function channelOf(c: ProxyContext, channel: number): OutputChannel {
+function channelOf(c: ProxyContext, channel: number, like: Record<string, unknown>): OutputChannel {
   const channels = (c.outputChannels ??= new Map());
   let state = channels.get(channel);
   if (!state) {
-    state = { redactor: c.policySet!.outputRedactor!.createStream(), ended: false };
+    state = { redactor: c.policySet!.outputRedactor!.createStream(), ended: false, like };
     channels.set(channel, state);
   }
   return state;

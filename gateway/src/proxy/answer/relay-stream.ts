@@ -64,7 +64,7 @@ async function relay(edge: ProxyEdge, stages: ResponseStages, c: ProxyContext, u
     if (!http.aborted) {
       // The events before the one refused were judged: they go out before the error.
       await out.write(run.take());
-      let body: unknown;
+      let body: ReturnType<typeof blockedBody> | ReturnType<typeof toEnvelope>['body'];
       if (err instanceof GatewayError && err.code === 'policy_violation') {
         body = blockedBody(c, err);
         c.cancelUpstream?.();
@@ -72,7 +72,9 @@ async function relay(edge: ProxyEdge, stages: ResponseStages, c: ProxyContext, u
         c.outcome = 'upstream_aborted';
         body = toEnvelope(toUpstreamError(err), c.decisionId || http.trace.traceId).body;
       }
-      await out.write(encodeSse({ data: JSON.stringify(body), other: [] }));
+      // In the format's own error shape, so that the client's SDK raises it.
+      const e = c.endpoint.format.streamError(body);
+      await out.write(encodeSse({ data: JSON.stringify(e.data), other: e.name === null ? [] : [`event: ${e.name}`] }));
     }
   } finally {
     c.outputHash = out.digest();
@@ -118,7 +120,9 @@ class EventRun {
       }
       const piece = new AnswerPiece(body as Record<string, unknown>, false);
       this.stages.piece(this.c, piece);
-      if (!piece.dropped) this.#out += encodeSse(piece.changed ? { data: JSON.stringify(piece.body), other: ev.other } : ev);
+      if (piece.dropped) continue;
+      if (piece.before !== null) for (const added of piece.before) this.#added(added);
+      this.#out += encodeSse(piece.changed ? { data: JSON.stringify(piece.body), other: ev.other } : ev);
     }
   }
 
@@ -126,7 +130,13 @@ class EventRun {
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    for (const piece of this.stages.streamEnd(this.c)) this.#out += encodeSse({ data: JSON.stringify(piece.body), other: [] });
+    for (const piece of this.stages.streamEnd(this.c)) this.#added(piece.body);
+  }
+
+  /** An event a stage made (held text), under the name the format gives it. */
+  #added(body: Record<string, unknown>): void {
+    const name = this.c.endpoint.format.eventName(body);
+    this.#out += encodeSse({ data: JSON.stringify(body), other: name === null ? [] : [`event: ${name}`] });
   }
 
   take(): string {

@@ -1,5 +1,10 @@
 import type { Usage } from '../proxy-context.js';
 
+/** Our error body (the envelope, with verdict and policy when a policy blocked the call). */
+export interface ErrorBody {
+  error: { type: string; message: string };
+}
+
 /** Replaces one string the client will read; returns what to put back (redaction). */
 export type AnswerVisit = (text: string) => string;
 
@@ -15,13 +20,23 @@ export interface AnswerFormat {
   visitAnswer(answer: Record<string, unknown>, visit: AnswerVisit): void;
   /** The text deltas of one stream event. A channel's deltas join into one text (redacted across events). */
   visitEvent(event: Record<string, unknown>, visit: DeltaVisit): void;
-  /** The channels whose text this event ends (their held tail goes into this event, through `appendDelta`). */
+  /** The channels whose text this event ends (their held tail goes with this event, through `appendDelta`). */
   endedChannels(event: Record<string, unknown>): readonly number[];
-  /** Adds `text` to the channel's delta in this event (creating the delta when the event has none). */
-  appendDelta(event: Record<string, unknown>, channel: number, text: string): void;
-  /** A new event that carries `text` as the channel's next delta, shaped like `like` (an event of the same stream). */
+  /**
+   * Adds `text` to the channel's delta in this event; false when this event cannot carry text (Anthropic's
+   * `content_block_stop`): the tail then goes in an event of its own, just before this one.
+   */
+  appendDelta(event: Record<string, unknown>, channel: number, text: string): boolean;
+  /** A new event that carries `text` as the channel's next delta, shaped like `like` (that channel's first delta event). */
   deltaEvent(like: Record<string, unknown>, channel: number, text: string): Record<string, unknown>;
-  /** Token usage in a whole answer or a stream event, or null. */
+  /** The SSE event name an event of this format is sent under (Anthropic's `event:` line), or null for none. */
+  eventName(event: Record<string, unknown>): string | null;
+  /** The in-band error that cuts a stream, from our error body: the SSE event name (or null) and its data. */
+  streamError(body: ErrorBody): { name: string | null; data: unknown };
+  /**
+   * Token usage in a whole answer or a stream event, or null. A stream may report it in parts (Anthropic: input
+   * tokens at its start, output tokens at its end): what an event leaves out is kept from earlier events.
+   */
   usage(body: Record<string, unknown>): Partial<Usage> | null;
   /** A stream event that carries nothing but usage (relayed only when the client asked for usage). */
   onlyUsage(event: Record<string, unknown>): boolean;

@@ -1,5 +1,5 @@
 import type { Usage } from '../proxy-context.js';
-import type { AnswerFormat, AnswerVisit, DeltaVisit } from './answer-format.js';
+import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody } from './answer-format.js';
 
 type Json = Record<string, unknown>;
 
@@ -45,15 +45,18 @@ export const OPENAI_CHAT: AnswerFormat = {
   endedChannels(event: Json): readonly number[] {
     return endedChoices(event);
   },
-  appendDelta(event: Json, channel: number, text: string): void {
+  appendDelta(event: Json, channel: number, text: string): boolean {
     const choice = choicesOf(event).find((ch) => indexOf(ch) === channel);
-    if (!choice) return;
+    if (!choice) return false;
     const delta = (choice['delta'] ??= {}) as Json;
     delta['content'] = typeof delta['content'] === 'string' ? delta['content'] + text : text;
+    return true;
   },
   deltaEvent(like: Json, channel: number, text: string): Json {
     return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, delta: { content: text }, finish_reason: null }] };
   },
+  eventName: noEventName,
+  streamError: envelopeAsData,
   usage: usageOf,
   onlyUsage: (event) => choicesOf(event).length === 0,
   doneData: '[DONE]',
@@ -74,13 +77,17 @@ export const OPENAI_COMPLETIONS: AnswerFormat = {
   endedChannels(event: Json): readonly number[] {
     return endedChoices(event);
   },
-  appendDelta(event: Json, channel: number, text: string): void {
+  appendDelta(event: Json, channel: number, text: string): boolean {
     const choice = choicesOf(event).find((ch) => indexOf(ch) === channel);
-    if (choice) choice['text'] = typeof choice['text'] === 'string' ? choice['text'] + text : text;
+    if (!choice) return false;
+    choice['text'] = typeof choice['text'] === 'string' ? choice['text'] + text : text;
+    return true;
   },
   deltaEvent(like: Json, channel: number, text: string): Json {
     return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, text, finish_reason: null }] };
   },
+  eventName: noEventName,
+  streamError: envelopeAsData,
   usage: usageOf,
   onlyUsage: (event) => choicesOf(event).length === 0,
   doneData: '[DONE]',
@@ -95,6 +102,16 @@ export const OPENAI_EMBEDDINGS: AnswerFormat = {
 };
 
 const NONE: readonly number[] = [];
+
+/** OpenAI's streams name no events. */
+function noEventName(): null {
+  return null;
+}
+
+/** A cut OpenAI stream ends in a data event carrying our error envelope (the SDKs raise it as an API error). */
+function envelopeAsData(body: ErrorBody): { name: null; data: unknown } {
+  return { name: null, data: body };
+}
 
 function endedChoices(event: Json): readonly number[] {
   let ended: number[] | null = null;
