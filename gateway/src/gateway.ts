@@ -227,14 +227,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     prometheus,
     onDecisionResolved: (d) => audit.recordResolution(d),
   };
-  const upstream = new UpstreamClient({
-    baseUrl: config.upstreamBaseUrl,
-    apiKey: config.upstreamApiKey,
-    apiKeyMode: config.upstreamApiKeyMode === 'replace' ? 'replace' : 'fill',
+  const upstreamOptions = {
+    apiKeyMode: config.upstreamApiKeyMode === 'replace' ? ('replace' as const) : ('fill' as const),
     forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
-  });
+  };
+  const upstreams = {
+    openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
+    anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
+  };
+  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -268,7 +271,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     agents,
     prices,
     tools: new ToolCallValidator(),
-    upstream,
+    upstreams,
     audit,
     logger,
     maxModelLength: config.ledgerMaxModelLength,
@@ -302,7 +305,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await sidecar?.close();
     await shared?.close();
     await telemetry.close();
-    await upstream.close();
+    await closeUpstreams();
     await ledger.close();
     await store.close();
     throw err;
@@ -331,7 +334,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);
         await sidecar?.close();
-        await upstream.close();
+        await closeUpstreams();
         await heartbeats.stop();
         await sessionPruner.close();
         await retention.close();

@@ -1,17 +1,29 @@
 import { GatewayError } from '../errors.js';
 import { RawChunkWriter, endRaw, writeRawHead, writeRawWhole } from '../http/raw-response.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
-import { ENDPOINTS, type EndpointKind } from '../proxy/endpoints.js';
-import { PROXY_HEADERS } from '../proxy/proxy-headers.js';
+import { ENDPOINTS, type EndpointKind, type Provider } from '../proxy/endpoints.js';
+import { OPENAI_PROXY_HEADERS, PROXY_HEADERS } from '../proxy/proxy-headers.js';
 import type { ProxyEdge } from '../proxy/proxy-edge.js';
 import type { ProxyPipeline } from '../proxy/pipeline.js';
 
+/**
+ * Each provider's routes mirror its own API under a base URL of ours, so its official SDK needs only that base URL and
+ * the PAT where it puts its key (docs/decisions.md, "Governance proxy: other wire formats"). Anything else under a
+ * provider's prefix is a 404, never relayed.
+ */
 const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind][] = [
   ['post', '/v1/proxy/chat/completions', 'chat'],
   ['post', '/v1/proxy/completions', 'completions'],
   ['post', '/v1/proxy/embeddings', 'embeddings'],
   ['get', '/v1/proxy/models', 'models'],
+  ['post', '/v1/proxy/anthropic/v1/messages', 'anthropic.messages'],
+  ['post', '/v1/proxy/anthropic/v1/messages/count_tokens', 'anthropic.count_tokens'],
 ];
+
+/** Where each provider's SDK puts its key, beside `Authorization: Bearer`: the PAT is read from there. */
+const KEY_HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: [], anthropic: ['x-api-key'] };
+/** The headers each provider's routes read (the OpenAI ones fewer: fewer names to match in every head). */
+const HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: OPENAI_PROXY_HEADERS, anthropic: PROXY_HEADERS };
 
 /** The proxy's way to read and answer, on this server: handed to the pipeline, which never imports the server. */
 export function proxyEdge(server: HttpServer): ProxyEdge {
@@ -36,10 +48,16 @@ const answered = (): typeof HANDLED => HANDLED;
 export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline): void {
   for (const [method, path, kind] of ROUTES) {
     const endpoint = ENDPOINTS[kind];
-    server.route(method, path, { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none', headers: PROXY_HEADERS }, (ctx) => handler.handle(ctx, endpoint).then(answered));
+    const p = endpoint.provider;
+    server.route(method, path, { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: KEY_HEADERS[p], body: 'none', headers: HEADERS[p] }, (ctx) =>
+      handler.handle(ctx, endpoint).then(answered),
+    );
   }
   // Not the proxy: a 404 naming what is proxied, to anyone.
   server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
-    throw new GatewayError('route_not_found', 'this provider endpoint is not proxied (chat/completions, completions, embeddings, models are)');
+    throw new GatewayError(
+      'route_not_found',
+      'this provider endpoint is not proxied (chat/completions, completions, embeddings, models; anthropic/v1/messages and its count_tokens are)',
+    );
   });
 }

@@ -28,6 +28,11 @@ export type RouteAuth =
        * is recorded, and it reads its own body). Needs `body: 'none'`. Default 'server'.
        */
       readonly refusedBy?: 'server' | 'handler';
+      /**
+       * Request headers where a provider's SDK puts its API key (Anthropic's `x-api-key`): without an Authorization
+       * header, the first of them present is read as the bearer token. The key of that provider never reaches it.
+       */
+      readonly keyHeaders?: readonly string[];
     }
   | {
       readonly auth: 'session';
@@ -66,7 +71,14 @@ export function routeCheck(name: string, options: RouteAuth & { readonly body: s
   if (options.auth === 'public') guard = null;
   else if (options.auth === 'pat') {
     const scope = options.scope;
-    guard = (ctx) => checkPat(access, ctx, scope);
+    const keys = options.keyHeaders ?? [];
+    guard =
+      keys.length === 0
+        ? (ctx) => checkPat(access, ctx, scope)
+        : (ctx) => {
+            if (ctx.authorization === '') ctx.authorization = bearerFromKeyHeaders(ctx, keys);
+            checkPat(access, ctx, scope);
+          };
   } else {
     const kind = guards[options.auth];
     if (kind === undefined) throw new Error(`${name}: this server has no guard for routes of kind '${options.auth}'`);
@@ -82,7 +94,8 @@ export function routeCheck(name: string, options: RouteAuth & { readonly body: s
 /** The route's request headers: those it declares, and those its kind's guard reads. */
 export function routeHeaders(options: RouteAuth & { readonly headers?: readonly string[] }, guards: AuthGuards): readonly string[] {
   const guard = options.auth === 'public' || options.auth === 'pat' ? undefined : guards[options.auth];
-  const names = new Set([...(options.headers ?? []), ...(guard?.headers ?? [])].map((h) => h.toLowerCase()));
+  const keys = options.auth === 'pat' ? (options.keyHeaders ?? []) : [];
+  const names = new Set([...(options.headers ?? []), ...(guard?.headers ?? []), ...keys].map((h) => h.toLowerCase()));
   // None: the shared empty list, so that nothing is allocated for them per request.
   return names.size === 0 ? NO_HEADERS : Object.freeze([...names]);
 }
@@ -103,4 +116,13 @@ function handedOver(check: Check): Check {
       ctx.refusal = { thrown };
     }
   };
+}
+
+/** `Bearer <key>` from the first key header present, or '' (the guard then refuses as for a missing credential). */
+function bearerFromKeyHeaders(ctx: RequestContext, keys: readonly string[]): string {
+  for (const name of keys) {
+    const v = ctx.header(name);
+    if (v !== '') return `Bearer ${v}`;
+  }
+  return '';
 }

@@ -1,12 +1,17 @@
 import type { AnswerFormat } from './formats/answer-format.js';
+import { ANTHROPIC_COUNT_TOKENS, ANTHROPIC_MESSAGES } from './formats/anthropic-messages.js';
 import { OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS } from './formats/openai-answers.js';
 
+/** The providers the proxy speaks to, each with its own upstream (base URL, key and how the key is sent). */
+export type Provider = 'openai' | 'anthropic';
+
 /** The proxied provider endpoints (docs/decisions.md, "Governance proxy"). */
-export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models';
+export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models' | 'anthropic.messages' | 'anthropic.count_tokens';
 
 export interface Endpoint {
   readonly kind: EndpointKind;
-  /** Path below the upstream base URL. */
+  readonly provider: Provider;
+  /** Path below the provider's upstream base URL. */
   readonly upstreamPath: string;
   /** Ledger event type of a call. */
   readonly eventType: string;
@@ -14,11 +19,32 @@ export interface Endpoint {
   readonly governed: boolean;
   /** Where its answers, whole or streamed, carry text and usage. */
   readonly format: AnswerFormat;
+  /** A stream reports usage only when asked (OpenAI's `stream_options.include_usage`): the proxy asks for it. */
+  readonly asksStreamUsage: boolean;
 }
 
 export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
-  chat: { kind: 'chat', upstreamPath: '/chat/completions', eventType: 'proxy.chat.completions', governed: true, format: OPENAI_CHAT },
-  completions: { kind: 'completions', upstreamPath: '/completions', eventType: 'proxy.completions', governed: true, format: OPENAI_COMPLETIONS },
-  embeddings: { kind: 'embeddings', upstreamPath: '/embeddings', eventType: 'proxy.embeddings', governed: true, format: OPENAI_EMBEDDINGS },
-  models: { kind: 'models', upstreamPath: '/models', eventType: 'proxy.models', governed: false, format: OPENAI_EMBEDDINGS },
+  chat: { kind: 'chat', provider: 'openai', upstreamPath: '/chat/completions', eventType: 'proxy.chat.completions', governed: true, format: OPENAI_CHAT, asksStreamUsage: true },
+  completions: { kind: 'completions', provider: 'openai', upstreamPath: '/completions', eventType: 'proxy.completions', governed: true, format: OPENAI_COMPLETIONS, asksStreamUsage: true },
+  embeddings: { kind: 'embeddings', provider: 'openai', upstreamPath: '/embeddings', eventType: 'proxy.embeddings', governed: true, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
+  models: { kind: 'models', provider: 'openai', upstreamPath: '/models', eventType: 'proxy.models', governed: false, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
+  'anthropic.messages': {
+    kind: 'anthropic.messages',
+    provider: 'anthropic',
+    upstreamPath: '/v1/messages',
+    eventType: 'proxy.anthropic.messages',
+    governed: true,
+    format: ANTHROPIC_MESSAGES,
+    asksStreamUsage: false,
+  },
+  // The prompt is read by the provider here too: judged and redacted like a message.
+  'anthropic.count_tokens': {
+    kind: 'anthropic.count_tokens',
+    provider: 'anthropic',
+    upstreamPath: '/v1/messages/count_tokens',
+    eventType: 'proxy.anthropic.count_tokens',
+    governed: true,
+    format: ANTHROPIC_COUNT_TOKENS,
+    asksStreamUsage: false,
+  },
 };

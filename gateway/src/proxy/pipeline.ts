@@ -15,7 +15,7 @@ import { ResponseStages } from './answer/response-stage.js';
 import { overWholeAnswer, readAnswerStage, sealAnswerStage } from './answer/whole-answer.js';
 import { writeAnswerStage } from './answer/write-answer.js';
 import { CallRecorder } from './call-record.js';
-import type { Endpoint } from './endpoints.js';
+import type { Endpoint, Provider } from './endpoints.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
 import type { PriceTable } from './pricing/price-table.js';
 import { answerProxyFailure } from './proxy-answer.js';
@@ -42,7 +42,8 @@ export interface PipelineDeps {
   agents: AgentRegistry;
   prices: PriceTable;
   tools: ToolCallValidator;
-  upstream: UpstreamClient;
+  /** One upstream per provider (base URL, key, how the key is sent). */
+  upstreams: Readonly<Record<Provider, UpstreamClient>>;
   audit: AuditTrail;
   logger: Logger;
   /** Longest `model` accepted (it is recorded in the ledger). */
@@ -92,7 +93,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
     evaluatePoliciesStage(d.runtimes, d.evalPool, d.evalInlineMaxChars),
     redactInputStage(d.runtimes),
     requestUsageStage(),
-    forwardStage(d.upstream),
+    forwardStage(d.upstreams),
     relayStreamStage(d.edge, answer),
     readAnswerStage(d.maxAnswerBytes),
     ...answer.stages.map(overWholeAnswer),
@@ -110,7 +111,7 @@ export function passthroughStages(d: PipelineDeps, recorder: CallRecorder): read
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     passthroughStage(),
-    forwardStage(d.upstream),
+    forwardStage(d.upstreams),
     readAnswerStage(d.maxAnswerBytes),
     sealAnswerStage(),
     recorder.stage(),

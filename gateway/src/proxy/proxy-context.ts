@@ -8,7 +8,7 @@ import type { Verdict } from '../policy/policy-record.js';
 import type { AnswerPiece } from './answer/answer-piece.js';
 import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';
-import { FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
+import { ANTHROPIC_BETA, ANTHROPIC_VERSION, FORWARDED_API_KEY, FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
 import type { UpstreamResponse } from './upstream/upstream-client.js';
 
 export interface Usage {
@@ -44,8 +44,13 @@ export class ProxyContext {
   /** x-svc-session-id as sent (checked by preflight, then kept in `sessionId`). */
   readonly sessionHeader: string;
   sessionId = '';
-  /** x-forwarded-authorization: the client's own provider key ('' = the sidecar's). */
-  readonly forwardedAuthorization: string;
+  /**
+   * The client's own provider key as the value of the provider's key header ('' = the sidecar's):
+   * x-forwarded-authorization for OpenAI, x-forwarded-api-key for Anthropic.
+   */
+  readonly forwardedKey: string;
+  /** Headers the provider needs whoever's key goes out (anthropic-version, anthropic-beta). */
+  readonly passHeaders: Record<string, string>;
   /** Provider routing headers the proxy passes on (OpenAI-Organization, OpenAI-Project). */
   readonly providerOrganization: string;
   readonly providerProject: string;
@@ -101,8 +106,23 @@ export class ProxyContext {
     // The proxy routes declare PROXY_HEADERS: the values are there, in that order.
     const h = http.headerValues;
     this.sessionHeader = h[SESSION_ID] ?? '';
-    this.forwardedAuthorization = h[FORWARDED_AUTHORIZATION] ?? '';
+    if (endpoint.provider === 'anthropic') {
+      this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
+      this.passHeaders = anthropicHeaders(h[ANTHROPIC_VERSION] ?? '', h[ANTHROPIC_BETA] ?? '');
+    } else {
+      this.forwardedKey = h[FORWARDED_AUTHORIZATION] ?? '';
+      this.passHeaders = NO_HEADERS;
+    }
     this.providerOrganization = h[PROVIDER_ORGANIZATION] ?? '';
     this.providerProject = h[PROVIDER_PROJECT] ?? '';
   }
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+function anthropicHeaders(version: string, beta: string): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (version) h['anthropic-version'] = version;
+  if (beta) h['anthropic-beta'] = beta;
+  return h;
 }

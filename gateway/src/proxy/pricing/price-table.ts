@@ -18,6 +18,14 @@ export const BUILT_IN_PRICES_BRL: Readonly<Record<string, ModelPrice>> = {
   'text-embedding-3-small': { input: 0.00011, output: 0 },
   'text-embedding-3-large': { input: 0.000715, output: 0 },
   'gpt-3.5-turbo-instruct': { input: 0.00825, output: 0.011 },
+  // Anthropic (list prices per million tokens in USD, at the same rate): Opus 4 and 4.1 $15/$75, Opus 4.5 $5/$25,
+  // Sonnet 3.7, 4 and 4.5 $3/$15, Haiku 4.5 $1/$5, Haiku 3.5 $0.80/$4.
+  'claude-opus-4': { input: 0.0825, output: 0.4125 },
+  'claude-opus-4-5': { input: 0.0275, output: 0.1375 },
+  'claude-sonnet-4': { input: 0.0165, output: 0.0825 },
+  'claude-3-7-sonnet': { input: 0.0165, output: 0.0825 },
+  'claude-haiku-4-5': { input: 0.0055, output: 0.0275 },
+  'claude-3-5-haiku': { input: 0.0044, output: 0.022 },
   default: { input: 0.01375, output: 0.055 },
 };
 

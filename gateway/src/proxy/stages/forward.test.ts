@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { proxyContext, type CallOptions } from '../../../test/helpers/proxy-context.js';
-import type { EndpointKind } from '../endpoints.js';
+import type { EndpointKind, Provider } from '../endpoints.js';
 import type { UpstreamClient, UpstreamResponse, UpstreamSink } from '../upstream/upstream-client.js';
 import { forwardStage } from './forward.js';
 import { parseIntentStage } from './parse-intent.js';
@@ -20,11 +20,17 @@ class Upstream {
   }
 }
 
+/** The same recording upstream for every provider. */
+function both(upstream: Upstream): Readonly<Record<Provider, UpstreamClient>> {
+  const u = upstream as unknown as UpstreamClient;
+  return { openai: u, anthropic: u };
+}
+
 function forward(kind: EndpointKind, o: CallOptions = {}) {
   const upstream = new Upstream();
   const c = proxyContext(kind, o);
   if (o.body !== undefined) parseIntentStage().run(c);
-  const waiting = forwardStage(upstream as unknown as UpstreamClient).run(c);
+  const waiting = forwardStage(both(upstream)).run(c);
   expect(upstream.sent).toHaveLength(1);
   return { c, waiting, upstream, ...upstream.sent[0]! };
 }
@@ -36,7 +42,7 @@ describe('forward stage', () => {
     parseIntentStage().run(c);
     // As redact-input leaves it.
     (c.request!['messages'] as { content: string }[])[0]!.content = '[REDACTED:EMAIL]';
-    const waiting = forwardStage(upstream as unknown as UpstreamClient).run(c);
+    const waiting = forwardStage(both(upstream)).run(c);
     expect(waiting).toBe(upstream.answer);
     const { opts, sink } = upstream.sent[0]!;
     expect(opts.body?.toString()).toBe('{"model":"m","messages":[{"role":"user","content":"[REDACTED:EMAIL]"}]}');
@@ -56,10 +62,10 @@ describe('forward stage', () => {
   it("hands on the client's provider key and routing headers, and none it did not send", () => {
     const headers = { 'x-forwarded-authorization': 'Bearer sk-client', 'openai-organization': 'org-1', 'openai-project': 'proj-1' };
     const withThem = forward('models', { headers }).opts;
-    expect(withThem.forwardedAuthorization).toBe('Bearer sk-client');
+    expect(withThem.forwardedKey).toBe('Bearer sk-client');
     expect(withThem.extraHeaders).toEqual({ 'openai-organization': 'org-1', 'openai-project': 'proj-1' });
     const without = forward('models').opts;
-    expect(without.forwardedAuthorization).toBe('');
+    expect(without.forwardedKey).toBe('');
     expect(without.extraHeaders).toEqual({});
   });
 
@@ -74,7 +80,7 @@ describe('forward stage', () => {
     const upstream = new Upstream();
     const c = proxyContext('models');
     c.http.aborted = true;
-    forwardStage(upstream as unknown as UpstreamClient).run(c);
+    forwardStage(both(upstream)).run(c);
     let gone = 0;
     upstream.sent[0]!.opts.cancel(() => gone++);
     expect(gone).toBe(1);

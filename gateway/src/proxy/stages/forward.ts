@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { ProxyContext } from '../proxy-context.js';
+import type { Provider } from '../endpoints.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
 import type { Stage } from './stage.js';
 
@@ -7,7 +8,7 @@ import type { Stage } from './stage.js';
  * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
  * never counted as ours).
  */
-export function forwardStage(upstream: UpstreamClient): Stage {
+export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient>>): Stage {
   return {
     name: 'forward',
     run(c) {
@@ -17,14 +18,15 @@ export function forwardStage(upstream: UpstreamClient): Stage {
       c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
       // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
-      return upstream.send(
+      return upstreams[c.endpoint.provider].send(
         {
           method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
           path: c.endpoint.upstreamPath,
           body: c.upstreamBody,
-          forwardedAuthorization: c.forwardedAuthorization,
+          forwardedKey: c.forwardedKey,
           trace: http.trace,
           extraHeaders: providerHeaders(c),
+          passHeaders: c.passHeaders,
           cancel: (abort) => {
             c.cancelUpstream = abort;
             // The client may have left while the request was being prepared.

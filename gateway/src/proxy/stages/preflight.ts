@@ -16,15 +16,9 @@ export function preflightStage(maxModelLength: number): Stage {
       if (req['model'].length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
       switch (c.endpoint.kind) {
-        case 'chat': {
-          const m = req['messages'];
-          if (!Array.isArray(m) || m.length === 0) throw new GatewayError('invalid_request', 'messages: required non-empty array');
-          for (let i = 0; i < m.length; i++) {
-            const msg = m[i] as Record<string, unknown> | null;
-            if (!msg || typeof msg !== 'object' || typeof msg['role'] !== 'string') throw new GatewayError('invalid_request', `messages[${i}]: must be an object with a role`);
-          }
+        case 'chat':
+          assertMessages(req['messages']);
           break;
-        }
         case 'completions': {
           const p = req['prompt'];
           if (typeof p !== 'string' && !Array.isArray(p)) throw new GatewayError('invalid_request', 'prompt: required string or array');
@@ -34,6 +28,15 @@ export function preflightStage(maxModelLength: number): Stage {
           const i = req['input'];
           if (typeof i !== 'string' && !Array.isArray(i)) throw new GatewayError('invalid_request', 'input: required string or array');
           if (c.stream) throw new GatewayError('invalid_request', 'stream: embeddings do not stream');
+          break;
+        }
+        case 'anthropic.messages':
+        case 'anthropic.count_tokens': {
+          assertMessages(req['messages']);
+          if (c.endpoint.kind === 'anthropic.messages' && (!Number.isInteger(req['max_tokens']) || (req['max_tokens'] as number) < 1)) {
+            throw new GatewayError('invalid_request', 'max_tokens: required positive integer');
+          }
+          if (c.endpoint.kind === 'anthropic.count_tokens' && c.stream) throw new GatewayError('invalid_request', 'stream: count_tokens does not stream');
           break;
         }
         case 'models':
@@ -48,4 +51,13 @@ export function preflightStage(maxModelLength: number): Stage {
       c.sessionId = sid;
     },
   };
+}
+
+/** A non-empty array of messages, each an object with a role (OpenAI's and Anthropic's alike). */
+function assertMessages(m: unknown): void {
+  if (!Array.isArray(m) || m.length === 0) throw new GatewayError('invalid_request', 'messages: required non-empty array');
+  for (let i = 0; i < m.length; i++) {
+    const msg = m[i] as Record<string, unknown> | null;
+    if (!msg || typeof msg !== 'object' || typeof msg['role'] !== 'string') throw new GatewayError('invalid_request', `messages[${i}]: must be an object with a role`);
+  }
 }

@@ -8,7 +8,7 @@ export function requestUsageStage(): Stage {
   return {
     name: 'request-usage',
     run(c) {
-      if (!c.stream || c.clientWantsStreamUsage || c.endpoint.kind === 'embeddings') return;
+      if (!c.stream || c.clientWantsStreamUsage || !c.endpoint.asksStreamUsage) return;
       const req = c.request!;
       const so = req['stream_options'];
       req['stream_options'] = { ...(so && typeof so === 'object' ? (so as object) : {}), include_usage: true };

@@ -6,6 +6,8 @@ import { GatewayError } from '../../errors.js';
 export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
+  /** Where the provider reads its key: `Authorization: Bearer` (OpenAI) or `x-api-key` (Anthropic). Default the former. */
+  keyHeader?: 'authorization' | 'x-api-key';
   /**
    * 'fill': `apiKey` goes out only when the caller forwards no key; 'replace': it goes out on every call and the
    * caller's key is dropped (UPSTREAM_API_KEY_MODE).
@@ -33,15 +35,16 @@ export interface UpstreamSink {
 const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|anthropic-)/;
 
 /**
- * The one connection pool to the LLM provider, made at boot (keep-alive). Requests go through undici's `dispatch`
- * with a handler (its lowest-level path: no Readable stream or abort-signal listener per call). The provider key is the
- * caller's `x-forwarded-authorization`, or the sidecar's UPSTREAM_API_KEY (always the latter in replace mode); it is
- * forwarded, never stored or logged.
+ * The connection pool to one LLM provider, made at boot (keep-alive). Requests go through undici's `dispatch` with a
+ * handler (its lowest-level path: no Readable stream or abort-signal listener per call). The provider key is the
+ * caller's (`x-forwarded-authorization`, or `x-forwarded-api-key` for a provider that reads `x-api-key`), or the
+ * sidecar's (always the latter in replace mode); it is forwarded, never stored or logged.
  */
 export class UpstreamClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #apiKey: string;
+  readonly #keyHeader: 'authorization' | 'x-api-key';
   readonly #replaceKey: boolean;
   readonly #forwardRouting: boolean;
   readonly #timeoutMs: number;
@@ -50,7 +53,8 @@ export class UpstreamClient {
     const url = new URL(opts.baseUrl);
     this.#pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.#basePath = url.pathname.replace(/\/$/, '');
-    this.#apiKey = opts.apiKey;
+    this.#keyHeader = opts.keyHeader ?? 'authorization';
+    this.#apiKey = opts.apiKey === '' ? '' : this.#keyHeader === 'authorization' ? `Bearer ${opts.apiKey}` : opts.apiKey;
     this.#replaceKey = opts.apiKeyMode === 'replace' && opts.apiKey !== '';
     this.#forwardRouting = opts.forwardRoutingHeaders;
     this.#timeoutMs = opts.timeoutMs;
@@ -65,26 +69,30 @@ export class UpstreamClient {
     method: 'GET' | 'POST';
     path: string;
     body: Buffer | null;
-    forwardedAuthorization: string;
+    /** The caller's own key, as the value of the provider's key header ('' = the sidecar's). */
+    forwardedKey: string;
     trace: TraceContext;
     /**
      * The client's provider routing headers (OpenAI-Organization, OpenAI-Project). They pick whose organisation the
      * key bills, so they go out only with the client's own key, unless configuration allows them with the sidecar's.
      */
     extraHeaders: Record<string, string>;
+    /** Headers the provider needs whoever's key is sent (Anthropic's `anthropic-version`). */
+    passHeaders: Record<string, string>;
     cancel: (abort: () => void) => void;
   }, sink: UpstreamSink): Promise<UpstreamResponse> {
     // In replace mode the caller's key is ignored as if it had sent none: its routing headers follow the same rule.
-    const clientKey = this.#replaceKey ? '' : opts.forwardedAuthorization;
+    const clientKey = this.#replaceKey ? '' : opts.forwardedKey;
     const headers: Record<string, string> = {
       ...(clientKey || this.#forwardRouting ? opts.extraHeaders : undefined),
+      ...opts.passHeaders,
       accept: 'application/json, text/event-stream',
       // Identity: output checks read the answer, and relaying compressed bytes would need decompression anyway.
       'accept-encoding': 'identity',
       traceparent: formatTraceparent(opts.trace),
     };
-    const auth = clientKey || (this.#apiKey ? `Bearer ${this.#apiKey}` : '');
-    if (auth) headers['authorization'] = auth;
+    const key = clientKey || this.#apiKey;
+    if (key) headers[this.#keyHeader] = key;
     if (opts.body) headers['content-type'] = 'application/json';
     const body = new UpstreamBody();
     return new Promise((resolve, reject) => {
