@@ -20,3 +20,22 @@ describe('headedText', () => {
     expect(headedText(['event'], { a: 'x', b: [image] })).toBe('event\na\nx\nb');
   });
 });
+
+describe('collectText on provider requests', () => {
+  it("leaves Anthropic's base64 sources out and judges its text sources", () => {
+    const body = {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB' } },
+            { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'ana@example.com wrote this' } },
+          ],
+        },
+      ],
+    };
+    const text = collectText(body);
+    expect(text).not.toContain('iVBORw0KGgo');
+    expect(text).toContain('ana@example.com wrote this');
+  });
+});
