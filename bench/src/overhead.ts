@@ -20,6 +20,8 @@
  *   --quiet S           seconds without traffic before the idle reading (default 40; 0: skip it). V8 shrinks its
  *                       young generation and compacts once allocation has stopped for a while (its memory reducer,
  *                       some 10-30 s after the last request), which is the state of a sidecar whose agent is idle
+ *   --format F          also measure wire format F (anthropic) against the same processes after chat completions:
+ *                       its added latency beside the floor's, and its ratio to chat completions' in this run
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
  *                       (the paired rounds) and under the throughput run (the timing itself adds a little to each)
  *
@@ -53,6 +55,7 @@ const { values: opt } = parseArgs({
     'gateway-flags': { type: 'string' },
     quiet: { type: 'string', default: '40' },
     steps: { type: 'boolean', default: false },
+    format: { type: 'string', multiple: true, default: [] },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -75,6 +78,11 @@ function body(stream: boolean, marker = ''): string {
   return JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER + marker }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
 }
 
+/** The same request in Anthropic's Messages format. */
+function anthropicBody(stream: boolean): string {
+  return JSON.stringify({ model: 'claude-sonnet-4', max_tokens: 256, system: SYSTEM, messages: [{ role: 'user', content: USER }], stream });
+}
+
 interface Target {
   name: string;
   pool: Pool;
@@ -93,7 +101,7 @@ let agentSeq = 0;
  * too, since a peer may be another build of aduana with the same pack (a gateway that ignores the header is unaffected).
  */
 function headersFor(t: Target): Record<string, string> {
-  if (t.name !== 'aduana' && !t.name.startsWith('peer')) return t.headers;
+  if (!t.name.startsWith('aduana') && !t.name.startsWith('peer')) return t.headers;
   return { ...t.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` };
 }
 
@@ -112,7 +120,7 @@ async function once(t: Target, payload: string): Promise<{ total: number; ttfb: 
   for await (const chunk of res.body) {
     const now = performance.now() - t0;
     if (ttfb < 0) ttfb = now;
-    if (firstContent < 0 && (chunk as Buffer).includes('"content":"word')) firstContent = now;
+    if (firstContent < 0 && ((chunk as Buffer).includes('"content":"word') || (chunk as Buffer).includes('"text":"word'))) firstContent = now;
   }
   return { total: performance.now() - t0, ttfb, firstContent, status: res.statusCode };
 }
@@ -132,7 +140,7 @@ async function paired(targets: Target[], payload: string, rounds: number, pick: 
 }
 
 async function throughput(t: Target, payload: string, durationS = DURATION) {
-  const rotate = t.name === 'aduana' || t.name.startsWith('peer') ? { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } : undefined;
+  const rotate = t.name.startsWith('aduana') || t.name.startsWith('peer') ? { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } : undefined;
   return runLoad({ url: `${originOf(t)}${t.path}`, method: 'POST', headers: t.headers, bodies: [payload], connections: CONCURRENCY, durationS, ...(rotate ? { rotateHeader: rotate } : {}) });
 }
 
@@ -146,12 +154,44 @@ function originOf(t: Target): string {
   return origins.get(t) as string;
 }
 
+/**
+ * Anthropic's Messages format through the same mock, floor and gateway, after chat completions: non-streamed added
+ * latency (interleaved rounds, as for chat) and the streamed first byte, with the ratio of aduana's added p50 to chat
+ * completions' in this run (issue target: within 10 %).
+ */
+async function compareAnthropic(mockUrl: string, relayUrl: string, gwUrl: string, admin: string, chatAdded: number, chatFloor: number) {
+  const version = { 'anthropic-version': '2023-06-01' };
+  const ts: Target[] = [
+    target('direct', `${mockUrl}/messages`, version),
+    target('floor', `${relayUrl}/messages`, version),
+    target('aduana-anthropic', `${gwUrl}/v1/proxy/anthropic/v1/messages`, { ...version, authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
+  ];
+  const bases = [mockUrl, relayUrl, gwUrl];
+  ts.forEach((t, i) => origins.set(t, new URL(bases[i] as string).origin));
+  await paired(ts, anthropicBody(false), WARMUP, (r) => r.total);
+  if (BURST > 0) for (const t of ts) await throughput(t, anthropicBody(false), BURST);
+  const plain = await paired(ts, anthropicBody(false), ROUNDS, (r) => r.total);
+  const addedOf = (k: number) => summary((plain[k] as number[]).map((v, i) => v - ((plain[0] as number[])[i] as number)));
+  const floor = addedOf(1);
+  const ours = addedOf(2);
+  const ttfb = await paired(ts, anthropicBody(true), Math.max(200, Math.floor(ROUNDS / 3)), (r) => r.ttfb);
+  const ttfbAdded = (k: number) => summary((ttfb[k] as number[]).map((v, i) => v - ((ttfb[0] as number[])[i] as number)));
+  console.log(`\nAnthropic Messages (~${anthropicBody(false).length} B request; ${ROUNDS} interleaved rounds): added latency`);
+  console.log(table(['path', 'added p50 ms', 'p90 ms', 'p99 ms', 'vs floor: p50 ratio', 'stream first byte p50 ms'], [
+    ['floor', fmt(floor.p50, 3), fmt(floor.p90, 3), fmt(floor.p99, 3), '1.00×', fmt(ttfbAdded(1).p50, 3)],
+    ['aduana', fmt(ours.p50, 3), fmt(ours.p90, 3), fmt(ours.p99, 3), `${fmt(ours.p50 / floor.p50, 2)}×`, fmt(ttfbAdded(2).p50, 3)],
+  ]));
+  console.log(`aduana's added p50, Anthropic / chat completions in this run: ${fmt(ours.p50 / chatAdded, 2)}× (target ≤ 1.10×); the floor's: ${fmt(floor.p50 / chatFloor, 2)}×`);
+  for (const t of ts) await t.pool.close();
+  return { floor, aduana: ours, ttfbFloor: ttfbAdded(1), ttfbAduana: ttfbAdded(2), ratioToChat: ours.p50 / chatAdded };
+}
+
 async function main() {
   // The provider runs in its own process, as a real one would: `direct` pays one cross-process round trip, the gateway path two.
   const mock = await spawnMockProvider(Number(opt['mock-port']));
   const relay = await spawnRelay(mock.url);
   const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: new URL(mock.url).origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
@@ -224,6 +264,10 @@ async function main() {
         const peer = (added[(targets[k] as Target).name] as ReturnType<typeof summary>).p50;
         console.log(`${(targets[k] as Target).name} / aduana added-latency ratio (p50): ${fmt(peer / ours, 2)}×`);
       }
+    }
+
+    if ((opt.format as string[]).includes('anthropic')) {
+      results.anthropic = await compareAnthropic(mock.url, relay.url, gw.url, admin, (added['aduana'] as ReturnType<typeof summary>).p50, (added['floor'] as ReturnType<typeof summary>).p50);
     }
 
     const streamTargets = targets.slice(0, 3); // direct, floor, aduana; peers' streaming is not compared (see the docs)
