@@ -236,8 +236,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const upstreams = {
     openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
     anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
+    azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
   };
-  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close()]);
+  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -282,7 +283,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
-  registerProxyRoutes(api, proxy);
+  registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'azure'] : ['openai', 'anthropic']));
   api.finish();
 
   const authGuards = { session: consoleSessionGuard(authenticator, sessions) };

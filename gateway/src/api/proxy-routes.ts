@@ -18,12 +18,14 @@ const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind
   ['get', '/v1/proxy/models', 'models'],
   ['post', '/v1/proxy/anthropic/v1/messages', 'anthropic.messages'],
   ['post', '/v1/proxy/anthropic/v1/messages/count_tokens', 'anthropic.count_tokens'],
+  ['post', '/v1/proxy/azure/openai/deployments/:deployment/chat/completions', 'azure.chat'],
+  ['post', '/v1/proxy/azure/openai/deployments/:deployment/embeddings', 'azure.embeddings'],
 ];
 
 /** Where each provider's SDK puts its key, beside `Authorization: Bearer`: the PAT is read from there. */
-const KEY_HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: [], anthropic: ['x-api-key'] };
+const KEY_HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: [], anthropic: ['x-api-key'], azure: ['api-key'] };
 /** The headers each provider's routes read (the OpenAI ones fewer: fewer names to match in every head). */
-const HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: OPENAI_PROXY_HEADERS, anthropic: PROXY_HEADERS };
+const HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: OPENAI_PROXY_HEADERS, anthropic: PROXY_HEADERS, azure: PROXY_HEADERS };
 
 /** The proxy's way to read and answer, on this server: handed to the pipeline, which never imports the server. */
 export function proxyEdge(server: HttpServer): ProxyEdge {
@@ -45,10 +47,12 @@ const answered = (): typeof HANDLED => HANDLED;
  * refusal, the wait for a plan admission and body reading are the pipeline's, so that every answer, errors included,
  * carries the verdict headers and is recorded.
  */
-export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline): void {
+export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, providers: ReadonlySet<Provider>): void {
   for (const [method, path, kind] of ROUTES) {
     const endpoint = ENDPOINTS[kind];
     const p = endpoint.provider;
+    // A provider with no upstream configured (Azure has no default) has no routes: its paths are the 404 below.
+    if (!providers.has(p)) continue;
     server.route(method, path, { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: KEY_HEADERS[p], body: 'none', headers: HEADERS[p] }, (ctx) =>
       handler.handle(ctx, endpoint).then(answered),
     );
@@ -57,7 +61,7 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline):
   server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
     throw new GatewayError(
       'route_not_found',
-      'this provider endpoint is not proxied (chat/completions, completions, embeddings, models; anthropic/v1/messages and its count_tokens are)',
+      'this provider endpoint is not proxied (chat/completions, completions, embeddings, models; anthropic/v1/messages and its count_tokens; azure/openai/deployments/{d}/chat/completions and embeddings, with UPSTREAM_AZURE_BASE_URL set, are)',
     );
   });
 }

@@ -43,7 +43,7 @@ export interface PipelineDeps {
   prices: PriceTable;
   tools: ToolCallValidator;
   /** One upstream per provider (base URL, key, how the key is sent). */
-  upstreams: Readonly<Record<Provider, UpstreamClient>>;
+  upstreams: Readonly<Record<Provider, UpstreamClient | null>>;
   audit: AuditTrail;
   logger: Logger;
   /** Longest `model` accepted (it is recorded in the ledger). */

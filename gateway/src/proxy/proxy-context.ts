@@ -33,6 +33,8 @@ export class ProxyContext {
   decisionId = '';
   /** Parsed request body (governed endpoints). */
   request: Record<string, unknown> | null = null;
+  /** The upstream path when the endpoint's depends on the request (Azure's deployment); '' = the endpoint's own. */
+  upstreamPath = '';
   /** Bytes sent upstream: the judged (and redacted) request object, re-serialised once; never the client's raw bytes. */
   upstreamBody: Buffer | null = null;
   model = '';
@@ -109,6 +111,9 @@ export class ProxyContext {
     if (endpoint.provider === 'anthropic') {
       this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
       this.passHeaders = anthropicHeaders(h[ANTHROPIC_VERSION] ?? '', h[ANTHROPIC_BETA] ?? '');
+    } else if (endpoint.provider === 'azure') {
+      this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
+      this.passHeaders = NO_HEADERS;
     } else {
       this.forwardedKey = h[FORWARDED_AUTHORIZATION] ?? '';
       this.passHeaders = NO_HEADERS;

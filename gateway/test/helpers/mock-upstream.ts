@@ -26,7 +26,10 @@ export interface Script {
 
 export interface Received {
   method: string;
+  /** The path below the API's root (`/chat/completions`), whatever the provider's prefix. */
   path: string;
+  /** The request target as sent, query included. */
+  url: string;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown> | null;
 }
@@ -81,8 +84,10 @@ export class MockUpstream {
     } catch {
       body = null;
     }
-    const path = (req.url ?? '').replace(/^\/v1/, '');
-    this.received.push({ method: req.method ?? '', path, headers: req.headers, body });
+    // Azure OpenAI's deployment paths (`/openai/deployments/{d}/chat/completions?api-version=…`) answer as OpenAI's.
+    const url = req.url ?? '';
+    const path = url.split('?')[0]!.replace(/^\/v1/, '').replace(/^\/openai\/deployments\/[^/]+/, '');
+    this.received.push({ method: req.method ?? '', path, url, headers: req.headers, body });
     const s = this.#scripts.shift() ?? this.#default;
     let finished = false;
     res.on('close', () => {

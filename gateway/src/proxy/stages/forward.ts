@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { GatewayError } from '../../errors.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Provider } from '../endpoints.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
@@ -8,7 +9,7 @@ import type { Stage } from './stage.js';
  * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
  * never counted as ours).
  */
-export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient>>): Stage {
+export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient | null>>): Stage {
   return {
     name: 'forward',
     run(c) {
@@ -18,10 +19,13 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
       c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
       // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
-      return upstreams[c.endpoint.provider].send(
+      const upstream = upstreams[c.endpoint.provider];
+      // A provider's routes exist only when its upstream is configured: this is a wiring error, not a client's.
+      if (upstream === null) throw new GatewayError('upstream_unavailable', `no upstream is configured for ${c.endpoint.provider}`);
+      return upstream.send(
         {
           method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
-          path: c.endpoint.upstreamPath,
+          path: c.upstreamPath || c.endpoint.upstreamPath,
           body: c.upstreamBody,
           forwardedKey: c.forwardedKey,
           trace: http.trace,

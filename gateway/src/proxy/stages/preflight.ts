@@ -15,7 +15,11 @@ export function preflightStage(maxModelLength: number): Stage {
       // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
       if (req['model'].length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
-      switch (c.endpoint.kind) {
+      // Azure's endpoints take OpenAI's bodies; their path is checked here too, before anything is judged.
+      const kind = c.endpoint.kind;
+      const shape = kind === 'azure.chat' ? 'chat' : kind === 'azure.embeddings' ? 'embeddings' : kind;
+      if (c.endpoint.pathOf) c.upstreamPath = c.endpoint.pathOf(c.http);
+      switch (shape) {
         case 'chat':
           assertMessages(req['messages']);
           break;
@@ -43,8 +47,8 @@ export function preflightStage(maxModelLength: number): Stage {
           break;
       }
       // Token ids cannot be judged: with input policies active they are refused rather than let through unread.
-      if (c.policySet!.readsInputText && hasTokenIds(c.endpoint.kind === 'completions' ? req['prompt'] : c.endpoint.kind === 'embeddings' ? req['input'] : null)) {
-        throw new GatewayError('invalid_request', `${c.endpoint.kind === 'completions' ? 'prompt' : 'input'}: token-id arrays cannot be judged by this tenant's input policies; send text`);
+      if (c.policySet!.readsInputText && hasTokenIds(shape === 'completions' ? req['prompt'] : shape === 'embeddings' ? req['input'] : null)) {
+        throw new GatewayError('invalid_request', `${shape === 'completions' ? 'prompt' : 'input'}: token-id arrays cannot be judged by this tenant's input policies; send text`);
       }
       const sid = c.sessionHeader;
       if (sid.length > 256) throw new GatewayError('invalid_request', 'x-svc-session-id: at most 256 characters');
