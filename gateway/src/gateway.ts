@@ -237,8 +237,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
     anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
     azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
+    gemini: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamGeminiBaseUrl, apiKey: config.upstreamGeminiApiKey, keyHeader: 'x-goog-api-key' }),
   };
-  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close()]);
+  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -283,7 +284,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
-  registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'azure'] : ['openai', 'anthropic']));
+  registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
   api.finish();
 
   const authGuards = { session: consoleSessionGuard(authenticator, sessions) };

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { RawChunkWriter, endRaw, writeRawHead, writeRawWhole } from '../http/raw-response.js';
 import { HANDLED, type HttpServer } from '../http/server.js';
-import { ENDPOINTS, type EndpointKind, type Provider } from '../proxy/endpoints.js';
+import { ENDPOINTS, geminiEndpoint, type EndpointKind, type Provider } from '../proxy/endpoints.js';
 import { OPENAI_PROXY_HEADERS, PROXY_HEADERS } from '../proxy/proxy-headers.js';
 import type { ProxyEdge } from '../proxy/proxy-edge.js';
 import type { ProxyPipeline } from '../proxy/pipeline.js';
@@ -23,9 +23,9 @@ const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind
 ];
 
 /** Where each provider's SDK puts its key, beside `Authorization: Bearer`: the PAT is read from there. */
-const KEY_HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: [], anthropic: ['x-api-key'], azure: ['api-key'] };
+const KEY_HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: [], anthropic: ['x-api-key'], azure: ['api-key'], gemini: ['x-goog-api-key'] };
 /** The headers each provider's routes read (the OpenAI ones fewer: fewer names to match in every head). */
-const HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: OPENAI_PROXY_HEADERS, anthropic: PROXY_HEADERS, azure: PROXY_HEADERS };
+const HEADERS: Readonly<Record<Provider, readonly string[]>> = { openai: OPENAI_PROXY_HEADERS, anthropic: PROXY_HEADERS, azure: PROXY_HEADERS, gemini: PROXY_HEADERS };
 
 /** The proxy's way to read and answer, on this server: handed to the pipeline, which never imports the server. */
 export function proxyEdge(server: HttpServer): ProxyEdge {
@@ -56,6 +56,18 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, 
     server.route(method, path, { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: KEY_HEADERS[p], body: 'none', headers: HEADERS[p] }, (ctx) =>
       handler.handle(ctx, endpoint).then(answered),
     );
+  }
+  // Gemini names the model and the call in one segment (`gemini-2.0-flash:generateContent`): one route, the endpoint
+  // picked by the call; a call that is not proxied is a 404, never relayed.
+  if (providers.has('gemini')) {
+    const options = { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: KEY_HEADERS.gemini, body: 'none', headers: HEADERS.gemini } as const;
+    server.route('post', '/v1/proxy/gemini/:version/models/:call', options, (ctx) => {
+      const endpoint = geminiEndpoint(ctx.params[1] ?? '');
+      // A caller the guard refused hears that first, whatever it asked for.
+      if (endpoint === null && ctx.refusal !== null) throw ctx.refusal.thrown;
+      if (endpoint === null) throw new GatewayError('route_not_found', 'this Gemini call is not proxied (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents are)');
+      return handler.handle(ctx, endpoint).then(answered);
+    });
   }
   // Not the proxy: a 404 naming what is proxied, to anyone.
   server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {

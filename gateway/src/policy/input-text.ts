@@ -35,8 +35,9 @@ export function walkText(root: object, visit: TextVisit, skipRoot: ReadonlySet<s
       if (newKey !== key) (renamed ??= []).push(key, newKey);
       if (node === root && skipRoot.has(key)) continue;
       if (key === 'input_audio' || key === 'file_data') continue;
-      // Anthropic's base64 sources (an image, a PDF): `{type: 'base64', media_type, data}`; a `text` source is judged.
-      if (key === 'data' && obj['type'] === 'base64') continue;
+      // Anthropic's base64 sources (an image, a PDF): `{type: 'base64', media_type, data}`, a `text` source is judged;
+      // Gemini's `inlineData: {mimeType, data}`, base64 bytes.
+      if (key === 'data' && (obj['type'] === 'base64' || typeof obj['mimeType'] === 'string')) continue;
       const v = obj[key];
       if (typeof v === 'string') {
         if (!isBinary(v)) {

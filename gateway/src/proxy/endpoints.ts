@@ -2,13 +2,19 @@ import { GatewayError } from '../errors.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { AnswerFormat } from './formats/answer-format.js';
 import { ANTHROPIC_COUNT_TOKENS, ANTHROPIC_MESSAGES } from './formats/anthropic-messages.js';
+import { GEMINI, GEMINI_NO_TEXT } from './formats/gemini.js';
 import { OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS } from './formats/openai-answers.js';
 
 /** The providers the proxy speaks to, each with its own upstream (base URL, key and how the key is sent). */
-export type Provider = 'openai' | 'anthropic' | 'azure';
+export type Provider = 'openai' | 'anthropic' | 'azure' | 'gemini';
 
 /** The proxied provider endpoints (docs/decisions.md, "Governance proxy"). */
-export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models' | 'anthropic.messages' | 'anthropic.count_tokens' | 'azure.chat' | 'azure.embeddings';
+export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models' | 'anthropic.messages' | 'anthropic.count_tokens' | 'azure.chat' | 'azure.embeddings'
+  | 'gemini.generateContent'
+  | 'gemini.streamGenerateContent'
+  | 'gemini.countTokens'
+  | 'gemini.embedContent'
+  | 'gemini.batchEmbedContents';
 
 export interface Endpoint {
   readonly kind: EndpointKind;
@@ -20,6 +26,10 @@ export interface Endpoint {
    * throws a GatewayError for what must not reach a URL.
    */
   readonly pathOf?: (http: RequestContext) => string;
+  /** The model, when the path names it rather than the body (Gemini). */
+  readonly modelOf?: (http: RequestContext) => string;
+  /** The call streams whatever its body says (Gemini's streamGenerateContent). */
+  readonly streams?: boolean;
   /** Ledger event type of a call. */
   readonly eventType: string;
   /** Full governance, or a passthrough (models). */
@@ -56,7 +66,51 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
   },
   'azure.chat': azure('azure.chat', '/chat/completions', 'proxy.azure.chat.completions', OPENAI_CHAT, true),
   'azure.embeddings': azure('azure.embeddings', '/embeddings', 'proxy.azure.embeddings', OPENAI_EMBEDDINGS, false),
+  'gemini.generateContent': gemini('generateContent', GEMINI, false),
+  'gemini.streamGenerateContent': gemini('streamGenerateContent', GEMINI, true),
+  'gemini.countTokens': gemini('countTokens', GEMINI_NO_TEXT, false),
+  'gemini.embedContent': gemini('embedContent', GEMINI_NO_TEXT, false),
+  'gemini.batchEmbedContents': gemini('batchEmbedContents', GEMINI_NO_TEXT, false),
 };
+
+/** A Gemini model id as the path names it, and the API versions the SDK speaks. */
+const GEMINI_MODEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const GEMINI_VERSIONS: ReadonlySet<string> = new Set(['v1', 'v1beta']);
+
+/** The route's `{model}:{method}` segment: the model, checked before it goes into the upstream URL. */
+function geminiModel(http: RequestContext): string {
+  const call = http.params[1] ?? '';
+  const model = call.slice(0, call.lastIndexOf(':'));
+  if (!GEMINI_MODEL.test(model)) throw new GatewayError('invalid_request', 'model: letters, digits, . _ - (at most 128)');
+  return model;
+}
+
+/** Gemini's calls: `/{version}/models/{model}:{method}`, the stream with `alt=sse`. */
+function gemini(method: string, format: AnswerFormat, streams: boolean): Endpoint {
+  return {
+    kind: `gemini.${method}` as EndpointKind,
+    provider: 'gemini',
+    upstreamPath: '',
+    eventType: `proxy.gemini.${method}`,
+    governed: true,
+    format,
+    asksStreamUsage: false,
+    streams,
+    modelOf: geminiModel,
+    pathOf(http) {
+      const version = http.params[0] ?? '';
+      if (!GEMINI_VERSIONS.has(version)) throw new GatewayError('route_not_found', 'gemini: v1 or v1beta');
+      return `/${version}/models/${geminiModel(http)}:${method}${streams ? '?alt=sse' : ''}`;
+    },
+  };
+}
+
+/** The Gemini endpoint of a route's `{model}:{method}` segment, or null for a method that is not proxied. */
+export function geminiEndpoint(call: string): Endpoint | null {
+  const method = call.slice(call.lastIndexOf(':') + 1);
+  const kind = `gemini.${method}`;
+  return call.includes(':') && kind in ENDPOINTS && kind.startsWith('gemini.') ? ENDPOINTS[kind as EndpointKind] : null;
+}
 
 /** An Azure deployment's name and an API version: what Azure accepts, nothing that could change the URL's shape. */
 const DEPLOYMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;

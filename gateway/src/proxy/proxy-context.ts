@@ -111,7 +111,7 @@ export class ProxyContext {
     if (endpoint.provider === 'anthropic') {
       this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
       this.passHeaders = anthropicHeaders(h[ANTHROPIC_VERSION] ?? '', h[ANTHROPIC_BETA] ?? '');
-    } else if (endpoint.provider === 'azure') {
+    } else if (endpoint.provider === 'azure' || endpoint.provider === 'gemini') {
       this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
       this.passHeaders = NO_HEADERS;
     } else {

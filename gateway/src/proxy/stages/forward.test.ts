@@ -23,7 +23,7 @@ class Upstream {
 /** The same recording upstream for every provider. */
 function both(upstream: Upstream): Readonly<Record<Provider, UpstreamClient>> {
   const u = upstream as unknown as UpstreamClient;
-  return { openai: u, anthropic: u, azure: u };
+  return { openai: u, anthropic: u, azure: u, gemini: u };
 }
 
 function forward(kind: EndpointKind, o: CallOptions = {}) {

@@ -15,7 +15,7 @@ export function parseIntentStage(): Stage {
       const req = body as Record<string, unknown>;
       c.request = req;
       c.model = typeof req['model'] === 'string' ? req['model'] : '';
-      c.stream = req['stream'] === true;
+      c.stream = c.endpoint.streams === true || req['stream'] === true;
       const so = req['stream_options'] as Record<string, unknown> | undefined;
       c.clientWantsStreamUsage = so?.['include_usage'] === true;
       c.inputText = requestText(req);

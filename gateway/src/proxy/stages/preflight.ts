@@ -11,9 +11,11 @@ export function preflightStage(maxModelLength: number): Stage {
     name: 'preflight',
     run(c) {
       const req = c.request as Record<string, unknown>;
-      if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
+      // Gemini names the model in the path; the others in the body.
+      if (c.endpoint.modelOf) c.model = c.endpoint.modelOf(c.http);
+      else if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
       // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
-      if (req['model'].length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
+      if (c.model.length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
       // Azure's endpoints take OpenAI's bodies; their path is checked here too, before anything is judged.
       const kind = c.endpoint.kind;
@@ -43,6 +45,23 @@ export function preflightStage(maxModelLength: number): Stage {
           if (c.endpoint.kind === 'anthropic.count_tokens' && c.stream) throw new GatewayError('invalid_request', 'stream: count_tokens does not stream');
           break;
         }
+        case 'gemini.generateContent':
+        case 'gemini.streamGenerateContent': {
+          const contents = req['contents'];
+          if (!Array.isArray(contents) || contents.length === 0) throw new GatewayError('invalid_request', 'contents: required non-empty array');
+          break;
+        }
+        case 'gemini.countTokens':
+          if (!Array.isArray(req['contents']) && (req['generateContentRequest'] === null || typeof req['generateContentRequest'] !== 'object')) {
+            throw new GatewayError('invalid_request', 'contents or generateContentRequest: required');
+          }
+          break;
+        case 'gemini.embedContent':
+          if (req['content'] === null || typeof req['content'] !== 'object') throw new GatewayError('invalid_request', 'content: required object');
+          break;
+        case 'gemini.batchEmbedContents':
+          if (!Array.isArray(req['requests']) || req['requests'].length === 0) throw new GatewayError('invalid_request', 'requests: required non-empty array');
+          break;
         case 'models':
           break;
       }

@@ -6,8 +6,8 @@ import { GatewayError } from '../../errors.js';
 export interface UpstreamOptions {
   baseUrl: string;
   apiKey: string;
-  /** Where the provider reads its key: `Authorization: Bearer` (OpenAI), `x-api-key` (Anthropic), `api-key` (Azure). */
-  keyHeader?: 'authorization' | 'x-api-key' | 'api-key';
+  /** Where the provider reads its key: `Authorization: Bearer` (OpenAI), `x-api-key` (Anthropic), `api-key` (Azure), `x-goog-api-key` (Gemini). */
+  keyHeader?: 'authorization' | 'x-api-key' | 'api-key' | 'x-goog-api-key';
   /**
    * 'fill': `apiKey` goes out only when the caller forwards no key; 'replace': it goes out on every call and the
    * caller's key is dropped (UPSTREAM_API_KEY_MODE).
@@ -44,7 +44,7 @@ export class UpstreamClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #apiKey: string;
-  readonly #keyHeader: 'authorization' | 'x-api-key' | 'api-key';
+  readonly #keyHeader: 'authorization' | 'x-api-key' | 'api-key' | 'x-goog-api-key';
   readonly #replaceKey: boolean;
   readonly #forwardRouting: boolean;
   readonly #timeoutMs: number;

@@ -1,0 +1,87 @@
+import { walkText } from '../../policy/input-text.js';
+import type { Usage } from '../proxy-context.js';
+import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody } from './answer-format.js';
+
+type Json = Record<string, unknown>;
+
+const NONE: readonly number[] = [];
+
+function candidatesOf(body: Json): Json[] {
+  const c = body['candidates'];
+  return Array.isArray(c) ? (c as Json[]) : [];
+}
+
+function indexOf(candidate: Json): number {
+  return typeof candidate['index'] === 'number' ? candidate['index'] : 0;
+}
+
+function partsOf(candidate: Json): Json[] {
+  const parts = (candidate['content'] as Json | undefined)?.['parts'];
+  return Array.isArray(parts) ? (parts as Json[]) : [];
+}
+
+/**
+ * Google's Gemini API (generateContent and its SSE stream): each candidate's `content.parts` text and every string of
+ * a `functionCall`'s `args`; a stream chunk is a whole response whose candidates carry the next text, one channel per
+ * candidate, the held tail added to the chunk that ends it (`finishReason`). Usage is `usageMetadata` (a stream's
+ * chunks carry it as running totals).
+ */
+export const GEMINI: AnswerFormat = {
+  visitAnswer(answer: Json, visit: AnswerVisit): void {
+    for (const candidate of candidatesOf(answer)) {
+      for (const part of partsOf(candidate)) {
+        if (typeof part['text'] === 'string') part['text'] = visit(part['text']);
+        const call = part['functionCall'] as Json | undefined;
+        if (call && typeof call === 'object' && call['args'] && typeof call['args'] === 'object') walkText(call['args'] as object, visit);
+      }
+    }
+  },
+  visitEvent(event: Json, visit: DeltaVisit): void {
+    for (const candidate of candidatesOf(event)) {
+      const channel = indexOf(candidate);
+      for (const part of partsOf(candidate)) if (typeof part['text'] === 'string') part['text'] = visit(channel, part['text']);
+    }
+  },
+  endedChannels(event: Json): readonly number[] {
+    let ended: number[] | null = null;
+    for (const candidate of candidatesOf(event)) if (candidate['finishReason'] != null) (ended ??= []).push(indexOf(candidate));
+    return ended ?? NONE;
+  },
+  appendDelta(event: Json, channel: number, text: string): boolean {
+    const candidate = candidatesOf(event).find((c) => indexOf(c) === channel);
+    if (!candidate) return false;
+    const content = (candidate['content'] ??= { role: 'model', parts: [] }) as Json;
+    const parts = (Array.isArray(content['parts']) ? content['parts'] : (content['parts'] = [])) as Json[];
+    const last = [...parts].reverse().find((p) => typeof p['text'] === 'string');
+    if (last) last['text'] = (last['text'] as string) + text;
+    else parts.push({ text });
+    return true;
+  },
+  deltaEvent(_like: Json, channel: number, text: string): Json {
+    return { candidates: [{ index: channel, content: { role: 'model', parts: [{ text }] } }] };
+  },
+  eventName: () => null,
+  streamError(body: ErrorBody): { name: null; data: unknown } {
+    // Google's error shape carries `code`, `message` and `status`; ours keeps its fields beside them.
+    const status = body.error.type === 'svc_policy_violation' || body.error.type === 'permission_denied' ? 'PERMISSION_DENIED' : 'UNAVAILABLE';
+    return { name: null, data: { ...body, error: { ...body.error, status } } };
+  },
+  usage(body: Json): Partial<Usage> | null {
+    const u = body['usageMetadata'] as Json | undefined;
+    if (!u || typeof u !== 'object') return null;
+    const out: Partial<Usage> = {};
+    if (typeof u['promptTokenCount'] === 'number') out.prompt_tokens = u['promptTokenCount'];
+    if (typeof u['candidatesTokenCount'] === 'number') out.completion_tokens = u['candidatesTokenCount'];
+    return out;
+  },
+  onlyUsage: () => false,
+  doneData: null,
+};
+
+/** countTokens and the embedding calls answer numbers: no text for the client to read. */
+export const GEMINI_NO_TEXT: AnswerFormat = {
+  ...GEMINI,
+  visitAnswer: () => undefined,
+  visitEvent: () => undefined,
+  endedChannels: () => NONE,
+};
