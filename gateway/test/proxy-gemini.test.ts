@@ -61,6 +61,8 @@ describe('the official Google Gen AI SDK against the proxy', () => {
     const e = await entryWith(tok.admin, 321);
     expect(e.event_type).toBe('proxy.gemini.generateContent');
     expect(e.payload).toMatchObject({ model: 'gemini-2.0-flash', usage: { prompt_tokens: 321, completion_tokens: 4 } });
+    // Gemini 2.0 Flash: BRL 0.00055 in and 0.0022 out per thousand tokens.
+    expect(e.payload['cost_brl']).toBeCloseTo((321 * 0.00055 + 4 * 0.0022) / 1000, 9);
   });
 
   it('generateContentStream: the chunks relayed in order over alt=sse', async () => {

@@ -26,6 +26,14 @@ export const BUILT_IN_PRICES_BRL: Readonly<Record<string, ModelPrice>> = {
   'claude-3-7-sonnet': { input: 0.0165, output: 0.0825 },
   'claude-haiku-4-5': { input: 0.0055, output: 0.0275 },
   'claude-3-5-haiku': { input: 0.0044, output: 0.022 },
+  // Google (USD per million, same rate): Gemini 2.5 Pro $1.25/$10 (prompts up to 200k tokens), 2.5 Flash $0.30/$2.50,
+  // 2.5 Flash-Lite and 2.0 Flash $0.10/$0.40, 2.0 Flash-Lite $0.075/$0.30, gemini-embedding-001 $0.15 in.
+  'gemini-2.5-pro': { input: 0.006875, output: 0.055 },
+  'gemini-2.5-flash': { input: 0.00165, output: 0.01375 },
+  'gemini-2.5-flash-lite': { input: 0.00055, output: 0.0022 },
+  'gemini-2.0-flash': { input: 0.00055, output: 0.0022 },
+  'gemini-2.0-flash-lite': { input: 0.0004125, output: 0.00165 },
+  'gemini-embedding-001': { input: 0.000825, output: 0 },
   default: { input: 0.01375, output: 0.055 },
 };
 
