@@ -20,8 +20,8 @@
  *   --quiet S           seconds without traffic before the idle reading (default 40; 0: skip it). V8 shrinks its
  *                       young generation and compacts once allocation has stopped for a while (its memory reducer,
  *                       some 10-30 s after the last request), which is the state of a sidecar whose agent is idle
- *   --format F          also measure wire format F (anthropic) against the same processes after chat completions:
- *                       its added latency beside the floor's, and its ratio to chat completions' in this run
+ *   --format F          also measure wire format F (anthropic, gemini; repeatable) with the same processes after chat
+ *                       completions: its added latency beside the floor's, and its ratio to chat completions' here
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
  *                       (the paired rounds) and under the throughput run (the timing itself adds a little to each)
  *
@@ -82,6 +82,27 @@ function body(stream: boolean, marker = ''): string {
 function anthropicBody(stream: boolean): string {
   return JSON.stringify({ model: 'claude-sonnet-4', max_tokens: 256, system: SYSTEM, messages: [{ role: 'user', content: USER }], stream });
 }
+
+/** The same request in Gemini's generateContent format (the model is in the path). */
+function geminiBody(): string {
+  return JSON.stringify({ systemInstruction: { parts: [{ text: SYSTEM }] }, contents: [{ role: 'user', parts: [{ text: USER }] }] });
+}
+
+/** What another wire format is measured with: its paths on the mock, the floor and the gateway, a body, headers. */
+interface WireFormat {
+  label: string;
+  mockPath: string;
+  gatewayPath: string;
+  headers: Record<string, string>;
+  body(stream: boolean): string;
+  /** A stream is asked for in the body (Anthropic); Gemini's is another path, not measured here. */
+  streamsInBody: boolean;
+}
+
+const FORMATS: Readonly<Record<string, WireFormat>> = {
+  anthropic: { label: 'Anthropic Messages', mockPath: '/messages', gatewayPath: '/v1/proxy/anthropic/v1/messages', headers: { 'anthropic-version': '2023-06-01' }, body: anthropicBody, streamsInBody: true },
+  gemini: { label: 'Gemini generateContent', mockPath: '/models/gemini-2.0-flash:generateContent', gatewayPath: '/v1/proxy/gemini/v1/models/gemini-2.0-flash:generateContent', headers: {}, body: geminiBody, streamsInBody: false },
+};
 
 interface Target {
   name: string;
@@ -155,35 +176,34 @@ function originOf(t: Target): string {
 }
 
 /**
- * Anthropic's Messages format through the same mock, floor and gateway, after chat completions: non-streamed added
- * latency (interleaved rounds, as for chat) and the streamed first byte, with the ratio of aduana's added p50 to chat
- * completions' in this run (issue target: within 10 %).
+ * Another wire format through the same mock, floor and gateway, after chat completions: non-streamed added latency
+ * (interleaved rounds, as for chat) and, where the body asks for a stream, the streamed first byte, with the ratio of
+ * aduana's added p50 to chat completions' in this run (issue target: within 10 %).
  */
-async function compareAnthropic(mockUrl: string, relayUrl: string, gwUrl: string, admin: string, chatAdded: number, chatFloor: number) {
-  const version = { 'anthropic-version': '2023-06-01' };
+async function compareFormat(f: WireFormat, mockUrl: string, relayUrl: string, gwUrl: string, admin: string, chatAdded: number, chatFloor: number) {
   const ts: Target[] = [
-    target('direct', `${mockUrl}/messages`, version),
-    target('floor', `${relayUrl}/messages`, version),
-    target('aduana-anthropic', `${gwUrl}/v1/proxy/anthropic/v1/messages`, { ...version, authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
+    target('direct', `${mockUrl}${f.mockPath}`, f.headers),
+    target('floor', `${relayUrl}${f.mockPath}`, f.headers),
+    target('aduana-format', `${gwUrl}${f.gatewayPath}`, { ...f.headers, authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
   ];
   const bases = [mockUrl, relayUrl, gwUrl];
   ts.forEach((t, i) => origins.set(t, new URL(bases[i] as string).origin));
-  await paired(ts, anthropicBody(false), WARMUP, (r) => r.total);
-  if (BURST > 0) for (const t of ts) await throughput(t, anthropicBody(false), BURST);
-  const plain = await paired(ts, anthropicBody(false), ROUNDS, (r) => r.total);
-  const addedOf = (k: number) => summary((plain[k] as number[]).map((v, i) => v - ((plain[0] as number[])[i] as number)));
-  const floor = addedOf(1);
-  const ours = addedOf(2);
-  const ttfb = await paired(ts, anthropicBody(true), Math.max(200, Math.floor(ROUNDS / 3)), (r) => r.ttfb);
-  const ttfbAdded = (k: number) => summary((ttfb[k] as number[]).map((v, i) => v - ((ttfb[0] as number[])[i] as number)));
-  console.log(`\nAnthropic Messages (~${anthropicBody(false).length} B request; ${ROUNDS} interleaved rounds): added latency`);
+  await paired(ts, f.body(false), WARMUP, (r) => r.total);
+  if (BURST > 0) for (const t of ts) await throughput(t, f.body(false), BURST);
+  const plain = await paired(ts, f.body(false), ROUNDS, (r) => r.total);
+  const addedOf = (xs: number[][], k: number) => summary((xs[k] as number[]).map((v, i) => v - ((xs[0] as number[])[i] as number)));
+  const floor = addedOf(plain, 1);
+  const ours = addedOf(plain, 2);
+  const ttfb = f.streamsInBody ? await paired(ts, f.body(true), Math.max(200, Math.floor(ROUNDS / 3)), (r) => r.ttfb) : null;
+  const firstByte = (k: number) => (ttfb ? fmt(addedOf(ttfb, k).p50, 3) : '–');
+  console.log(`\n${f.label} (~${f.body(false).length} B request; ${ROUNDS} interleaved rounds): added latency`);
   console.log(table(['path', 'added p50 ms', 'p90 ms', 'p99 ms', 'vs floor: p50 ratio', 'stream first byte p50 ms'], [
-    ['floor', fmt(floor.p50, 3), fmt(floor.p90, 3), fmt(floor.p99, 3), '1.00×', fmt(ttfbAdded(1).p50, 3)],
-    ['aduana', fmt(ours.p50, 3), fmt(ours.p90, 3), fmt(ours.p99, 3), `${fmt(ours.p50 / floor.p50, 2)}×`, fmt(ttfbAdded(2).p50, 3)],
+    ['floor', fmt(floor.p50, 3), fmt(floor.p90, 3), fmt(floor.p99, 3), '1.00×', firstByte(1)],
+    ['aduana', fmt(ours.p50, 3), fmt(ours.p90, 3), fmt(ours.p99, 3), `${fmt(ours.p50 / floor.p50, 2)}×`, firstByte(2)],
   ]));
-  console.log(`aduana's added p50, Anthropic / chat completions in this run: ${fmt(ours.p50 / chatAdded, 2)}× (target ≤ 1.10×); the floor's: ${fmt(floor.p50 / chatFloor, 2)}×`);
+  console.log(`aduana's added p50, ${f.label} / chat completions in this run: ${fmt(ours.p50 / chatAdded, 2)}× (target ≤ 1.10×); the floor's: ${fmt(floor.p50 / chatFloor, 2)}×`);
   for (const t of ts) await t.pool.close();
-  return { floor, aduana: ours, ttfbFloor: ttfbAdded(1), ttfbAduana: ttfbAdded(2), ratioToChat: ours.p50 / chatAdded };
+  return { floor, aduana: ours, ratioToChat: ours.p50 / chatAdded };
 }
 
 async function main() {
@@ -191,7 +211,8 @@ async function main() {
   const mock = await spawnMockProvider(Number(opt['mock-port']));
   const relay = await spawnRelay(mock.url);
   const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: new URL(mock.url).origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
+  const origin = new URL(mock.url).origin;
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', UPSTREAM_GEMINI_BASE_URL: origin, UPSTREAM_GEMINI_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
@@ -266,8 +287,10 @@ async function main() {
       }
     }
 
-    if ((opt.format as string[]).includes('anthropic')) {
-      results.anthropic = await compareAnthropic(mock.url, relay.url, gw.url, admin, (added['aduana'] as ReturnType<typeof summary>).p50, (added['floor'] as ReturnType<typeof summary>).p50);
+    for (const name of opt.format as string[]) {
+      const f = FORMATS[name];
+      if (!f) throw new Error(`--format: ${Object.keys(FORMATS).join(' or ')}`);
+      results[`format:${name}`] = await compareFormat(f, mock.url, relay.url, gw.url, admin, (added['aduana'] as ReturnType<typeof summary>).p50, (added['floor'] as ReturnType<typeof summary>).p50);
     }
 
     const streamTargets = targets.slice(0, 3); // direct, floor, aduana; peers' streaming is not compared (see the docs)

@@ -4,7 +4,8 @@ import { App, us_listen_socket_close, us_socket_local_port, type us_listen_socke
  * The benchmark's provider: an OpenAI-compatible endpoint on loopback that answers as fast as it can (uWS, canned
  * bodies), so the harness measures the gateway's overhead, not the mock's. Non-streamed chat returns a fixed
  * completion; streamed chat sends `streamChunks` content events, then usage and [DONE]. Anthropic's Messages API
- * (`/v1/messages`) answers the same text in its own format, whole or streamed.
+ * (`/v1/messages`) answers the same text in its own format, whole or streamed; so does Gemini's generateContent
+ * (`/v1/models/{model}:generateContent`, whole only).
  */
 export interface MockProvider {
   url: string;
@@ -34,6 +35,12 @@ const ANTHROPIC_ANSWER = JSON.stringify({
   stop_reason: 'end_turn',
   stop_sequence: null,
   usage: { input_tokens: 230, output_tokens: 18 },
+});
+
+const GEMINI_ANSWER = JSON.stringify({
+  candidates: [{ content: { role: 'model', parts: [{ text: 'Here is a short summary of the accounts that match your filters, grouped by segment.' }] }, finishReason: 'STOP', index: 0 }],
+  usageMetadata: { promptTokenCount: 230, candidatesTokenCount: 18, totalTokenCount: 248 },
+  modelVersion: 'gemini-2.0-flash',
 });
 
 /** The same answer as Anthropic's Messages API streams it: named events, one text delta per word. */
@@ -107,6 +114,13 @@ export function startMockProvider(port = 0, streamChunks = 20): Promise<MockProv
             for (const w of anthropic.words) res.write(w);
             res.end(anthropic.tail);
           });
+        });
+      })
+      .post('/v1/models/*', (res) => {
+        // Gemini's generateContent: the same answer in its format.
+        res.onAborted(() => undefined);
+        res.onData((_chunk, last) => {
+          if (last) res.cork(() => res.writeHeader('content-type', 'application/json').end(GEMINI_ANSWER));
         });
       })
       .get('/v1/models', (res) => {
