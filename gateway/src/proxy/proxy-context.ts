@@ -48,7 +48,7 @@ export class ProxyContext {
   sessionId = '';
   /**
    * The client's own provider key as the value of the provider's key header ('' = the sidecar's):
-   * x-forwarded-authorization for OpenAI, x-forwarded-api-key for Anthropic.
+   * x-forwarded-authorization for OpenAI, x-forwarded-api-key for Anthropic, Azure and Gemini.
    */
   readonly forwardedKey: string;
   /** Headers the provider needs whoever's key goes out (anthropic-version, anthropic-beta). */
