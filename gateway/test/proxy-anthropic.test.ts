@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockAnthropic } from './helpers/mock-anthropic.js';
-import { poll } from '../../shared/test/helpers/poll.js';
+import { entryWithPromptTokens } from './helpers/proxy-ledger.js';
 
 // The official Anthropic SDK against the proxy, changed only in base URL and key (the PAT), with a mock of the
 // Messages API on loopback behind it.
@@ -36,21 +36,8 @@ afterAll(async () => {
 });
 beforeEach(() => mock.reset());
 
-interface Entry {
-  event_type: string;
-  payload: Record<string, unknown> & { usage?: { prompt_tokens: number } };
-}
-
-/** The tenant's ledger entry of the call that reported `promptTokens` (entries are committed just after the answer). */
-function entryWith(token: string, promptTokens: number): Promise<Entry> {
-  return poll(
-    async () => {
-      const r = await call(t.url, 'GET', '/v1/events?limit=50&order=desc', { token });
-      return (r.body.events as Entry[]).find((e) => e.payload.usage?.prompt_tokens === promptTokens);
-    },
-    { what: `the ledger entry of a call with ${promptTokens} input tokens` },
-  ) as Promise<Entry>;
-}
+/** The tenant's ledger entry of the call that reported `promptTokens` input tokens. */
+const entryWith = (token: string, promptTokens: number) => entryWithPromptTokens(t.url, token, promptTokens);
 
 describe('the official Anthropic SDK against the proxy', () => {
   it('messages.create: the answer comes back with the verdict headers; the provider gets its key and the API version, never the PAT', async () => {
