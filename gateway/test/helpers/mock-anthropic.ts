@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ScriptedMock, sleep, type Exchange, type ScriptedReceived } from './scripted-mock.js';
 
 /**
  * A mock Anthropic Messages API on loopback, speaking the real wire format: `POST /v1/messages` (a whole JSON
@@ -63,15 +63,7 @@ export interface AnthropicScript {
   streamError?: { afterEvents: number; type?: string; message?: string };
 }
 
-export interface AnthropicReceived {
-  method: string;
-  /** As requested, e.g. `/v1/messages` (query string included). */
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body (null when empty or not JSON), and the text as received. */
-  body: Record<string, unknown> | null;
-  raw: string;
-}
+export type AnthropicReceived = ScriptedReceived;
 
 export interface MockAnthropicOptions {
   /**
@@ -93,95 +85,40 @@ const ERROR_TYPES: Record<number, string> = {
   529: 'overloaded_error',
 };
 
-export class MockAnthropic {
-  readonly received: AnthropicReceived[] = [];
-  /** Connections the client closed before the answer was complete (e.g. an aborted stream). */
-  clientAborts = 0;
-  /** The origin, without `/v1`: the official SDK's `baseURL`. */
-  url = '';
-  #scripts: AnthropicScript[] = [];
-  #default: AnthropicScript = {};
-  #server: Server | null = null;
+export class MockAnthropic extends ScriptedMock<AnthropicScript> {
   #messages = 0;
   readonly #checkRequests: boolean;
 
   constructor(options: MockAnthropicOptions = {}) {
+    super();
     this.#checkRequests = options.checkRequests ?? true;
   }
 
-  /** Scripts the next answers, in order (one per request, count_tokens included); then the default answers. */
-  next(...scripts: AnthropicScript[]): this {
-    this.#scripts.push(...scripts);
-    return this;
-  }
-
-  setDefault(s: AnthropicScript): this {
-    this.#default = s;
-    return this;
-  }
-
-  reset(): void {
-    this.received.length = 0;
-    this.#scripts = [];
-    this.#default = {};
-    this.clientAborts = 0;
-  }
-
-  async start(): Promise<this> {
-    this.#server = createServer((req, res) => void this.#handle(req, res));
-    this.#server.keepAliveTimeout = 60_000;
-    await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    await new Promise((r) => this.#server?.close(r));
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const raw = Buffer.concat(parts).toString('utf8');
-    let body: Record<string, unknown> | null = null;
-    try {
-      const parsed: unknown = raw ? JSON.parse(raw) : null;
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-    } catch {
-      body = null;
-    }
-    const method = req.method ?? '';
-    const path = req.url ?? '';
-    this.received.push({ method, path, headers: req.headers, body, raw });
-    const s = this.#scripts.shift() ?? this.#default;
-    let finished = false;
-    res.on('close', () => {
-      if (!finished) this.clientAborts++;
-    });
-    if (s.delayMs) await sleep(s.delayMs);
+  protected async answer(x: Exchange<AnthropicScript>): Promise<void> {
+    const { req, res, script: s, got } = x;
+    const { method, path, body } = got;
     const headers = { 'request-id': `req_mock_${this.received.length}`, ...s.headers };
     if (s.json !== undefined) {
-      finished = true;
+      x.finished = true;
       return json(res, s.status ?? 200, s.json, headers);
     }
     if (s.status && s.status >= 400) {
-      finished = true;
+      x.finished = true;
       return error(res, s.status, s.errorType ?? ERROR_TYPES[s.status] ?? 'api_error', s.errorMessage ?? 'mock error', headers);
     }
     const route = path.split('?')[0];
     if (method !== 'POST' || (route !== '/v1/messages' && route !== '/v1/messages/count_tokens')) {
-      finished = true;
+      x.finished = true;
       return error(res, 404, 'not_found_error', `Not found: ${method} ${route}`, headers);
     }
     const problem = this.#checkRequests ? checkRequest(req, body, route === '/v1/messages') : null;
     if (problem) {
-      finished = true;
+      x.finished = true;
       return error(res, problem.status, ERROR_TYPES[problem.status]!, problem.message, headers);
     }
     const usage: AnthropicUsage = s.usage ?? { input_tokens: 12, output_tokens: 7 };
     if (route === '/v1/messages/count_tokens') {
-      finished = true;
+      x.finished = true;
       return json(res, s.status ?? 200, { input_tokens: usage.input_tokens }, headers);
     }
     const model = typeof body?.['model'] === 'string' ? body['model'] : 'claude-mock';
@@ -193,12 +130,12 @@ export class MockAnthropic {
       usage,
     };
     if (body?.['stream'] !== true) {
-      finished = true;
+      x.finished = true;
       const { id, stop_reason, stop_sequence } = meta;
       return json(res, s.status ?? 200, { id, type: 'message', role: 'assistant', model, content: contentBlocks(s), stop_reason, stop_sequence, usage }, headers);
     }
     // A stream never parses the tool input: a script may send broken JSON pieces on purpose.
-    finished = await stream(res, s, s.events ?? streamEvents(s, meta), headers);
+    x.finished = await stream(res, s, s.events ?? streamEvents(s, meta), headers);
   }
 }
 
@@ -306,6 +243,3 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}

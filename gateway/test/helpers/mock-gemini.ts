@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ScriptedMock, sleep, type Exchange, type ScriptedReceived } from './scripted-mock.js';
 
 /**
  * A mock Gemini API (generativelanguage) on loopback, speaking the real wire format under `/v1` and `/v1beta`:
@@ -56,15 +56,7 @@ export interface GeminiScript {
   streamError?: { afterChunks: number; code?: number; message?: string; status?: string };
 }
 
-export interface GeminiReceived {
-  method: string;
-  /** As requested, query string included, e.g. `/v1beta/models/gemini-mock:streamGenerateContent?alt=sse`. */
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body (null when empty or not JSON), and the text as received. */
-  body: Record<string, unknown> | null;
-  raw: string;
-}
+export type GeminiReceived = ScriptedReceived;
 
 export interface MockGeminiOptions {
   /**
@@ -90,96 +82,41 @@ const STATUS_NAMES: Record<number, string> = {
 };
 const ROUTE = /^\/(v1|v1beta)\/((?:models|tunedModels)\/[^/:]+):(generateContent|streamGenerateContent|countTokens|embedContent|batchEmbedContents)$/;
 
-export class MockGemini {
-  readonly received: GeminiReceived[] = [];
-  /** Connections the client closed before the answer was complete (e.g. an aborted stream). */
-  clientAborts = 0;
-  /** The origin, without a version segment: the official SDK's `httpOptions.baseUrl`. */
-  url = '';
-  #scripts: GeminiScript[] = [];
-  #default: GeminiScript = {};
-  #server: Server | null = null;
+export class MockGemini extends ScriptedMock<GeminiScript> {
   #responses = 0;
   readonly #checkRequests: boolean;
 
   constructor(options: MockGeminiOptions = {}) {
+    super();
     this.#checkRequests = options.checkRequests ?? true;
   }
 
-  /** Scripts the next answers, in order (one per request, whatever its route); then the default answers. */
-  next(...scripts: GeminiScript[]): this {
-    this.#scripts.push(...scripts);
-    return this;
-  }
-
-  setDefault(s: GeminiScript): this {
-    this.#default = s;
-    return this;
-  }
-
-  reset(): void {
-    this.received.length = 0;
-    this.#scripts = [];
-    this.#default = {};
-    this.clientAborts = 0;
-  }
-
-  async start(): Promise<this> {
-    this.#server = createServer((req, res) => void this.#handle(req, res));
-    this.#server.keepAliveTimeout = 60_000;
-    await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    await new Promise((r) => this.#server?.close(r));
-  }
-
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const raw = Buffer.concat(parts).toString('utf8');
-    let body: Record<string, unknown> | null = null;
-    try {
-      const parsed: unknown = raw ? JSON.parse(raw) : null;
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
-    } catch {
-      body = null;
-    }
-    const method = req.method ?? '';
-    const path = req.url ?? '';
-    this.received.push({ method, path, headers: req.headers, body, raw });
-    const s = this.#scripts.shift() ?? this.#default;
-    let finished = false;
-    res.on('close', () => {
-      if (!finished) this.clientAborts++;
-    });
-    if (s.delayMs) await sleep(s.delayMs);
+  protected async answer(x: Exchange<GeminiScript>): Promise<void> {
+    const { req, res, script: s, got } = x;
+    const { method, path, body } = got;
     const headers = { ...s.headers };
     if (s.json !== undefined) {
-      finished = true;
+      x.finished = true;
       return json(res, s.status ?? 200, s.json, headers);
     }
     if (s.status && s.status >= 400) {
-      finished = true;
+      x.finished = true;
       return error(res, s.status, s.errorStatus, s.errorMessage ?? 'mock error', headers);
     }
     const url = new URL(path, 'http://mock');
     const route = ROUTE.exec(url.pathname);
     if (method !== 'POST' || !route) {
-      finished = true;
+      x.finished = true;
       return error(res, 404, undefined, `Not found: ${method} ${url.pathname}`, headers);
     }
     const [, , modelName, rpc] = route as unknown as [string, string, string, string];
     const problem = this.#checkRequests ? checkRequest(req, url, body, rpc) : null;
     if (problem) {
-      finished = true;
+      x.finished = true;
       return error(res, problem.status, undefined, problem.message, headers);
     }
     const usage = usageOf(s);
-    if (rpc !== 'streamGenerateContent') finished = true;
+    if (rpc !== 'streamGenerateContent') x.finished = true;
     switch (rpc) {
       case 'countTokens':
         return json(res, 200, { totalTokens: usage.promptTokenCount }, headers);
@@ -193,7 +130,7 @@ export class MockGemini {
     }
     const meta: ResponseMeta = { modelVersion: modelName.replace(/^[^/]+\//, ''), responseId: `mock-response-${++this.#responses}` };
     if (rpc === 'generateContent') return json(res, 200, wholeResponse(s, usage, meta), headers);
-    finished = await stream(res, s, streamChunks(s, usage, meta), url.searchParams.get('alt') === 'sse', headers);
+    x.finished = await stream(res, s, streamChunks(s, usage, meta), url.searchParams.get('alt') === 'sse', headers);
   }
 }
 
@@ -303,6 +240,3 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(text);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
