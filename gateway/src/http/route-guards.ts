@@ -31,6 +31,7 @@ export type RouteAuth =
       /**
        * Request headers where a provider's SDK puts its API key (Anthropic's `x-api-key`): without an Authorization
        * header, the first of them present is read as the bearer token. The key of that provider never reaches it.
+       * Google's `x-goog-api-key` brings its query parameter with it (KEY_QUERY).
        */
       readonly keyHeaders?: readonly string[];
     }
@@ -72,11 +73,12 @@ export function routeCheck(name: string, options: RouteAuth & { readonly body: s
   else if (options.auth === 'pat') {
     const scope = options.scope;
     const keys = options.keyHeaders ?? [];
+    const query = keyQuery(keys);
     guard =
       keys.length === 0
         ? (ctx) => checkPat(access, ctx, scope)
         : (ctx) => {
-            if (ctx.authorization === '') ctx.authorization = bearerFromKeyHeaders(ctx, keys);
+            if (ctx.authorization === '') ctx.authorization = bearerFromKeyHeaders(ctx, keys, query);
             checkPat(access, ctx, scope);
           };
   } else {
@@ -118,11 +120,32 @@ function handedOver(check: Check): Check {
   };
 }
 
-/** `Bearer <key>` from the first key header present, or '' (the guard then refuses as for a missing credential). */
-function bearerFromKeyHeaders(ctx: RequestContext, keys: readonly string[]): string {
+/**
+ * Google's APIs take their API key in `x-goog-api-key` or in the `key` query parameter alike, and clients send either
+ * (a raw `?key=` URL is how Google's own examples call the Gemini API): a route reading the PAT from that header reads
+ * it from the query too. Only there: on any other route `?key=` is no credential. The query goes no further than this
+ * guard: the upstream path is built from the route's parameters, and the request log keeps the path without it.
+ */
+const KEY_QUERY: ReadonlyMap<string, string> = new Map([['x-goog-api-key', 'key']]);
+
+/** The query parameter that carries the key on a route with these key headers, or null. */
+function keyQuery(keys: readonly string[]): string | null {
+  for (const name of keys) {
+    const q = KEY_QUERY.get(name.toLowerCase());
+    if (q !== undefined) return q;
+  }
+  return null;
+}
+
+/**
+ * `Bearer <key>` from the first key header present, else from the key query parameter when the route has one, or ''
+ * (the guard then refuses as for a missing credential).
+ */
+function bearerFromKeyHeaders(ctx: RequestContext, keys: readonly string[], query: string | null): string {
   for (const name of keys) {
     const v = ctx.header(name);
     if (v !== '') return `Bearer ${v}`;
   }
-  return '';
+  const v = query === null || ctx.rawQuery === '' ? '' : (ctx.query.get(query) ?? '');
+  return v === '' ? '' : `Bearer ${v}`;
 }
