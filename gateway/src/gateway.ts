@@ -37,6 +37,7 @@ import { registerTelemetryRoutes } from './api/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './identity/users/user-store.js';
 import { SessionStore } from './identity/sessions/session-store.js';
+import { StoredResponses } from './proxy/stored/stored-responses.js';
 import { LoginFailures, loginFailureLimits } from './identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
 import { SessionPruner } from './identity/sessions/session-pruner.js';
@@ -275,6 +276,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     tools: new ToolCallValidator(),
     upstreams,
     audit,
+    stored: new StoredResponses(store.storedResponses),
     logger,
     maxModelLength: config.ledgerMaxModelLength,
     evalPool,

@@ -11,11 +11,15 @@ import type { ProxyPipeline } from '../proxy/pipeline.js';
  * the PAT where it puts its key (docs/decisions.md, "Governance proxy: other wire formats"). Anything else under a
  * provider's prefix is a 404, never relayed.
  */
-const ROUTES: readonly [method: 'get' | 'post', path: string, kind: EndpointKind][] = [
+const ROUTES: readonly [method: 'get' | 'post' | 'delete', path: string, kind: EndpointKind][] = [
   ['post', '/v1/proxy/chat/completions', 'chat'],
   ['post', '/v1/proxy/completions', 'completions'],
   ['post', '/v1/proxy/embeddings', 'embeddings'],
   ['get', '/v1/proxy/models', 'models'],
+  ['post', '/v1/proxy/responses', 'responses'],
+  ['get', '/v1/proxy/responses/:id', 'responses.get'],
+  ['delete', '/v1/proxy/responses/:id', 'responses.delete'],
+  ['get', '/v1/proxy/responses/:id/input_items', 'responses.input_items'],
   ['post', '/v1/proxy/anthropic/v1/messages', 'anthropic.messages'],
   ['post', '/v1/proxy/anthropic/v1/messages/count_tokens', 'anthropic.count_tokens'],
   ['post', '/v1/proxy/azure/openai/deployments/:deployment/chat/completions', 'azure.chat'],
@@ -73,7 +77,7 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, 
   server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
     throw new GatewayError(
       'route_not_found',
-      'this provider endpoint is not proxied (chat/completions, completions, embeddings, models; anthropic/v1/messages and its count_tokens; azure/openai/deployments/{d}/chat/completions and embeddings, with UPSTREAM_AZURE_BASE_URL set, are)',
+      'this provider endpoint is not proxied (chat/completions, completions, embeddings, models, responses; anthropic/v1/messages and its count_tokens; azure/openai/deployments/{d}/chat/completions and embeddings, with UPSTREAM_AZURE_BASE_URL set, are)',
     );
   });
 }

@@ -2,7 +2,7 @@
  * The text policies judge in a request: every string a reader of it may see, object keys included, found by walking
  * the whole object (not a list of known fields, which misses whatever a provider adds next). Left out only: values of
  * keys named in `skipRoot` at the top level (e.g. the proxy's `model`), and binary payloads (base64 `data:` URLs,
- * `input_audio`, `file_data`, Anthropic's base64 sources), which carry no text a filter could read (docs/policies.md,
+ * `input_audio`, `file_data`, Anthropic's base64 sources, Responses' `encrypted_content`), which carry no text a filter could read (docs/policies.md,
  * "What is judged").
  *
  * One pass, iterative (bodies are depth-capped at parse time), no per-request closures: `visit` may return a new
@@ -34,7 +34,8 @@ export function walkText(root: object, visit: TextVisit, skipRoot: ReadonlySet<s
       const newKey = visit(key);
       if (newKey !== key) (renamed ??= []).push(key, newKey);
       if (node === root && skipRoot.has(key)) continue;
-      if (key === 'input_audio' || key === 'file_data') continue;
+      // OpenAI's Responses reasoning items carry `encrypted_content`: ciphertext only the provider reads.
+      if (key === 'input_audio' || key === 'file_data' || key === 'encrypted_content') continue;
       // Anthropic's base64 sources (an image, a PDF): `{type: 'base64', media_type, data}`, a `text` source is judged;
       // Gemini's `inlineData: {mimeType, data}`, base64 bytes.
       if (key === 'data' && (obj['type'] === 'base64' || typeof obj['mimeType'] === 'string')) continue;

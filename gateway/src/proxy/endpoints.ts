@@ -4,12 +4,18 @@ import type { AnswerFormat } from './formats/answer-format.js';
 import { ANTHROPIC_COUNT_TOKENS, ANTHROPIC_MESSAGES } from './formats/anthropic-messages.js';
 import { GEMINI, GEMINI_NO_TEXT } from './formats/gemini.js';
 import { OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS } from './formats/openai-answers.js';
+import { OPENAI_RESPONSE_DELETED, OPENAI_RESPONSE_INPUT_ITEMS, OPENAI_RESPONSE_STORED, OPENAI_RESPONSES } from './formats/openai-responses.js';
 
 /** The providers the proxy speaks to, each with its own upstream (base URL, key and how the key is sent). */
 export type Provider = 'openai' | 'anthropic' | 'azure' | 'gemini';
 
 /** The proxied provider endpoints (docs/decisions.md, "Governance proxy"). */
-export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models' | 'anthropic.messages' | 'anthropic.count_tokens' | 'azure.chat' | 'azure.embeddings'
+export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models'
+  | 'responses'
+  | 'responses.get'
+  | 'responses.delete'
+  | 'responses.input_items'
+  | 'anthropic.messages' | 'anthropic.count_tokens' | 'azure.chat' | 'azure.embeddings'
   | 'gemini.generateContent'
   | 'gemini.streamGenerateContent'
   | 'gemini.countTokens'
@@ -19,6 +25,13 @@ export type EndpointKind = 'chat' | 'completions' | 'embeddings' | 'models' | 'a
 export interface Endpoint {
   readonly kind: EndpointKind;
   readonly provider: Provider;
+  /** The upstream request's method (default POST). */
+  readonly method?: 'GET' | 'DELETE';
+  /**
+   * It reads a response the provider stored (by the id in its path): only the tenant whose call made it may, and its
+   * answer's texts are redacted as an answer's (docs/decisions.md, "Stored responses").
+   */
+  readonly readsStored?: boolean;
   /** Path below the provider's upstream base URL. */
   readonly upstreamPath: string;
   /**
@@ -44,7 +57,11 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
   chat: { kind: 'chat', provider: 'openai', upstreamPath: '/chat/completions', eventType: 'proxy.chat.completions', governed: true, format: OPENAI_CHAT, asksStreamUsage: true },
   completions: { kind: 'completions', provider: 'openai', upstreamPath: '/completions', eventType: 'proxy.completions', governed: true, format: OPENAI_COMPLETIONS, asksStreamUsage: true },
   embeddings: { kind: 'embeddings', provider: 'openai', upstreamPath: '/embeddings', eventType: 'proxy.embeddings', governed: true, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
-  models: { kind: 'models', provider: 'openai', upstreamPath: '/models', eventType: 'proxy.models', governed: false, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
+  models: { kind: 'models', provider: 'openai', method: 'GET', upstreamPath: '/models', eventType: 'proxy.models', governed: false, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
+  responses: { kind: 'responses', provider: 'openai', upstreamPath: '/responses', eventType: 'proxy.responses', governed: true, format: OPENAI_RESPONSES, asksStreamUsage: false },
+  'responses.get': storedResponse('responses.get', 'GET', '', OPENAI_RESPONSE_STORED),
+  'responses.delete': storedResponse('responses.delete', 'DELETE', '', OPENAI_RESPONSE_DELETED),
+  'responses.input_items': storedResponse('responses.input_items', 'GET', '/input_items', OPENAI_RESPONSE_INPUT_ITEMS),
   'anthropic.messages': {
     kind: 'anthropic.messages',
     provider: 'anthropic',
@@ -72,6 +89,48 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
   'gemini.embedContent': gemini('embedContent', GEMINI_NO_TEXT, false),
   'gemini.batchEmbedContents': gemini('batchEmbedContents', GEMINI_NO_TEXT, false),
 };
+
+/** A stored response's id as the route names it (OpenAI's `resp_…`), and the list parameters its items take. */
+const RESPONSE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,255}$/;
+const LIST_PARAMS: ReadonlySet<string> = new Set(['limit', 'order', 'after', 'before', 'include', 'include[]']);
+const LIST_VALUE = /^[A-Za-z0-9._-]{1,256}$/;
+
+/** The route's response id, checked before it goes into the upstream URL or the store. */
+export function storedResponseId(http: RequestContext): string {
+  const id = http.params[0] ?? '';
+  if (!RESPONSE_ID.test(id)) throw new GatewayError('invalid_request', 'response id: letters, digits, _ - (at most 256)');
+  return id;
+}
+
+/**
+ * A call on a response the provider stored: `/responses/{id}` and its `/input_items`. Only the list parameters the
+ * API documents are passed on, each value checked; anything else in the query stays here.
+ */
+function storedResponse(kind: EndpointKind, method: 'GET' | 'DELETE', suffix: string, format: AnswerFormat): Endpoint {
+  return {
+    kind,
+    provider: 'openai',
+    method,
+    readsStored: true,
+    upstreamPath: '',
+    eventType: `proxy.${kind}`,
+    governed: false,
+    format,
+    asksStreamUsage: false,
+    pathOf(http) {
+      const path = `/responses/${storedResponseId(http)}${suffix}`;
+      if (suffix === '') return path;
+      const q = new URLSearchParams();
+      for (const [k, v] of http.query) {
+        if (!LIST_PARAMS.has(k)) continue;
+        if (!LIST_VALUE.test(v)) throw new GatewayError('invalid_request', `${k}: letters, digits, . _ - (at most 256)`);
+        q.append(k, v);
+      }
+      const qs = q.toString();
+      return qs === '' ? path : `${path}?${qs}`;
+    },
+  };
+}
 
 /** A Gemini model id as the path names it, and the API versions the SDK speaks. */
 const GEMINI_MODEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

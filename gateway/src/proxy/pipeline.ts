@@ -34,6 +34,8 @@ import { requestUsageStage } from './stages/request-usage.js';
 import type { Stage } from './stages/stage.js';
 import { watchAbortStage } from './stages/watch-abort.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import { checkStoredStage, forgetDeletedStage, rememberStoredStage } from './stored/stored-response-stages.js';
+import type { StoredResponses } from './stored/stored-responses.js';
 
 export interface PipelineDeps {
   /** How the proxy reads bodies and writes answers: the HTTP edge's, handed over when it mounts the proxy's routes. */
@@ -45,6 +47,8 @@ export interface PipelineDeps {
   /** One upstream per provider (base URL, key, how the key is sent). */
   upstreams: Readonly<Record<Provider, UpstreamClient | null>>;
   audit: AuditTrail;
+  /** Which tenant made each response the provider stores (OpenAI's Responses API). */
+  stored: StoredResponses;
   logger: Logger;
   /** Longest `model` accepted (it is recorded in the ledger). */
   maxModelLength: number;
@@ -68,7 +72,7 @@ interface StageSeries {
 
 /** The response stages, in the order they are declared: they run in reverse (Envoy's encoder order). */
 function responseStages(d: PipelineDeps): ResponseStages {
-  const declared = [checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices)];
+  const declared = [checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices), rememberStoredStage(d.stored)];
   return new ResponseStages(declared.reverse());
 }
 
@@ -90,6 +94,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
     watchAbortStage(),
     parseIntentStage(),
     preflightStage(d.maxModelLength),
+    checkStoredStage(d.stored),
     evaluatePoliciesStage(d.runtimes, d.evalPool, d.evalInlineMaxChars),
     redactInputStage(d.runtimes),
     requestUsageStage(),
@@ -104,15 +109,22 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
   ]);
 }
 
-/** The models passthrough: authenticated, forwarded and recorded, not judged (it has no body to read). */
+/**
+ * The passthroughs (models; a stored response read, listed or deleted): authenticated, forwarded and recorded, not
+ * judged (they have no body to read). A stored response is the caller's tenant's only, and its texts are redacted as
+ * an answer's.
+ */
 export function passthroughStages(d: PipelineDeps, recorder: CallRecorder): readonly Stage[] {
   return Object.freeze([
     authenticateStage(d.runtimes, d.agents),
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     passthroughStage(),
+    checkStoredStage(d.stored),
     forwardStage(d.upstreams),
     readAnswerStage(d.maxAnswerBytes),
+    overWholeAnswer(redactOutputStage()),
+    forgetDeletedStage(d.stored),
     sealAnswerStage(),
     recorder.stage(),
     writeAnswerStage(d.edge),

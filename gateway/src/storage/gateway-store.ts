@@ -42,6 +42,8 @@ export interface GatewayStore {
   readonly fleet: Database;
   /** tenant id -> ShipCursor: how far the control plane acknowledged this sidecar's chain (fleet mode) */
   readonly shipCursors: Database;
+  /** provider response id -> {tenant, agent, at}: whose call made a response the provider stores (proxy/stored) */
+  readonly storedResponses: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
   close(): Promise<void>;
@@ -82,6 +84,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     sidecarTokens: db('sidecar_tokens'),
     fleet: db('fleet'),
     shipCursors: db('ledger_ship_cursors'),
+    storedResponses: db('stored_responses'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;

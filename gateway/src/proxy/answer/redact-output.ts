@@ -14,13 +14,17 @@ export interface OutputChannel {
   redactor: PiiStreamRedactor;
   ended: boolean;
   like: Record<string, unknown>;
+  /** What the client was sent on it, kept only for a format whose events repeat a channel's whole text (visitFinal). */
+  sent: string;
 }
 
 /**
  * PII in the answer is rewritten before the client sees it (pii policies targeting output). A whole answer is redacted
  * string by string; a stream channel by channel, each through a stream redactor whose hold-back window catches an
  * entity split across events; what a channel still holds is put in the event that ends it, or, when the stream ends
- * without one, in an event of its own. Leaves each piece's text, as the client reads it, for the output checks.
+ * without one, in an event of its own. A whole text an event repeats after its deltas (Responses' `*.done` events) is
+ * replaced by what the client was sent on that channel. Leaves each piece's text, as the client reads it, for the
+ * output checks.
  */
 export function redactOutputStage(): ResponseStage {
   return {
@@ -38,6 +42,7 @@ export function redactOutputStage(): ResponseStage {
         state.ended = true;
         const tail = state.redactor.end();
         if (!tail) continue;
+        if (c.endpoint.format.visitFinal) state.sent += tail;
         const piece = new AnswerPiece(c.endpoint.format.deltaEvent(state.like, channel, tail), false);
         piece.changed = true;
         piece.text = tail;
@@ -77,13 +82,16 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
   const body = piece.body;
   const redactor = c.policySet?.outputRedactor ?? null;
   let text = '';
+  const keepSent = format.visitFinal !== undefined;
   format.visitEvent(body, (channel, raw) => {
     if (redactor === null) {
       text += raw;
       return raw;
     }
-    const safe = channelOf(c, channel, body).redactor.push(raw);
+    const state = channelOf(c, channel, body);
+    const safe = state.redactor.push(raw);
     if (safe !== raw) piece.changed = true;
+    if (keepSent) state.sent += safe;
     text += safe;
     return safe;
   });
@@ -94,10 +102,25 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
       state.ended = true;
       const tail = state.redactor.end();
       if (!tail) continue;
+      if (keepSent) state.sent += tail;
       if (format.appendDelta(body, channel, tail)) piece.changed = true;
       else (piece.before ??= []).push(format.deltaEvent(state.like, channel, tail));
       text += tail;
     }
+  }
+  if (redactor !== null && keepSent) {
+    format.visitFinal!(body, (channel, raw) => {
+      const state = c.outputChannels?.get(channel);
+      let out: string;
+      if (state !== undefined && state.ended) out = state.sent;
+      else {
+        // A text the stream never sent in deltas: the client reads it here first.
+        out = redactor.redact(raw).text;
+        text += out;
+      }
+      if (out !== raw) piece.changed = true;
+      return out;
+    });
   }
   piece.text = text;
   if (text) keepText(c, text);
@@ -107,7 +130,7 @@ function channelOf(c: ProxyContext, channel: number, like: Record<string, unknow
   const channels = (c.outputChannels ??= new Map());
   let state = channels.get(channel);
   if (!state) {
-    state = { redactor: c.policySet!.outputRedactor!.createStream(), ended: false, like };
+    state = { redactor: c.policySet!.outputRedactor!.createStream(), ended: false, like, sent: '' };
     channels.set(channel, state);
   }
   return state;

@@ -74,7 +74,8 @@ async function relay(edge: ProxyEdge, stages: ResponseStages, c: ProxyContext, u
       }
       // In the format's own error shape, so that the client's SDK raises it.
       const e = c.endpoint.format.streamError(body);
-      await out.write(encodeSse({ data: JSON.stringify(e.data), other: e.name === null ? [] : [`event: ${e.name}`] }));
+      run.emit(e.name, e.data);
+      await out.write(run.take());
     }
   } finally {
     c.outputHash = out.digest();
@@ -87,18 +88,22 @@ async function relay(edge: ProxyEdge, stages: ResponseStages, c: ProxyContext, u
 /**
  * One stream's events through the stages, as text to relay: each parsed event re-encoded only when a stage rewrote
  * it. The format's end event (OpenAI's `[DONE]`) ends the answer: what the stages held goes out before it. A stage's
- * refusal propagates, and what was judged before it stays to be taken.
+ * refusal propagates, and what was judged before it stays to be taken. In a format whose events are numbered, the
+ * relayed events keep consecutive numbers whatever was added or dropped.
  */
 class EventRun {
   #out = '';
   #ended = false;
   readonly #done: string | null;
+  /** The next `sequence_number` (numbered formats, from 0), or -1. */
+  #next: number;
 
   constructor(
     readonly stages: ResponseStages,
     readonly c: ProxyContext,
   ) {
     this.#done = c.endpoint.format.doneData;
+    this.#next = c.endpoint.format.numbered === true ? 0 : -1;
   }
 
   events(events: readonly SseEvent[]): void {
@@ -122,6 +127,7 @@ class EventRun {
       this.stages.piece(this.c, piece);
       if (piece.dropped) continue;
       if (piece.before !== null) for (const added of piece.before) this.#added(added);
+      if (this.#next >= 0 && this.#number(piece.body)) piece.changed = true;
       this.#out += encodeSse(piece.changed ? { data: JSON.stringify(piece.body), other: ev.other } : ev);
     }
   }
@@ -135,8 +141,21 @@ class EventRun {
 
   /** An event a stage made (held text), under the name the format gives it. */
   #added(body: Record<string, unknown>): void {
-    const name = this.c.endpoint.format.eventName(body);
-    this.#out += encodeSse({ data: JSON.stringify(body), other: name === null ? [] : [`event: ${name}`] });
+    this.emit(this.c.endpoint.format.eventName(body), body);
+  }
+
+  /** An event of the proxy's own (held text, the error that cuts the stream), numbered when the format numbers them. */
+  emit(name: string | null, data: unknown): void {
+    if (this.#next >= 0 && data !== null && typeof data === 'object') this.#number(data as Record<string, unknown>);
+    this.#out += encodeSse({ data: JSON.stringify(data), other: name === null ? [] : [`event: ${name}`] });
+  }
+
+  /** Gives the event the next number; true when that changed it. */
+  #number(body: Record<string, unknown>): boolean {
+    const n = this.#next++;
+    if (body['sequence_number'] === n) return false;
+    body['sequence_number'] = n;
+    return true;
   }
 
   take(): string {

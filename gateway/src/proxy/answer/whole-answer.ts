@@ -12,7 +12,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
 
 /**
  * A whole (non-streamed) answer is read, capped (502 past `maxAnswerBytes`), and, when it is a successful JSON answer
- * of a governed endpoint, parsed into the one piece the response stages see. A streamed answer skips this and every
+ * of a governed endpoint (or a stored response read back), parsed into the one piece the response stages see. A streamed answer skips this and every
  * whole-answer stage.
  */
 export function readAnswerStage(maxAnswerBytes: number): Stage {
@@ -26,7 +26,7 @@ export function readAnswerStage(maxAnswerBytes: number): Stage {
       c.answerBytes = raw;
       const ok = up.status >= 200 && up.status < 300;
       if (!ok) c.outcome = 'upstream_error';
-      if (ok && c.endpoint.governed && JSON_TYPE.test(up.headers['content-type'] ?? '')) {
+      if (ok && (c.endpoint.governed || c.endpoint.readsStored === true) && JSON_TYPE.test(up.headers['content-type'] ?? '')) {
         let obj: Record<string, unknown>;
         try {
           obj = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;

@@ -8,6 +8,12 @@ export interface ErrorBody {
 /** Replaces one string the client will read; returns what to put back (redaction). */
 export type AnswerVisit = (text: string) => string;
 
+/**
+ * Replaces a whole text that an event repeats after streaming it in deltas, on its channel (-1: a text that was never
+ * streamed); returns what to put back (the text the client was sent on that channel).
+ */
+export type FinalVisit = (channel: number, text: string) => string;
+
 /** Replaces one text delta of a stream event on its channel (a choice of the answer); returns what to put back. */
 export type DeltaVisit = (channel: number, text: string) => string;
 
@@ -29,6 +35,13 @@ export interface AnswerFormat {
   appendDelta(event: Record<string, unknown>, channel: number, text: string): boolean;
   /** A new event that carries `text` as the channel's next delta, shaped like `like` (that channel's first delta event). */
   deltaEvent(like: Record<string, unknown>, channel: number, text: string): Record<string, unknown>;
+  /**
+   * The whole texts an event repeats after their deltas (Responses' `*.done` and `response.completed`), when the format
+   * has such events: each is replaced by what the client was sent, so its final texts agree with its stream.
+   */
+  visitFinal?(event: Record<string, unknown>, visit: FinalVisit): void;
+  /** Events carry a `sequence_number` from 0 up, kept consecutive when the proxy adds or drops one (Responses). */
+  readonly numbered?: boolean;
   /** The SSE event name an event of this format is sent under (Anthropic's `event:` line), or null for none. */
   eventName(event: Record<string, unknown>): string | null;
   /** The in-band error that cuts a stream, from our error body: the SSE event name (or null) and its data. */
@@ -40,6 +53,11 @@ export interface AnswerFormat {
   usage(body: Record<string, unknown>): Partial<Usage> | null;
   /** A stream event that carries nothing but usage (relayed only when the client asked for usage). */
   onlyUsage(event: Record<string, unknown>): boolean;
+  /**
+   * The id under which the provider keeps what this answer made, when it keeps it for later calls to name (a Responses
+   * answer, or a stream's `response.created`); null otherwise.
+   */
+  storedId?(body: Record<string, unknown>): string | null;
   /** The data of the event that ends a stream, when the format has one (OpenAI's `[DONE]`). */
   readonly doneData: string | null;
 }

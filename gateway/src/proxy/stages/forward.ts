@@ -24,7 +24,7 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
       if (upstream === null) throw new GatewayError('upstream_unavailable', `no upstream is configured for ${c.endpoint.provider}`);
       return upstream.send(
         {
-          method: c.endpoint.kind === 'models' ? 'GET' : 'POST',
+          method: c.endpoint.method ?? 'POST',
           path: c.upstreamPath || c.endpoint.upstreamPath,
           body: c.upstreamBody,
           forwardedKey: c.forwardedKey,

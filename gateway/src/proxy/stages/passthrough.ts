@@ -1,12 +1,16 @@
 import { newId } from '@aduana/shared';
 import type { Stage } from './stage.js';
 
-/** A passthrough (models) is authenticated and recorded, not judged: it gets a decision id and nothing else. */
+/**
+ * A passthrough (models, a stored response) is authenticated and recorded, not judged: it gets a decision id, and its
+ * upstream path when the route names it (checked before anything is sent).
+ */
 export function passthroughStage(): Stage {
   return {
     name: 'passthrough',
     run(c) {
       c.decisionId = newId('dec');
+      if (c.endpoint.pathOf) c.upstreamPath = c.endpoint.pathOf(c.http);
     },
   };
 }

@@ -36,6 +36,17 @@ export function preflightStage(maxModelLength: number): Stage {
           if (c.stream) throw new GatewayError('invalid_request', 'stream: embeddings do not stream');
           break;
         }
+        case 'responses': {
+          const input = req['input'];
+          if (typeof input !== 'string' && !Array.isArray(input)) throw new GatewayError('invalid_request', 'input: required string or array');
+          if ('instructions' in req && req['instructions'] !== null && typeof req['instructions'] !== 'string') throw new GatewayError('invalid_request', 'instructions: must be a string');
+          // The answer of a background response is read later, by polling or a webhook the gateway never sees: it
+          // would reach the agent unjudged. A conversation's items were written outside the gateway, by anyone holding
+          // the provider key: the model would read them unjudged, across tenants.
+          if (req['background'] === true) throw new GatewayError('invalid_request', 'background: not proxied (its answer would be read outside the gateway); leave it unset');
+          if (req['conversation'] !== undefined && req['conversation'] !== null) throw new GatewayError('invalid_request', 'conversation: not proxied (its items are not governed); chain turns with previous_response_id');
+          break;
+        }
         case 'anthropic.messages':
         case 'anthropic.count_tokens': {
           assertMessages(req['messages']);

@@ -66,7 +66,7 @@ export class UpstreamClient {
    * before the promise resolves, so a caller can wait for it without a continuation of its own.
    */
   send(opts: {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'DELETE';
     path: string;
     body: Buffer | null;
     /** The caller's own key, as the value of the provider's key header ('' = the sidecar's). */
