@@ -15,5 +15,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: more workers than that only adds contention to the server-based tests.
     maxWorkers: 2,
+    // A dependency that publishes its TypeScript under the same `source` condition (eventsource-parser, under the
+    // Vercel AI SDK) is transformed by Vitest like ours, with the packages that import it: Node does not strip types
+    // under node_modules.
+    server: { deps: { inline: ['eventsource-parser', 'ai', /[\\/]@ai-sdk[\\/]/] } },
   },
 });
