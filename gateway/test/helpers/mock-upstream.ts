@@ -148,10 +148,16 @@ export class MockUpstream {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req-mock-stream' });
     const pieces = s.chunks ?? content.match(/[\s\S]{1,8}/g) ?? [];
     const base = { id: 'chatcmpl-mock', object: chat ? 'chat.completion.chunk' : 'text_completion', created: 1700000000, model };
-    const send = (obj: unknown) => res.write(`data: ${JSON.stringify(obj)}\n\n`);
+    const closed = new Promise<void>((r) => res.once('close', r));
+    let flushed: Promise<unknown> = Promise.resolve();
+    const send = (obj: unknown) => {
+      flushed = Promise.race([new Promise<void>((r) => res.write(`data: ${JSON.stringify(obj)}\n\n`, () => r())), closed]);
+    };
     if (chat) send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     for (let i = 0; i < pieces.length; i++) {
       if (s.dropAfterChunks !== undefined && i === s.dropAfterChunks) {
+        // destroy() discards writes still queued in the stream: the chunks before the drop must reach the client.
+        await flushed;
         res.socket?.destroy();
         return true;
       }
