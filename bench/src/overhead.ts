@@ -20,7 +20,7 @@
  *   --quiet S           seconds without traffic before the idle reading (default 40; 0: skip it). V8 shrinks its
  *                       young generation and compacts once allocation has stopped for a while (its memory reducer,
  *                       some 10-30 s after the last request), which is the state of a sidecar whose agent is idle
- *   --format F          also measure wire format F (anthropic, gemini; repeatable) with the same processes after chat
+ *   --format F          also measure wire format F (responses, anthropic, gemini; repeatable) with the same processes after chat
  *                       completions: its added latency beside the floor's, and its ratio to chat completions' here
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
  *                       (the paired rounds) and under the throughput run (the timing itself adds a little to each)
@@ -83,6 +83,11 @@ function anthropicBody(stream: boolean): string {
   return JSON.stringify({ model: 'claude-sonnet-4', max_tokens: 256, system: SYSTEM, messages: [{ role: 'user', content: USER }], stream });
 }
 
+/** The same request in OpenAI's Responses format. */
+function responsesBody(stream: boolean): string {
+  return JSON.stringify({ model: 'gpt-4o-mini', instructions: SYSTEM, input: [{ role: 'user', content: USER }], stream });
+}
+
 /** The same request in Gemini's generateContent format (the model is in the path). */
 function geminiBody(): string {
   return JSON.stringify({ systemInstruction: { parts: [{ text: SYSTEM }] }, contents: [{ role: 'user', parts: [{ text: USER }] }] });
@@ -100,6 +105,7 @@ interface WireFormat {
 }
 
 const FORMATS: Readonly<Record<string, WireFormat>> = {
+  responses: { label: 'OpenAI Responses', mockPath: '/responses', gatewayPath: '/v1/proxy/responses', headers: {}, body: responsesBody, streamsInBody: true },
   anthropic: { label: 'Anthropic Messages', mockPath: '/messages', gatewayPath: '/v1/proxy/anthropic/v1/messages', headers: { 'anthropic-version': '2023-06-01' }, body: anthropicBody, streamsInBody: true },
   gemini: { label: 'Gemini generateContent', mockPath: '/models/gemini-2.0-flash:generateContent', gatewayPath: '/v1/proxy/gemini/v1/models/gemini-2.0-flash:generateContent', headers: {}, body: geminiBody, streamsInBody: false },
 };
