@@ -116,4 +116,21 @@ describe('PII through the Gemini format', () => {
     for await (const chunk of await client(pii.operator).models.generateContentStream({ model: 'gemini-2.0-flash', contents: 'contact?' })) text += chunk.text ?? '';
     expect(text).toBe('Contact [REDACTED:EMAIL] today.');
   });
+
+  it("a streamed functionCall's args are redacted, every string of them, before the SDK reads them", async () => {
+    mock.next({
+      chunks: ['Sending ', 'now.'],
+      functionCalls: [{ name: 'send_mail', args: { to: 'joao.pereira@example.org', cc: ['ana.silva@example.com'], body: { note: 'card 4111 1111 1111 1111' } } }],
+    });
+    let text = '';
+    const calls: unknown[] = [];
+    for await (const chunk of await client(pii.operator).models.generateContentStream({ model: 'gemini-2.0-flash', contents: 'mail them' })) {
+      for (const part of chunk.candidates?.[0]?.content?.parts ?? []) text += part.text ?? '';
+      calls.push(...(chunk.functionCalls ?? []));
+    }
+    expect(text).toBe('Sending now.');
+    expect(calls).toEqual([
+      { name: 'send_mail', args: { to: '[REDACTED:EMAIL]', cc: ['[REDACTED:EMAIL]'], body: { note: 'card [REDACTED:CREDIT_CARD]' } } },
+    ]);
+  });
 });

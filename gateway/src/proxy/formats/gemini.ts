@@ -1,6 +1,6 @@
 import { walkText } from '../../policy/input-text.js';
 import type { Usage } from '../proxy-context.js';
-import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody } from './answer-format.js';
+import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody, FinalVisit } from './answer-format.js';
 
 type Json = Record<string, unknown>;
 
@@ -11,8 +11,10 @@ function candidatesOf(body: Json): Json[] {
   return Array.isArray(c) ? (c as Json[]) : [];
 }
 
+/** A candidate's channel: its index, never negative (-1 is visitFinal's channel of texts never streamed). */
 function indexOf(candidate: Json): number {
-  return typeof candidate['index'] === 'number' ? candidate['index'] : 0;
+  const i = candidate['index'];
+  return typeof i === 'number' && Number.isSafeInteger(i) && i >= 0 ? i : 0;
 }
 
 function partsOf(candidate: Json): Json[] {
@@ -20,20 +22,33 @@ function partsOf(candidate: Json): Json[] {
   return Array.isArray(parts) ? (parts as Json[]) : [];
 }
 
+/** Every string of a `functionCall` part's `args`, keys included (the client reads them too). */
+function visitCallArgs(part: Json, visit: AnswerVisit): void {
+  const call = part['functionCall'] as Json | undefined;
+  if (call && typeof call === 'object' && call['args'] && typeof call['args'] === 'object') walkText(call['args'] as object, visit);
+}
+
 /**
  * Google's Gemini API (generateContent and its SSE stream): each candidate's `content.parts` text and every string of
  * a `functionCall`'s `args`; a stream chunk is a whole response whose candidates carry the next text, one channel per
- * candidate, the held tail added to the chunk that ends it (`finishReason`). Usage is `usageMetadata` (a stream's
- * chunks carry it as running totals).
+ * candidate, the held tail added to the chunk that ends it (`finishReason`). A stream sends a function call whole, in
+ * one chunk: its args are texts never streamed (channel -1 of visitFinal), each redacted whole. Usage is
+ * `usageMetadata` (a stream's chunks carry it as running totals).
  */
 export const GEMINI: AnswerFormat = {
   visitAnswer(answer: Json, visit: AnswerVisit): void {
     for (const candidate of candidatesOf(answer)) {
       for (const part of partsOf(candidate)) {
         if (typeof part['text'] === 'string') part['text'] = visit(part['text']);
-        const call = part['functionCall'] as Json | undefined;
-        if (call && typeof call === 'object' && call['args'] && typeof call['args'] === 'object') walkText(call['args'] as object, visit);
+        visitCallArgs(part, visit);
       }
+    }
+  },
+  visitFinal(event: Json, visit: FinalVisit): void {
+    // Most chunks carry no call: the adapter is made only for one that does.
+    let whole: AnswerVisit | null = null;
+    for (const candidate of candidatesOf(event)) {
+      for (const part of partsOf(candidate)) if (part['functionCall'] !== undefined) visitCallArgs(part, (whole ??= (text) => visit(-1, text)));
     }
   },
   visitEvent(event: Json, visit: DeltaVisit): void {
@@ -83,5 +98,6 @@ export const GEMINI_NO_TEXT: AnswerFormat = {
   ...GEMINI,
   visitAnswer: () => undefined,
   visitEvent: () => undefined,
+  visitFinal: undefined,
   endedChannels: () => NONE,
 };
