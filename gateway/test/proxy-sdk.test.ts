@@ -197,6 +197,18 @@ describe('PII', () => {
     expect(text).toBe('Contact [REDACTED:EMAIL] or pay with [REDACTED:CREDIT_CARD] today.');
   });
 
+  it('an e-mail split across streamed tool-call argument deltas is redacted; the held tail ends its call, and the JSON stays valid', async () => {
+    mock.next({ content: '', toolCalls: [{ name: 'mail', arguments: '', chunks: ['{"to":"bo@exa', 'mple.com","cc":"ana', '@example.com"}'] }, { name: 'log', arguments: '', chunks: ['{"note":"ok"}'] }] });
+    const final = await client(pii.operator)
+      .chat.completions.stream({ model: 'm', messages: [{ role: 'user', content: 'mail bo' }], tools: [{ type: 'function', function: { name: 'mail', parameters: { type: 'object' } } }] })
+      .finalChatCompletion();
+    const calls = final.choices[0]!.message.tool_calls!;
+    expect(calls.map((tc) => (tc.type === 'function' ? [tc.function.name, JSON.parse(tc.function.arguments)] : null))).toEqual([
+      ['mail', { to: '[REDACTED:EMAIL]', cc: '[REDACTED:EMAIL]' }],
+      ['log', { note: 'ok' }],
+    ]);
+  });
+
   it('an entity at the very end of a stream is flushed redacted', async () => {
     mock.next({ chunks: ['mail me: ', 'ana@exam', 'ple.com'] });
     const stream = await client(pii.operator).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], stream: true });

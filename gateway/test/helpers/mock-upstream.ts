@@ -14,7 +14,8 @@ export interface Script {
   /** Assistant text; streamed in `chunks` when the request streams (default: split in ~8-char pieces). */
   content?: string;
   chunks?: string[];
-  toolCalls?: { name: string; arguments: string }[];
+  /** Tool calls of the answer; streamed as one `tool_calls` delta per element of `chunks` (default: the arguments whole). */
+  toolCalls?: { name: string; arguments: string; chunks?: string[] }[];
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Delay before the status line, ms. */
   delayMs?: number;
@@ -165,7 +166,12 @@ export class MockUpstream {
       send({ ...base, choices: [chat ? { index: 0, delta: { content: pieces[i] }, finish_reason: null } : { index: 0, text: pieces[i], finish_reason: null }] });
       if (s.chunkDelayMs) await sleep(s.chunkDelayMs);
     }
-    send({ ...base, choices: [chat ? { index: 0, delta: {}, finish_reason: 'stop' } : { index: 0, text: '', finish_reason: 'stop' }] });
+    for (const [index, tc] of (chat ? (s.toolCalls ?? []) : []).entries()) {
+      send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: tc.name, arguments: '' } }] }, finish_reason: null }] });
+      for (const piece of tc.chunks ?? [tc.arguments]) send({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] }, finish_reason: null }] });
+    }
+    const finish = s.toolCalls ? 'tool_calls' : 'stop';
+    send({ ...base, choices: [chat ? { index: 0, delta: {}, finish_reason: finish } : { index: 0, text: '', finish_reason: 'stop' }] });
     if (usage) send({ ...base, choices: [], usage });
     res.end('data: [DONE]\n\n');
     return true;

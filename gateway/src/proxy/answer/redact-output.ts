@@ -96,7 +96,7 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
     return safe;
   });
   if (redactor !== null && c.outputChannels !== null) {
-    for (const channel of format.endedChannels(body)) {
+    for (const channel of format.endedChannels(body, c.outputChannels)) {
       const state = c.outputChannels.get(channel);
       if (!state || state.ended) continue;
       state.ended = true;

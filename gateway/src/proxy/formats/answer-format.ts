@@ -26,8 +26,11 @@ export interface AnswerFormat {
   visitAnswer(answer: Record<string, unknown>, visit: AnswerVisit): void;
   /** The text deltas of one stream event. A channel's deltas join into one text (redacted across events). */
   visitEvent(event: Record<string, unknown>, visit: DeltaVisit): void;
-  /** The channels whose text this event ends (their held tail goes with this event, through `appendDelta`). */
-  endedChannels(event: Record<string, unknown>): readonly number[];
+  /**
+   * The channels whose text this event ends (their held tail goes with this event, through `appendDelta`); `open` holds
+   * the channels seen so far, for a format whose ending event does not name each of them (OpenAI's tool calls).
+   */
+  endedChannels(event: Record<string, unknown>, open: ReadonlyMap<number, unknown>): readonly number[];
   /**
    * Adds `text` to the channel's delta in this event; false when this event cannot carry text (Anthropic's
    * `content_block_stop`): the tail then goes in an event of its own, just before this one.

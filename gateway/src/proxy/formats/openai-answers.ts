@@ -17,9 +17,20 @@ function usageOf(body: Json): Partial<Usage> | null {
   return u && typeof u === 'object' ? (u as Partial<Usage>) : null;
 }
 
+/*
+ * A chat stream's channels: a choice's content is channel `index`; its tool call `j` (`delta.tool_calls[].index`) is
+ * channel `(j + 1) * TOOL + index`.
+ */
+const TOOL = 1 << 16;
+
+function toolChannel(choice: number, call: unknown): number {
+  return (typeof call === 'number' && call >= 0 && call < 4096 ? call + 1 : 1) * TOOL + choice;
+}
+
 /**
  * OpenAI's chat completions: a whole answer's message content and tool-call arguments; a stream's `delta.content`
- * per choice (tool-call argument deltas are relayed as sent).
+ * and each tool call's `function.arguments` deltas per choice, all ended by the choice's `finish_reason`, whose event
+ * carries what each held back.
  */
 export const OPENAI_CHAT: AnswerFormat = {
   visitAnswer(answer: Json, visit: AnswerVisit): void {
@@ -39,21 +50,43 @@ export const OPENAI_CHAT: AnswerFormat = {
   visitEvent(event: Json, visit: DeltaVisit): void {
     for (const choice of choicesOf(event)) {
       const delta = choice['delta'] as Json | undefined;
-      if (delta && typeof delta['content'] === 'string') delta['content'] = visit(indexOf(choice), delta['content']);
+      if (!delta) continue;
+      if (typeof delta['content'] === 'string') delta['content'] = visit(indexOf(choice), delta['content']);
+      const calls = delta['tool_calls'];
+      if (!Array.isArray(calls)) continue;
+      for (const call of calls as (Json | null)[]) {
+        const fn = call?.['function'] as Json | undefined;
+        if (fn && typeof fn['arguments'] === 'string') fn['arguments'] = visit(toolChannel(indexOf(choice), call!['index']), fn['arguments']);
+      }
     }
   },
-  endedChannels(event: Json): readonly number[] {
-    return endedChoices(event);
+  endedChannels(event: Json, open: ReadonlyMap<number, unknown>): readonly number[] {
+    const ended = endedChoices(event);
+    if (ended.length === 0) return ended;
+    const all = [...ended];
+    for (const channel of open.keys()) if (channel >= TOOL && ended.includes(channel % TOOL)) all.push(channel);
+    return all;
   },
   appendDelta(event: Json, channel: number, text: string): boolean {
-    const choice = choicesOf(event).find((ch) => indexOf(ch) === channel);
+    const choice = choicesOf(event).find((ch) => indexOf(ch) === channel % TOOL);
     if (!choice) return false;
     const delta = (choice['delta'] ??= {}) as Json;
-    delta['content'] = typeof delta['content'] === 'string' ? delta['content'] + text : text;
+    if (channel < TOOL) {
+      delta['content'] = typeof delta['content'] === 'string' ? delta['content'] + text : text;
+      return true;
+    }
+    const index = Math.floor(channel / TOOL) - 1;
+    const calls = (Array.isArray(delta['tool_calls']) ? delta['tool_calls'] : (delta['tool_calls'] = [])) as Json[];
+    const call = calls.find((tc) => tc['index'] === index);
+    const fn = call?.['function'] as Json | undefined;
+    if (fn) fn['arguments'] = typeof fn['arguments'] === 'string' ? fn['arguments'] + text : text;
+    else calls.push({ index, function: { arguments: text } });
     return true;
   },
   deltaEvent(like: Json, channel: number, text: string): Json {
-    return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, delta: { content: text }, finish_reason: null }] };
+    const index = channel % TOOL;
+    const delta = channel < TOOL ? { content: text } : { tool_calls: [{ index: Math.floor(channel / TOOL) - 1, function: { arguments: text } }] };
+    return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index, delta, finish_reason: null }] };
   },
   eventName: noEventName,
   streamError: envelopeAsData,
