@@ -42,7 +42,7 @@ export function redactOutputStage(): ResponseStage {
         state.ended = true;
         const tail = state.redactor.end();
         if (!tail) continue;
-        if (c.endpoint.format.visitFinal) state.sent += tail;
+        if (c.endpoint.format.repeatsStreamedText === true) state.sent += tail;
         const piece = new AnswerPiece(c.endpoint.format.deltaEvent(state.like, channel, tail), false);
         piece.changed = true;
         piece.text = tail;
@@ -82,7 +82,7 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
   const body = piece.body;
   const redactor = c.policySet?.outputRedactor ?? null;
   let text = '';
-  const keepSent = format.visitFinal !== undefined;
+  const keepSent = format.repeatsStreamedText === true;
   format.visitEvent(body, (channel, raw) => {
     if (redactor === null) {
       text += raw;
@@ -108,9 +108,9 @@ function redactEvent(c: ProxyContext, piece: AnswerPiece): void {
       text += tail;
     }
   }
-  if (redactor !== null && keepSent) {
-    format.visitFinal!(body, (channel, raw) => {
-      const state = c.outputChannels?.get(channel);
+  if (redactor !== null && format.visitFinal !== undefined) {
+    format.visitFinal(body, (channel, raw) => {
+      const state = keepSent ? c.outputChannels?.get(channel) : undefined;
       let out: string;
       if (state !== undefined && state.ended) out = state.sent;
       else {

@@ -43,6 +43,11 @@ export interface AnswerFormat {
    * has such events: each is replaced by what the client was sent, so its final texts agree with its stream.
    */
   visitFinal?(event: Record<string, unknown>, visit: FinalVisit): void;
+  /**
+   * `visitFinal` repeats texts the stream sent in deltas (Responses), so each channel's sent text is kept to put back;
+   * without it, `visitFinal` gives only texts never streamed (Gemini's function calls) and nothing is kept.
+   */
+  readonly repeatsStreamedText?: boolean;
   /** Events carry a `sequence_number` from 0 up, kept consecutive when the proxy adds or drops one (Responses). */
   readonly numbered?: boolean;
   /** The SSE event name an event of this format is sent under (Anthropic's `event:` line), or null for none. */

@@ -177,6 +177,7 @@ export const OPENAI_RESPONSES: AnswerFormat = {
     return typeof id === 'string' && id !== '' ? id : null;
   },
   numbered: true,
+  repeatsStreamedText: true,
   doneData: null,
 };
 
