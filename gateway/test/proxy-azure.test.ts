@@ -2,6 +2,7 @@ import { AzureOpenAI, PermissionDeniedError } from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
+import { entryWithPromptTokens } from './helpers/proxy-ledger.js';
 
 // The official openai SDK's AzureOpenAI client against the proxy's Azure routes, changed only in its endpoint and key
 // (the PAT); the mock answers Azure's deployment paths as OpenAI's.
@@ -48,6 +49,18 @@ describe('Azure OpenAI through the proxy', () => {
     expect(got.headers['api-key']).toBe('azure-provider-key');
     expect(got.headers['authorization']).toBeUndefined();
     expect(JSON.stringify(got.headers)).not.toContain(tok.operator);
+  });
+
+  it('a body without a model (Azure reads it from the deployment) is forwarded, and the deployment is recorded as the model', async () => {
+    mock.next({ content: 'ok', usage: { prompt_tokens: 5151, completion_tokens: 1 } });
+    const r = await call(t.url, 'POST', `/v1/proxy/azure/openai/deployments/gpt4o-prod/chat/completions?api-version=${API_VERSION}`, {
+      headers: { 'api-key': tok.operator, 'x-svc-agent-id': 'rest-agent', 'x-forwarded-api-key': 'azure-provider-key' },
+      body: { messages: [{ role: 'user', content: 'hi' }] },
+    });
+    expect(r.status, r.text).toBe(200);
+    expect(mock.received).toHaveLength(1);
+    const e = await entryWithPromptTokens(t.url, tok.admin, 5151);
+    expect(e.payload['model']).toBe('gpt4o-prod');
   });
 
   it('streams, embeddings, and the ledger entry naming the Azure endpoint', async () => {

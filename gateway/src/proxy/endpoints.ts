@@ -41,6 +41,8 @@ export interface Endpoint {
   readonly pathOf?: (http: RequestContext) => string;
   /** The model, when the path names it rather than the body (Gemini). */
   readonly modelOf?: (http: RequestContext) => string;
+  /** What to record as the model when the body names none (Azure: the deployment, which picks the model). */
+  readonly fallbackModelOf?: (http: RequestContext) => string;
   /** The call streams whatever its body says (Gemini's streamGenerateContent). */
   readonly streams?: boolean;
   /** Ledger event type of a call. */
@@ -188,6 +190,7 @@ function azure(kind: EndpointKind, suffix: string, eventType: string, format: An
     governed: true,
     format,
     asksStreamUsage,
+    fallbackModelOf: (http) => http.params[0] ?? '',
     pathOf(http) {
       const deployment = http.params[0] ?? '';
       if (!DEPLOYMENT.test(deployment)) throw new GatewayError('invalid_request', 'deployment: letters, digits, . _ - (at most 64)');

@@ -11,8 +11,9 @@ export function preflightStage(maxModelLength: number): Stage {
     name: 'preflight',
     run(c) {
       const req = c.request as Record<string, unknown>;
-      // Gemini names the model in the path; the others in the body.
+      // Gemini names the model in the path; the others in the body (Azure's may leave it to the deployment).
       if (c.endpoint.modelOf) c.model = c.endpoint.modelOf(c.http);
+      else if (req['model'] === undefined && c.endpoint.fallbackModelOf) c.model = c.endpoint.fallbackModelOf(c.http);
       else if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
       // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
       if (c.model.length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
