@@ -133,6 +133,8 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       shipper.start();
       await side.ledger.append('acme', events(5, 'up'));
       await poll(async () => (await cpHead('inst-down/acme')) === 5, { what: 'shipped while up', timeoutMs: 15_000 });
+      // The control plane holds them before the sidecar has read its answer: wait for the acknowledgement too.
+      await poll(() => shipper.status().pending === 0, { what: 'acknowledged while up', timeoutMs: 15_000 });
       await relay.close();
       await side.ledger.append('acme', events(40, 'down'));
       await poll(() => shipper.status().failures >= 2, { what: 'failure reported', timeoutMs: 15_000 });
