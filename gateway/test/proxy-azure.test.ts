@@ -91,6 +91,22 @@ describe('Azure OpenAI through the proxy', () => {
     expect(mock.received).toHaveLength(0);
   });
 
+  it('PII in the answer is redacted, whole and split across two stream events; the usage is recorded and priced', async () => {
+    const admin = await t.tenant('azure-pii-out');
+    await call(t.url, 'POST', '/v1/policies', { token: admin.admin, body: { name: 'pii', type: 'pii_redaction', risk: 20, rules: { action: 'REDACT', target: 'both' } } });
+    mock.next({ content: 'Write to joao.pereira@example.org.', usage: { prompt_tokens: 5252, completion_tokens: 100 } });
+    const whole = await client(admin.operator).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'contact?' }] });
+    expect(whole.choices[0]!.message.content).toBe('Write to [REDACTED:EMAIL].');
+    const e = await entryWithPromptTokens(t.url, admin.admin, 5252);
+    expect(e.payload).toMatchObject({ endpoint: 'azure.chat', model: 'gpt-4o', usage: { prompt_tokens: 5252, completion_tokens: 100 } });
+    expect(e.payload['cost_brl']).toBeGreaterThan(0);
+    mock.next({ chunks: ['Contact joao.per', 'eira@example.org today'] });
+    const stream = await client(admin.operator).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'contact?' }], stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('Contact [REDACTED:EMAIL] today');
+  });
+
   it('a deployment or api-version that could reshape the URL is a 400; without UPSTREAM_AZURE_BASE_URL the routes are a 404', async () => {
     const h = { 'x-svc-agent-id': 'bad', 'api-key': tok.operator };
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] };

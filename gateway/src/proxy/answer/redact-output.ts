@@ -14,7 +14,7 @@ export interface OutputChannel {
   redactor: PiiStreamRedactor;
   ended: boolean;
   like: Record<string, unknown>;
-  /** What the client was sent on it, kept only for a format whose events repeat a channel's whole text (visitFinal). */
+  /** What the client was sent on it, kept only for a format whose events repeat a streamed text (repeatsStreamedText). */
   sent: string;
 }
 
