@@ -2,12 +2,12 @@ import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from './pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
-import { CompiledParts, type PatternOwner, type PiiPolicy } from './compiled-parts.js';
+import { CompiledParts, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
 import { compilePolicy } from './kinds/all-kinds.js';
 import { hit, periodKey, type TenantState } from './tenant-state.js';
 import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
-import { mostSevere, verdictOf, type Verdict } from './verdict.js';
+import { mostSevere, VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
 
 /**
@@ -42,17 +42,25 @@ export interface PolicySet {
   readonly readsInputText: boolean;
   /** The `rate_limit` windows, in the order of `evaluate`'s shared estimates (docs/fleet.md, "Shared limits"). */
   readonly rateWindows: readonly RateWindow[];
+  /** Some enabled `tool_access` policy exists; false: callers skip every tool check. */
+  readonly hasToolAccess: boolean;
   /**
    * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
    * allowing: a request is judged whole or refused (docs/policies.md, "Limits"). With `findings` (from `scanInput`,
    * possibly in a worker) the text is not scanned again. With `sharedRates` (each of `rateWindows`' tenant-wide
    * estimate, from Redis, this request's hit included) a window is judged by the larger of that and this process's
-   * own count, which is kept either way.
+   * own count, which is kept either way. With `input.tool`, the tenant's `tool_access` policies judge that tool in the
+   * same evaluation.
    */
   evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings, sharedRates?: readonly number[]): Evaluation;
   /** The text-only part of evaluation: pure, no state (what a worker thread runs for large inputs). */
   scanInput(text: string): InputFindings;
   evaluateOutput(text: string): OutputEvaluation;
+  /**
+   * The most severe `tool_access` trigger for a tool (`server`: its MCP server's name, '' for none), or null when the
+   * tool may be used: what hides a tool from an MCP `tools/list` and judges a tool call named in an answer.
+   */
+  toolVerdict(name: string, server: string): Triggered | null;
 }
 
 const EMPTY_OWNERS: PatternOwner[] = [];
@@ -76,7 +84,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   // Each type adds its part (policy-types.ts); the evaluator below then works on plain arrays.
   const parts = new CompiledParts();
   for (const p of enabled) compilePolicy(p, parts);
-  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, shield } = parts;
+  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, tools, shield } = parts;
 
   const inSet = new PatternSet(inFilters);
   const outSet = new PatternSet(outFilters);
@@ -115,6 +123,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     readsInputText,
     rateWindows,
     maxTextChars,
+    hasToolAccess: tools.length > 0,
 
     scanInput(text: string): InputFindings {
       const owners: PatternOwner[] = [];
@@ -172,6 +181,13 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
         }
       }
 
+      if (input.tool !== undefined) {
+        for (const r of tools) {
+          const t = toolTrigger(r, input.tool.name, input.tool.server);
+          if (t !== null) triggered.push(t);
+        }
+      }
+
       if (bonds.length > 0) {
         // Per (agent, session): one agent's session never spends another's; no session id = the agent's own.
         const sessionKey = `${input.agentId}\0${input.sessionId}`;
@@ -202,7 +218,32 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       const { verdict, rule, riskScore } = decide(triggered);
       return { verdict, rule, riskScore, triggered };
     },
+
+    toolVerdict(name: string, server: string): Triggered | null {
+      let worst: Triggered | null = null;
+      for (const r of tools) {
+        if (worst !== null && VERDICT_RANK[verdictOf(r.action)] <= VERDICT_RANK[verdictOf(worst.action)]) continue;
+        const t = toolTrigger(r, name, server);
+        if (t !== null) worst = t;
+      }
+      return worst;
+    },
   };
+}
+
+/**
+ * A `tool_access` policy's trigger for one tool, or null: outside its servers, or allowed (matching no deny glob, and
+ * some allow glob when it has them).
+ */
+function toolTrigger(r: ToolRule, name: string, server: string): Triggered | null {
+  if (r.servers !== null && !r.servers.has(server)) return null;
+  let why: string;
+  if (r.deny?.test(name)) why = 'matches a denied name';
+  else if (r.allow !== null && !r.allow.test(name)) why = 'matches no allowed name';
+  else return null;
+  // The name comes from a caller or a model: quoted, and bounded in what the ledger keeps.
+  const where = server === '' ? '' : ` of MCP server "${server}"`;
+  return trig(r.id, 'tool_access', r.action, r.risk, `tool ${JSON.stringify(name.slice(0, 200))}${where} ${why}`);
 }
 
 function trig(policyId: string, type: PolicyType, action: PolicyAction, risk: number, reason: string): Triggered {

@@ -1,3 +1,4 @@
+import type RE2 from 're2';
 import type { PolicyAction } from './policy-record.js';
 
 /** One compiled check: plain data, so evaluation is a loop over an array with no closures built per request. */
@@ -39,6 +40,17 @@ export interface ShieldPolicy {
   action: PolicyAction;
 }
 
+/** One `tool_access` policy: its allow and deny globs each compiled to one RE2 (null: not given). */
+export interface ToolRule {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+  allow: RE2 | null;
+  deny: RE2 | null;
+  /** The MCP servers whose tools it judges; null: every tool, of a server or of none. */
+  servers: ReadonlySet<string> | null;
+}
+
 /** What a tenant's enabled policies add up to: each type's compile step adds to it, then the evaluator is built. */
 export class CompiledParts {
   readonly checks: Check[] = [];
@@ -47,6 +59,7 @@ export class CompiledParts {
   readonly piiIn: PiiPolicy[] = [];
   readonly piiOut: PiiPolicy[] = [];
   readonly bonds: BondPolicy[] = [];
+  readonly tools: ToolRule[] = [];
   /** The first enabled shield; one is enough to run the output check. */
   shield: ShieldPolicy | null = null;
   entropyChecks = 0;

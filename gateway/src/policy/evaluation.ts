@@ -19,6 +19,11 @@ export interface EvaluationInput {
    * are records of what happened, not requests to act).
    */
   scoreOnly?: boolean;
+  /**
+   * The tool this input would use, judged by the tenant's `tool_access` policies: a `/v1/decide` tool call, an MCP
+   * tool call. `server` is the MCP server's name (MCP_UPSTREAMS), '' for a tool of no server.
+   */
+  tool?: { name: string; server: string };
 }
 
 export interface Triggered {

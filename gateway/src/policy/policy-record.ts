@@ -6,8 +6,9 @@ import type { EntropyCheckRules } from './kinds/entropy-check.js';
 import type { HallucinationShieldRules } from './kinds/hallucination-shield.js';
 import type { PiiRedactionRules } from './kinds/pii-redaction.js';
 import type { RateLimitRules } from './kinds/rate-limit.js';
+import type { ToolAccessRules } from './kinds/tool-access.js';
 
-export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, PiiRedactionRules, RateLimitRules };
+export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, PiiRedactionRules, RateLimitRules, ToolAccessRules };
 
 export const POLICY_TYPES = [
   'rate_limit',
@@ -17,6 +18,7 @@ export const POLICY_TYPES = [
   'bond_enforcement',
   'hallucination_shield',
   'budget',
+  'tool_access',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
@@ -37,6 +39,7 @@ export interface RulesByType {
   bond_enforcement: BondEnforcementRules;
   hallucination_shield: HallucinationShieldRules;
   budget: BudgetRules;
+  tool_access: ToolAccessRules;
 }
 
 export type Rules = RulesByType[PolicyType];

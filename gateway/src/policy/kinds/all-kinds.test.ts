@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { createAjv } from '../../http/gateway-ajv.js';
 import { CompiledParts } from '../compiled-parts.js';
 import { POLICY_TYPE_TABLE, compilePolicy } from './all-kinds.js';
-import { POLICY_TYPES, type PolicyRecord } from '../policy-record.js';
+import { POLICY_TYPES, type PolicyRecord, type PolicyType } from '../policy-record.js';
+
+/** Valid rules of the types no pack creates. */
+const NO_PACK_RULES: Partial<Record<PolicyType, Record<string, unknown>>> = { budget: { max_cost_brl: 1 }, tool_access: { deny: ['drop_*'], action: 'DENY' } };
 
 describe('policy type table', () => {
   it('has one module per policy type, named as its key', () => {
@@ -23,12 +26,12 @@ describe('policy type table', () => {
     const ajv = createAjv('own');
     for (const t of POLICY_TYPES) {
       const m = POLICY_TYPE_TABLE[t];
-      const rules = structuredClone(m.pack?.rules ?? { max_cost_brl: 1 });
+      const rules = structuredClone(m.pack?.rules ?? NO_PACK_RULES[t]);
       expect(ajv.compile(m.rulesSchema)(rules)).toBe(true);
       const parts = new CompiledParts();
       const policy = { id: `p-${t}`, tenant_id: 't', name: t, type: t, risk: 10, enabled: true, rules, created_at: '', updated_at: '', pack_key: null } as unknown as PolicyRecord;
       compilePolicy(policy, parts);
-      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...(parts.shield ? [parts.shield] : [])];
+      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...parts.tools, ...(parts.shield ? [parts.shield] : [])];
       expect(added.length, t).toBeGreaterThan(0);
       for (const a of added) expect('owner' in a ? a.owner.id : a.id).toBe(`p-${t}`);
     }

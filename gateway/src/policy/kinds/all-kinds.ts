@@ -8,6 +8,7 @@ import { entropyCheck } from './entropy-check.js';
 import { hallucinationShield } from './hallucination-shield.js';
 import { piiRedaction } from './pii-redaction.js';
 import { rateLimit } from './rate-limit.js';
+import { toolAccess } from './tool-access.js';
 
 /** Every policy type, by name: a type listed in POLICY_TYPES without a module here does not compile. */
 export const POLICY_TYPE_TABLE: { readonly [T in PolicyType]: PolicyTypeModule<T> } = {
@@ -18,6 +19,7 @@ export const POLICY_TYPE_TABLE: { readonly [T in PolicyType]: PolicyTypeModule<T
   bond_enforcement: bondEnforcement,
   hallucination_shield: hallucinationShield,
   budget,
+  tool_access: toolAccess,
 };
 
 /** The module of a type, typed for any policy (the table's per-type typing is lost once the type is a variable). */

@@ -1,0 +1,53 @@
+import { GatewayError } from '../../errors.js';
+import { compileGlobs } from '../tool-globs.js';
+import type { PolicyTypeModule } from './kind-module.js';
+
+export interface ToolAccessRules {
+  /** Tool-name globs: a tool matching none of them triggers. */
+  allow?: string[];
+  /** Tool-name globs: a tool matching one of them triggers. */
+  deny?: string[];
+  /** MCP servers (names as in MCP_UPSTREAMS) whose tools this policy judges; absent: every tool, with or without a server. */
+  servers?: string[];
+  action: 'DENY' | 'REQUIRE_APPROVAL';
+}
+
+/** Globs per list, and characters per glob: each list is one RE2 per policy, built at every policy change. */
+export const MAX_TOOL_GLOBS = 100;
+export const MAX_TOOL_GLOB_CHARS = 200;
+
+const GLOBS = { type: 'array', minItems: 1, maxItems: MAX_TOOL_GLOBS, items: { type: 'string', minLength: 1, maxLength: MAX_TOOL_GLOB_CHARS } };
+
+/** Which tools an agent may use, by name (and MCP server): on `/v1/decide` tool calls, tools named in answers, MCP. */
+export const toolAccess: PolicyTypeModule<'tool_access'> = {
+  type: 'tool_access',
+  rulesSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['action'],
+    properties: {
+      allow: GLOBS,
+      deny: GLOBS,
+      // MCP_UPSTREAMS names: letters, digits, _ and -, at most 64.
+      servers: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
+      action: { type: 'string', enum: ['DENY', 'REQUIRE_APPROVAL'] },
+    },
+  },
+  pack: null,
+  checkRules(rules) {
+    if (rules.allow === undefined && rules.deny === undefined) {
+      throw new GatewayError('invalid_request', 'rules: missing required field "allow" or "deny" (a tool_access policy needs at least one)');
+    }
+  },
+  compile(p, parts) {
+    const r = p.rules;
+    parts.tools.push({
+      id: p.id,
+      risk: p.risk,
+      action: r.action,
+      allow: r.allow ? compileGlobs(r.allow) : null,
+      deny: r.deny ? compileGlobs(r.deny) : null,
+      servers: r.servers ? new Set(r.servers) : null,
+    });
+  },
+};
