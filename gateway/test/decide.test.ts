@@ -196,3 +196,77 @@ describe('verdict and risk combination (docs/decisions.md)', () => {
     expect(after.headers['x-svc-policy']).toBe(p.headers['x-svc-policy']);
   });
 });
+
+describe('tool_access: a tool_call action is judged by its target, the tool name', () => {
+  const toolCall = (token: string, target?: string, type = 'tool_call') =>
+    call(t.url, 'POST', '/v1/decide', { token, body: { agent_id: 'agent-7', action: { type, ...(target === undefined ? {} : { target }) } } });
+  const lastDecision = async (token: string) => (await call(t.url, 'GET', '/admin/decisions?limit=1', { token })).body.data[0];
+
+  it('deny globs: a matching tool is DENY with the policy as rule; another tool, or an action that is no tool call, is ALLOW', async () => {
+    const token = await tenantWith([{ name: 'no drops', type: 'tool_access', risk: 80, rules: { deny: ['drop_*'], action: 'DENY' } }]);
+    const policyId = (await call(t.url, 'GET', '/v1/policies', { token })).body.data[0].id;
+    const bad = await toolCall(token, 'drop_table');
+    expect(bad.body.envelope).toMatchObject({ execution_status: 'DENY', risk_score: 80 });
+    const rec = await lastDecision(token);
+    expect(rec.rule).toBe(policyId);
+    expect(rec.triggered).toEqual([expect.objectContaining({ policy_id: policyId, type: 'tool_access', action: 'DENY', risk: 80 })]);
+    expect((await toolCall(token, 'read_table')).body.envelope).toMatchObject({ execution_status: 'ALLOW', risk_score: 0 });
+    expect((await toolCall(token, 'drop_table', 'http_request')).body.envelope.execution_status).toBe('ALLOW');
+  });
+
+  it('allow globs: a tool matching none is triggered, with the policy\'s action (REQUIRE_APPROVAL); a call naming no tool matches none', async () => {
+    const token = await tenantWith([{ name: 'read only', type: 'tool_access', risk: 40, rules: { allow: ['read_*', 'search'], action: 'REQUIRE_APPROVAL' } }]);
+    for (const ok of ['read_table', 'search']) expect((await toolCall(token, ok)).body.envelope.execution_status, ok).toBe('ALLOW');
+    for (const held of ['write_table', 'searching', undefined]) {
+      expect((await toolCall(token, held)).body.envelope, String(held)).toMatchObject({ execution_status: 'REQUIRE_APPROVAL', risk_score: 40 });
+    }
+  });
+
+  it('servers: a policy naming MCP servers leaves /v1/decide tool calls (of no server) alone', async () => {
+    const token = await tenantWith([
+      { name: 'crm', type: 'tool_access', risk: 90, rules: { deny: ['*'], servers: ['crm'], action: 'DENY' } },
+      { name: 'any', type: 'tool_access', risk: 10, rules: { deny: ['rm_*'], action: 'DENY' } },
+    ]);
+    expect((await toolCall(token, 'delete_contact')).body.envelope).toMatchObject({ execution_status: 'ALLOW', risk_score: 0 });
+    expect((await toolCall(token, 'rm_rf')).body.envelope).toMatchObject({ execution_status: 'DENY', risk_score: 10 });
+  });
+
+  it('bad rules are refused with 400 naming the field, and nothing is stored', async () => {
+    const token = await tenantWith([]);
+    const cases: [object, RegExp][] = [
+      [{ action: 'DENY' }, /rules: .*"allow" or "deny"/],
+      [{ deny: ['x'] }, /rules: missing required field "action"/],
+      [{ deny: ['x'], action: 'FLAG' }, /rules\.action: must be one of DENY, REQUIRE_APPROVAL/],
+      [{ deny: [], action: 'DENY' }, /rules\.deny:/],
+      [{ allow: [''], action: 'DENY' }, /rules\.allow\.0:/],
+      [{ deny: ['x'.repeat(201)], action: 'DENY' }, /rules\.deny\.0:/],
+      [{ deny: Array.from({ length: 101 }, (_, i) => `t${i}`), action: 'DENY' }, /rules\.deny:/],
+      [{ deny: [5], action: 'DENY' }, /rules\.deny\.0:/],
+      [{ deny: ['x'], servers: ['not a name'], action: 'DENY' }, /rules\.servers\.0:/],
+      [{ deny: ['x'], servers: [], action: 'DENY' }, /rules\.servers:/],
+      [{ deny: ['x'], action: 'DENY', tools: ['y'] }, /rules: unknown field "tools"/],
+    ];
+    for (const [rules, message] of cases) {
+      const r = await call(t.url, 'POST', '/v1/policies', { token, body: { name: 'bad', type: 'tool_access', risk: 10, rules } });
+      expectEnvelope(r, 400, 'invalid_request');
+      expect(r.body.error.message, JSON.stringify(rules)).toMatch(message);
+    }
+    expect((await call(t.url, 'GET', '/v1/policies', { token })).body.data).toEqual([]);
+  });
+
+  it('the policy-set version bumps on create and change, like any policy, and the next decision follows it', async () => {
+    const token = await tenantWith([]);
+    const before = await toolCall(token, 'drop_table');
+    expect(before.body.envelope.execution_status).toBe('ALLOW');
+    const p = await call(t.url, 'POST', '/v1/policies', { token, body: { name: 'no drops', type: 'tool_access', risk: 50, rules: { deny: ['drop_*'], action: 'DENY' } } });
+    expect(p.status).toBe(200);
+    expect(Number(p.headers['x-svc-policy']!.slice(1))).toBeGreaterThan(Number(before.headers['x-svc-policy']!.slice(1)));
+    const after = await toolCall(token, 'drop_table');
+    expect(after.body.envelope.execution_status).toBe('DENY');
+    expect(after.headers['x-svc-policy']).toBe(p.headers['x-svc-policy']);
+    const put = await call(t.url, 'PUT', `/v1/policies/${p.body.id}`, { token, body: { rules: { deny: ['truncate_*'], action: 'DENY' } } });
+    expect(Number(put.headers['x-svc-policy']!.slice(1))).toBeGreaterThan(Number(p.headers['x-svc-policy']!.slice(1)));
+    expect((await toolCall(token, 'drop_table')).body.envelope.execution_status).toBe('ALLOW');
+    expect((await toolCall(token, 'truncate_logs')).body.envelope.execution_status).toBe('DENY');
+  });
+});

@@ -59,6 +59,8 @@ export class DecisionEngine {
       agentRiskBudget: agent.riskBudget,
       text: actionText(req),
       now,
+      // A tool call names its tool in `target`; tool_access judges it as a tool of no MCP server.
+      ...(req.action.type === 'tool_call' ? { tool: { name: req.action.target ?? '', server: '' } } : {}),
     });
     // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
     if (judged instanceof Promise) return judged.then((evaluation) => this.#record(principal, req, traceId, startedAt, rawBody, set, now, evaluation));
