@@ -8,6 +8,7 @@ import type { EvalPool } from '../policy/runtime/eval-pool.js';
 import type { BucketSeries } from '../telemetry/bucket-histogram.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { checkOutputStage } from './answer/check-output.js';
+import { checkToolsStage } from './answer/check-tools.js';
 import { meterUsageStage } from './answer/meter-usage.js';
 import { redactOutputStage } from './answer/redact-output.js';
 import { relayStreamStage } from './answer/relay-stream.js';
@@ -72,7 +73,7 @@ interface StageSeries {
 
 /** The response stages, in the order they are declared: they run in reverse (Envoy's encoder order). */
 function responseStages(d: PipelineDeps): ResponseStages {
-  const declared = [checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices), rememberStoredStage(d.stored)];
+  const declared = [checkToolsStage(), checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices), rememberStoredStage(d.stored)];
   return new ResponseStages(declared.reverse());
 }
 
@@ -81,8 +82,9 @@ function responseStages(d: PipelineDeps): ResponseStages {
  * directly by throwing (a local reply: nothing after it runs, and before `forward` the upstream is never contacted);
  * the error is then answered with the verdict headers and the call recorded. Response stages are the request stages'
  * counterparts and run in reverse order: usage is metered first, then the answer is redacted, then output policies
- * judge what the client would see. They see the answer in pieces: a whole answer is one piece, run through each of them
- * here; a stream's events are, one by one, inside `relay-stream`, and the whole-answer stages then have nothing to do.
+ * judge what the client would see, and tool_access the tool calls it names. They see the answer in pieces: a whole
+ * answer is one piece, run through each of them here; a stream's events are, one by one, inside `relay-stream`, and
+ * the whole-answer stages then have nothing to do.
  */
 export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonly Stage[] {
   const answer = responseStages(d);

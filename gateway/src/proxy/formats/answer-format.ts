@@ -66,6 +66,11 @@ export interface AnswerFormat {
    * answer, or a stream's `response.created`); null otherwise.
    */
   storedId?(body: Record<string, unknown>): string | null;
+  /**
+   * The tool names a whole answer or one stream event names as calls for the client to make (a format with no tools:
+   * none), for `tool_access` policies. A stream names each call once, in the event that opens it.
+   */
+  toolNames(body: Record<string, unknown>): readonly string[];
   /** The data of the event that ends a stream, when the format has one (OpenAI's `[DONE]`). */
   readonly doneData: string | null;
 }

@@ -5,6 +5,15 @@ import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody } from './answer-
 type Json = Record<string, unknown>;
 
 const NONE: readonly number[] = [];
+const NO_NAMES: readonly string[] = [];
+
+/** The name of a `tool_use` block (a tool the client runs; `server_tool_use` is run by Anthropic itself). */
+function toolUseName(block: unknown, names: string[] | null): string[] | null {
+  if (block === null || typeof block !== 'object') return names;
+  const b = block as Json;
+  if (b['type'] === 'tool_use' && typeof b['name'] === 'string') (names ??= []).push(b['name']);
+  return names;
+}
 
 /** Our error type, as the Anthropic error type an SDK maps to its own classes. */
 const ERROR_TYPES: Readonly<Record<string, string>> = {
@@ -55,6 +64,15 @@ export const ANTHROPIC_MESSAGES: AnswerFormat = {
     const delta = kind === 'input_json_delta' ? { type: 'input_json_delta', partial_json: text } : { type: 'text_delta', text };
     return { type: 'content_block_delta', index: channel, delta };
   },
+  toolNames(body: Json): readonly string[] {
+    // A stream opens each block with `content_block_start`; a whole answer lists them in `content`.
+    if (body['type'] === 'content_block_start') return toolUseName(body['content_block'], null) ?? NO_NAMES;
+    const content = body['content'];
+    if (!Array.isArray(content)) return NO_NAMES;
+    let names: string[] | null = null;
+    for (const block of content) names = toolUseName(block, names);
+    return names ?? NO_NAMES;
+  },
   eventName(event: Json): string | null {
     return typeof event['type'] === 'string' ? event['type'] : null;
   },
@@ -87,5 +105,6 @@ function cached(u: Json): number {
 export const ANTHROPIC_COUNT_TOKENS: AnswerFormat = {
   ...ANTHROPIC_MESSAGES,
   visitAnswer: () => undefined,
+  toolNames: () => NO_NAMES,
   usage: () => null,
 };

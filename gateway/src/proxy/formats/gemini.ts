@@ -5,6 +5,7 @@ import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody, FinalVisit } fro
 type Json = Record<string, unknown>;
 
 const NONE: readonly number[] = [];
+const NO_NAMES: readonly string[] = [];
 
 function candidatesOf(body: Json): Json[] {
   const c = body['candidates'];
@@ -75,6 +76,18 @@ export const GEMINI: AnswerFormat = {
   deltaEvent(_like: Json, channel: number, text: string): Json {
     return { candidates: [{ index: channel, content: { role: 'model', parts: [{ text }] } }] };
   },
+  toolNames(body: Json): readonly string[] {
+    // A stream chunk is a whole response, its function calls whole: the same reading for both.
+    let names: string[] | null = null;
+    for (const candidate of candidatesOf(body)) {
+      if (!candidate || typeof candidate !== 'object') continue;
+      for (const part of partsOf(candidate)) {
+        const name = (part?.['functionCall'] as Json | undefined)?.['name'];
+        if (typeof name === 'string') (names ??= []).push(name);
+      }
+    }
+    return names ?? NO_NAMES;
+  },
   eventName: () => null,
   streamError(body: ErrorBody): { name: null; data: unknown } {
     // Google's error shape carries `code`, `message` and `status`; ours keeps its fields beside them.
@@ -100,4 +113,5 @@ export const GEMINI_NO_TEXT: AnswerFormat = {
   visitEvent: () => undefined,
   visitFinal: undefined,
   endedChannels: () => NONE,
+  toolNames: () => NO_NAMES,
 };

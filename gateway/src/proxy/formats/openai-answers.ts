@@ -12,6 +12,23 @@ function indexOf(choice: Json): number {
   return typeof choice['index'] === 'number' ? choice['index'] : 0;
 }
 
+const NO_NAMES: readonly string[] = [];
+
+/** The `function.name` of each tool call (and of the legacy `function_call`) in a message or a delta. */
+function callNames(msg: Json | undefined, names: string[] | null): string[] | null {
+  if (!msg || typeof msg !== 'object') return names;
+  const calls = msg['tool_calls'];
+  if (Array.isArray(calls)) {
+    for (const tc of calls as (Json | null)[]) {
+      const name = (tc?.['function'] as Json | undefined)?.['name'];
+      if (typeof name === 'string') (names ??= []).push(name);
+    }
+  }
+  const legacy = (msg['function_call'] as Json | undefined)?.['name'];
+  if (typeof legacy === 'string') (names ??= []).push(legacy);
+  return names;
+}
+
 function usageOf(body: Json): Partial<Usage> | null {
   const u = body['usage'];
   return u && typeof u === 'object' ? (u as Partial<Usage>) : null;
@@ -88,6 +105,15 @@ export const OPENAI_CHAT: AnswerFormat = {
     const delta = channel < TOOL ? { content: text } : { tool_calls: [{ index: Math.floor(channel / TOOL) - 1, function: { arguments: text } }] };
     return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index, delta, finish_reason: null }] };
   },
+  toolNames(body: Json): readonly string[] {
+    // A whole answer's `message`, a stream event's `delta` (whose first event of each call carries its name).
+    let names: string[] | null = null;
+    for (const choice of choicesOf(body)) {
+      if (!choice || typeof choice !== 'object') continue;
+      names = callNames((choice['message'] ?? choice['delta']) as Json | undefined, names);
+    }
+    return names ?? NO_NAMES;
+  },
   eventName: noEventName,
   streamError: envelopeAsData,
   usage: usageOf,
@@ -119,6 +145,7 @@ export const OPENAI_COMPLETIONS: AnswerFormat = {
   deltaEvent(like: Json, channel: number, text: string): Json {
     return { id: like['id'], object: like['object'], created: like['created'], model: like['model'], choices: [{ index: channel, text, finish_reason: null }] };
   },
+  toolNames: () => NO_NAMES,
   eventName: noEventName,
   streamError: envelopeAsData,
   usage: usageOf,

@@ -5,6 +5,25 @@ import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody, FinalVisit } fro
 type Json = Record<string, unknown>;
 
 const NONE: readonly number[] = [];
+const NO_NAMES: readonly string[] = [];
+
+/** Output items that are calls of a tool the client runs: a function, or a custom tool (free-form input). */
+const CALL_ITEMS: ReadonlySet<string> = new Set(['function_call', 'custom_tool_call']);
+
+function itemCallName(item: unknown, names: string[] | null): string[] | null {
+  if (item === null || typeof item !== 'object') return names;
+  const it = item as Json;
+  if (CALL_ITEMS.has(it['type'] as string) && typeof it['name'] === 'string') (names ??= []).push(it['name']);
+  return names;
+}
+
+function outputCallNames(response: Json | undefined): readonly string[] {
+  const output = response?.['output'];
+  if (!Array.isArray(output)) return NO_NAMES;
+  let names: string[] | null = null;
+  for (const item of output) names = itemCallName(item, names);
+  return names ?? NO_NAMES;
+}
 
 /*
  * A stream's channel: one text an item carries (a content part, a reasoning summary part, a function call's
@@ -152,6 +171,15 @@ export const OPENAI_RESPONSES: AnswerFormat = {
       if (response && typeof response === 'object') visitResponse(response, visit);
     }
   },
+  toolNames(body: Json): readonly string[] {
+    const type = body['type'];
+    // A stream opens a call with `output_item.added`; its `output_item.done` and the final response repeat it, judged
+    // again so that a call the stream never opened is judged all the same.
+    if (type === 'response.output_item.added' || type === ITEM_DONE) return itemCallName(body['item'], null) ?? NO_NAMES;
+    if (RESPONSE_DONE.has(type as string)) return outputCallNames(body['response'] as Json | undefined);
+    // Stream events carry a `type`; a whole answer (a response object) does not.
+    return typeof type === 'string' ? NO_NAMES : outputCallNames(body);
+  },
   eventName(event: Json): string | null {
     return typeof event['type'] === 'string' ? event['type'] : null;
   },
@@ -195,6 +223,7 @@ export const OPENAI_RESPONSE_INPUT_ITEMS: AnswerFormat = {
     const data = answer['data'];
     if (Array.isArray(data)) walkText(data, visit);
   },
+  toolNames: () => NO_NAMES,
   usage: () => null,
   storedId: () => null,
 };
@@ -203,6 +232,7 @@ export const OPENAI_RESPONSE_INPUT_ITEMS: AnswerFormat = {
 export const OPENAI_RESPONSE_DELETED: AnswerFormat = {
   ...OPENAI_RESPONSES,
   visitAnswer: () => undefined,
+  toolNames: () => NO_NAMES,
   usage: () => null,
   storedId: () => null,
 };

@@ -1,0 +1,43 @@
+import { GatewayError } from '../../errors.js';
+import type { Triggered } from '../../policy/evaluation.js';
+import { combineRisk } from '../../policy/risk.js';
+import { mostSevere, verdictOf } from '../../policy/verdict.js';
+import type { ProxyContext } from '../proxy-context.js';
+import type { ResponseStage } from './response-stage.js';
+
+/**
+ * Tool calls an answer names, judged by the tenant's `tool_access` policies (as tools of no MCP server): a denied one
+ * refuses the answer as an output filter does, so the call never reaches the agent; a whole answer is a 403, a stream
+ * is cut at the event that opens the call. A tenant with no such policy costs one boolean per piece.
+ */
+export function checkToolsStage(): ResponseStage {
+  return {
+    name: 'check-tools',
+    onPiece(c, piece) {
+      const set = c.policySet;
+      if (set === null || !set.hasToolAccess) return;
+      let triggered: Triggered[] | null = null;
+      for (const name of c.endpoint.format.toolNames(piece.body)) {
+        const t = set.toolVerdict(name, '');
+        // One trigger per policy: two calls refused by the same policy do not count its risk twice.
+        if (t !== null && !triggered?.some((x) => x.policyId === t.policyId)) (triggered ??= []).push(t);
+      }
+      if (triggered !== null) refuse(c, triggered);
+    },
+  };
+}
+
+/** Folds the triggers into the call's verdict, rule and risk (most severe wins, risks combine), then refuses the answer. */
+function refuse(c: ProxyContext, triggered: Triggered[]): never {
+  c.outputTriggered = [...c.outputTriggered, ...triggered];
+  const at = mostSevere(triggered, c.verdict);
+  if (at >= 0) {
+    const t = triggered[at] as Triggered;
+    c.verdict = verdictOf(t.action);
+    c.rule = t.policyId;
+  }
+  c.riskScore = combineRisk([...(c.evaluation?.triggered ?? []), ...c.outputTriggered].map((t) => t.risk));
+  c.outcome = 'blocked';
+  const why = c.outputTriggered.find((t) => t.policyId === c.rule)?.reason ?? 'policy violation';
+  throw new GatewayError('policy_violation', `answer blocked by policy: ${why}`, c.rule);
+}
