@@ -18,6 +18,6 @@ export default defineConfig({
     // A dependency that publishes its TypeScript under the same `source` condition (eventsource-parser, under the
     // Vercel AI SDK) is transformed by Vitest like ours, with the packages that import it: Node does not strip types
     // under node_modules.
-    server: { deps: { inline: ['eventsource-parser', 'ai', /[\\/]@ai-sdk[\\/]/] } },
+    server: { deps: { inline: ['eventsource-parser', 'eventsource', 'ai', /[\\/]@ai-sdk[\\/]/, /[\\/]@modelcontextprotocol[\\/]/] } },
   },
 });

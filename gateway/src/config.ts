@@ -1,6 +1,7 @@
 import { loadConfig, type ConfigValues } from '@aduana/shared';
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
 import { ScrapeCredential } from './telemetry/scrape-credential.js';
+import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
 
 /** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
@@ -82,6 +83,9 @@ export const GATEWAY_CONFIG = {
   cookieSecure: { env: 'COOKIE_SECURE', type: 'boolean', default: false, description: 'mark console cookies Secure: set it when the authentication service is reached over TLS' },
   consoleScanLimit: { env: 'CONSOLE_SCAN_LIMIT', type: 'integer', default: 5000, minimum: 100, maximum: 100_000, description: 'newest decisions the console reads to draw its charts and filter its lists' },
   consoleVerifiesPerHour: { env: 'CONSOLE_VERIFIES_PER_HOUR', type: 'integer', default: 6, minimum: 1, description: 'full ledger verifications the console starts per tenant per hour (and burst) before 429' },
+  mcpUpstreams: { env: 'MCP_UPSTREAMS', type: 'string', default: '', description: 'JSON {name: url or {url, headers}}: the MCP servers agents reach through /v1/mcp/{name} (headers are the sidecar\'s credentials for that server)' },
+  mcpAnswerLimit: { env: 'MCP_ANSWER_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 1024, description: "largest JSON answer, and largest single stream event, from an MCP server, bytes (the agent gets an error past it)" },
+  mcpStreamIdleS: { env: 'MCP_STREAM_IDLE_S', type: 'integer', default: 300, minimum: 1, maximum: 86_400, description: 'an MCP server stream (SSE) idle this long is ended, seconds' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
   heartbeatIntervalS: { env: 'HEARTBEAT_INTERVAL_S', type: 'integer', default: 30, minimum: 1, maximum: 86_400, description: 'expected heartbeat interval of an agent, s: STALE after 2 without one; each missed interval counts once in heartbeat.missed_count' },
   requireRegisteredAgents: { env: 'REQUIRE_REGISTERED_AGENTS', type: 'boolean', default: false, description: 'refuse (403, rule agent_unregistered) an agent id that was never registered, instead of registering it on first use' },
@@ -151,6 +155,7 @@ export function loadGatewayConfig(
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
+  parseMcpUpstreams(config.mcpUpstreams);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
 }

@@ -38,6 +38,12 @@ import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './identity/users/user-store.js';
 import { SessionStore } from './identity/sessions/session-store.js';
 import { StoredResponses } from './proxy/stored/stored-responses.js';
+import { registerMcpRoutes } from './api/mcp-routes.js';
+import { HeldToolCalls } from './mcp/held-tool-calls.js';
+import { McpGateway } from './mcp/mcp-gateway.js';
+import { McpSessions } from './mcp/mcp-sessions.js';
+import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
+import { ToolCallJudge } from './mcp/tool-call-judge.js';
 import { LoginFailures, loginFailureLimits } from './identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
 import { SessionPruner } from './identity/sessions/session-pruner.js';
@@ -240,7 +246,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
     gemini: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamGeminiBaseUrl, apiKey: config.upstreamGeminiApiKey, keyHeader: 'x-goog-api-key' }),
   };
-  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close()]);
+  let mcp: McpGateway | null = null;
+  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close(), mcp?.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
 
@@ -287,6 +294,22 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
+  mcp = new McpGateway({
+    upstreams: parseMcpUpstreams(config.mcpUpstreams),
+    runtimes,
+    agents,
+    judge: new ToolCallJudge(runtimes, audit, decisions, new HeldToolCalls(store.heldToolCalls)),
+    audit,
+    sessions: new McpSessions(),
+    logger,
+    readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
+    complete: (ctx, status) => api.complete(ctx, status),
+    maxBodyBytes: config.proxyBodyLimit,
+    maxAnswerBytes: config.mcpAnswerLimit,
+    timeoutMs: config.upstreamTimeoutMs,
+    streamIdleMs: config.mcpStreamIdleS * 1000,
+  });
+  registerMcpRoutes(api, mcp);
   api.finish();
 
   const authGuards = { session: consoleSessionGuard(authenticator, sessions) };

@@ -44,6 +44,8 @@ export interface GatewayStore {
   readonly shipCursors: Database;
   /** provider response id -> {tenant, agent, at}: whose call made a response the provider stores (proxy/stored) */
   readonly storedResponses: Database;
+  /** sha256(tenant, agent, server, tool, arguments) -> {decision_id, at}: a tool call held for approval (mcp/held-tool-calls.ts) */
+  readonly heldToolCalls: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
   close(): Promise<void>;
@@ -85,6 +87,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     fleet: db('fleet'),
     shipCursors: db('ledger_ship_cursors'),
     storedResponses: db('stored_responses'),
+    heldToolCalls: db('held_tool_calls'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;

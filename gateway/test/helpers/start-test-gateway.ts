@@ -68,7 +68,7 @@ export async function call(
   base: string,
   method: string,
   path: string,
-  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; dispatcher?: Dispatcher } = {},
+  opts: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string>; dispatcher?: Dispatcher; signal?: AbortSignal } = {},
 ): Promise<CallResult> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers['authorization'] = `Bearer ${opts.token}`;
@@ -77,7 +77,7 @@ export async function call(
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}) });
+  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, ...(opts.dispatcher ? { dispatcher: opts.dispatcher } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const text = await res.body.text();
   let parsed: unknown;
   try {

@@ -20,6 +20,11 @@ export class SseReader {
     return this.#drain();
   }
 
+  /** Characters held for an event not ended yet (a reader that caps its memory checks this after each push). */
+  get pending(): number {
+    return this.#buffer.length;
+  }
+
   /** Whatever is left at end of stream (an unterminated last event is still delivered). */
   end(): SseEvent[] {
     this.#buffer += this.#decoder.decode();

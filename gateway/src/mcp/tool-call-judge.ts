@@ -1,0 +1,146 @@
+import { performance } from 'node:perf_hooks';
+import { newId, sha256Hex } from '@aduana/shared';
+import { CallToolRequestParamsSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentState } from '../agents/agent-state.js';
+import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { DecisionStore } from '../policy/decisions/decision-store.js';
+import type { PolicySet } from '../policy/compile-policy-set.js';
+import type { Evaluation } from '../policy/evaluation.js';
+import { headedText, walkText } from '../policy/input-text.js';
+import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import { isHeld } from '../policy/verdict.js';
+import { HeldToolCalls } from './held-tool-calls.js';
+import { RPC, rpcError, type Json } from './jsonrpc.js';
+import { recordToolCall, type ToolCallRecord } from './mcp-record.js';
+
+/** Who is calling, through which server: what every judgement of one HTTP request shares. */
+export interface McpCaller {
+  tenantId: string;
+  agentId: string;
+  agent: AgentState;
+  set: PolicySet;
+  server: string;
+  sessionId: string;
+  traceId: string;
+}
+
+/** A judged tools/call: forwarded (its record completed with the result), or answered here with `refusal`. */
+export interface JudgedCall {
+  record: ToolCallRecord;
+  refusal: Json | null;
+}
+
+/**
+ * A `tools/call` is the action `{type: tool_call, target: <tool>, payload: <arguments>}` judged by the tenant's compiled
+ * policies like a `/v1/decide` action: tool_access on the tool and server, content filters, entropy and PII on its
+ * text, rate limits, budgets, and the session's risk budget (the MCP session is the session). REDACT rewrites the
+ * arguments in place before they are sent; DENY answers a JSON-RPC error and nothing is sent; a held verdict answers
+ * "held" with its decision id, and the same call retried after an administrator's resolution follows it.
+ */
+export class ToolCallJudge {
+  constructor(
+    private readonly runtimes: TenantRuntimes,
+    private readonly audit: AuditTrail,
+    private readonly decisions: DecisionStore,
+    private readonly held: HeldToolCalls,
+  ) {}
+
+  async judge(caller: McpCaller, msg: Json): Promise<JudgedCall> {
+    const started = performance.now();
+    const parsed = CallToolRequestParamsSchema.safeParse(msg['params']);
+    const id = msg['id'] as string | number;
+    if (!parsed.success) throw new InvalidParams(id, 'tools/call: params.name must be a string and params.arguments an object');
+    const params = msg['params'] as Json;
+    const tool = parsed.data.name;
+    const args = (params['arguments'] ?? {}) as Json;
+    const argumentsJson = JSON.stringify(args);
+    const evaluation = await this.#evaluate(caller, tool, args);
+    const record: ToolCallRecord = {
+      decisionId: newId('dec'),
+      tenantId: caller.tenantId,
+      agentId: caller.agentId,
+      sessionId: caller.sessionId,
+      traceId: caller.traceId,
+      server: caller.server,
+      tool,
+      argumentsSha256: sha256Hex(argumentsJson),
+      policyLabel: caller.set.label,
+      evaluation,
+      outputTriggered: [],
+      inputRedactions: 0,
+      outputRedactions: 0,
+      startedAt: Date.now(),
+      governanceMs: 0,
+    };
+    const refusal = this.#verdict(caller, record, id, argumentsJson);
+    if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
+      const redactor = caller.set.inputRedactor;
+      let count = 0;
+      walkText(args, (text) => {
+        const r = redactor.redact(text);
+        count += r.matches.length;
+        return r.text;
+      });
+      params['arguments'] = args;
+      record.inputRedactions = count;
+    }
+    record.governanceMs = performance.now() - started;
+    return { record, refusal };
+  }
+
+  #evaluate(caller: McpCaller, tool: string, args: Json): Evaluation | Promise<Evaluation> {
+    if (caller.agent.suspended) {
+      return { verdict: 'DENY', riskScore: 100, rule: 'agent_suspended', policiesEvaluated: 0, triggered: [], redactInput: false };
+    }
+    return this.runtimes.judge(caller.set, {
+      tenantId: caller.tenantId,
+      agentId: caller.agentId,
+      sessionId: caller.sessionId,
+      riskBudget: null,
+      agentRiskBudget: caller.agent.riskBudget,
+      text: headedText(['tool_call', tool], args),
+      now: Date.now(),
+      tool: { name: tool, server: caller.server },
+    });
+  }
+
+  /** Null when the call may go on; else the JSON-RPC error that answers it (recorded here). */
+  #verdict(caller: McpCaller, record: ToolCallRecord, id: string | number, argumentsJson: string): Json | null {
+    const e = record.evaluation;
+    if (e.verdict === 'ALLOW') return null;
+    const data = (verdict: string, rule: string, decisionId: string): Json => ({ verdict, rule, decision_id: decisionId, trace_id: caller.traceId, policy: caller.set.label });
+    if (!isHeld(e.verdict)) {
+      recordToolCall(this.audit, record, 'blocked');
+      return rpcError(id, RPC.refused, `tool call refused by policy${e.rule ? ` ${e.rule}` : ''}`, data('DENIED', e.rule, record.decisionId));
+    }
+    const key = HeldToolCalls.keyOf(caller.tenantId, caller.agentId, caller.server, record.tool, argumentsJson);
+    const heldBy = this.held.decisionOf(key);
+    const resolution = heldBy === undefined ? undefined : this.decisions.get(caller.tenantId, heldBy)?.resolution?.status;
+    if (resolution === 'APPROVED') {
+      // The administrator's approval stands in for the held verdict, once; the call is recorded as allowed under it.
+      this.held.release(key);
+      record.evaluation = { ...e, verdict: 'ALLOW', rule: `approved:${heldBy}` };
+      return null;
+    }
+    if (resolution === 'REJECTED') {
+      recordToolCall(this.audit, record, 'blocked', 'DENY', e.rule);
+      return rpcError(id, RPC.refused, `tool call rejected by an administrator (decision ${heldBy})`, data('DENIED', e.rule, heldBy!));
+    }
+    if (heldBy !== undefined) {
+      return rpcError(id, RPC.held, `tool call held for approval: decision ${heldBy} is not resolved yet`, data(e.verdict, e.rule, heldBy));
+    }
+    recordToolCall(this.audit, record, 'held');
+    this.held.hold(key, record.decisionId);
+    return rpcError(id, RPC.held, `tool call held for approval by policy ${e.rule}: retry once an administrator resolves decision ${record.decisionId}`, data(e.verdict, e.rule, record.decisionId));
+  }
+}
+
+/** A tools/call whose params cannot be read: answered with JSON-RPC's invalid-params error, never forwarded. */
+export class InvalidParams extends Error {
+  constructor(
+    readonly id: string | number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
