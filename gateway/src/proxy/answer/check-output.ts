@@ -61,7 +61,7 @@ function outputTriggers(c: ProxyContext, tools: ToolCallValidator | null, answer
 }
 
 /** Folds output triggers into the call's verdict, rule and risk (most severe wins; risks combine). */
-function applyOutputVerdict(c: ProxyContext, triggered: Triggered[]): void {
+export function applyOutputVerdict(c: ProxyContext, triggered: Triggered[]): void {
   if (triggered.length === 0) return;
   c.outputTriggered = triggered;
   const at = mostSevere(triggered, c.verdict);

@@ -1,8 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { Triggered } from '../../policy/evaluation.js';
-import { combineRisk } from '../../policy/risk.js';
-import { mostSevere, verdictOf } from '../../policy/verdict.js';
 import type { ProxyContext } from '../proxy-context.js';
+import { applyOutputVerdict } from './check-output.js';
 import type { ResponseStage } from './response-stage.js';
 
 /**
@@ -27,17 +26,11 @@ export function checkToolsStage(): ResponseStage {
   };
 }
 
-/** Folds the triggers into the call's verdict, rule and risk (most severe wins, risks combine), then refuses the answer. */
+/** Folds the triggers into the call's verdict, rule and risk as output checks do, then refuses the answer. */
 function refuse(c: ProxyContext, triggered: Triggered[]): never {
-  c.outputTriggered = [...c.outputTriggered, ...triggered];
-  const at = mostSevere(triggered, c.verdict);
-  if (at >= 0) {
-    const t = triggered[at] as Triggered;
-    c.verdict = verdictOf(t.action);
-    c.rule = t.policyId;
-  }
-  c.riskScore = combineRisk([...(c.evaluation?.triggered ?? []), ...c.outputTriggered].map((t) => t.risk));
+  // With what the output checks before it found: the call's record keeps every trigger, its risk combines them all.
+  applyOutputVerdict(c, [...c.outputTriggered, ...triggered]);
   c.outcome = 'blocked';
-  const why = c.outputTriggered.find((t) => t.policyId === c.rule)?.reason ?? 'policy violation';
+  const why = triggered.find((t) => t.policyId === c.rule)?.reason ?? 'policy violation';
   throw new GatewayError('policy_violation', `answer blocked by policy: ${why}`, c.rule);
 }
