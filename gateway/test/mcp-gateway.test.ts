@@ -73,6 +73,11 @@ describe('the MCP gateway with the official SDK on both sides', () => {
     expect(e.payload).toMatchObject({ server: 'crm', tool: 'send_email', outcome: 'completed', input_redactions: 0 });
     expect(e.payload['arguments_sha256']).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(e)).not.toContain('weekly report');
+    // The decision index (the console's decisions page reads it) and the metrics count it like any decision.
+    const d = await call(t.url, 'GET', `/admin/decisions/${e.metadata['decision_id'] as string}`, { token: tok.admin });
+    expect(d.body).toMatchObject({ event_type: 'mcp.tools.call', agent_id: 'mcp-agent', execution_status: 'ALLOW' });
+    const metrics = await call(t.url, 'GET', '/v1/telemetry/metrics', { token: tok.admin });
+    expect(metrics.text).toMatch(/aduana_decisions_total\{[^}]*tenant="mcp"[^}]*verdict="ALLOW"[^}]*\} [1-9]/);
   });
 
   it('PII in the arguments arrives redacted; PII in the result (text and structured content) comes back redacted', async () => {
@@ -266,6 +271,19 @@ describe('bad input on the MCP gateway', () => {
     expect(params.status).toBe(200);
     expect(params.body).toMatchObject({ id: 7, error: { code: -32602 } });
     expect(server.received.length).toBe(before);
+  });
+
+  it('an unknown method is relayed unjudged, and the server\'s own error comes back', async () => {
+    const client = await connect(tok.operator);
+    const sid = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const r = await call(t.url, 'POST', '/v1/mcp/crm', {
+      token: tok.operator,
+      headers: { ...h, 'x-svc-agent-id': 'mcp-agent', 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' },
+      body: { jsonrpc: '2.0', id: 9, method: 'vendor/frobnicate', params: { x: 1 } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.text).toContain('"code":-32601');
+    expect(server.received.some((x) => (x.body as { method?: string } | undefined)?.method === 'vendor/frobnicate')).toBe(true);
   });
 
   it('5 MB of arguments: past what the tenant\'s policies judge it is refused, never sent unjudged', async () => {
