@@ -41,6 +41,7 @@ import { aduana } from './harness/cli.js';
 import { summary, memoryMiB, processCpuMs } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
+import { SYSTEM, USER, chatBody as body } from './harness/chat-request.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -64,19 +65,6 @@ const BURST = Number(opt.burst);
 const CONCURRENCY = Number(opt.concurrency);
 const DURATION = Number(opt.duration);
 const QUIET = Number(opt.quiet);
-
-const SYSTEM = 'You are a careful assistant for an account team. Answer briefly, cite only the data you were given, and never invent figures.';
-const USER =
-  'Summarise the renewal risk of the accounts below in two sentences, then list the three that need a call first. ' +
-  'Accounts: Northwind Traders (renews in 40 days, 3 open tickets, usage down 12 percent), Contoso Pharma (renews in ' +
-  '75 days, no tickets, usage flat), Fabrikam Logistics (renews in 20 days, 5 open tickets, two escalations last month), ' +
-  'Tailspin Retail (renews in 88 days, 1 ticket, usage up), Wide World Importers (renews in 15 days, 2 tickets, champion ' +
-  'left the company), Adventure Works (renews in 60 days, 4 tickets, asked about competitor pricing). Keep the tone ' +
-  'neutral and do not promise discounts. Format the list as short bullet points with the account name first.';
-
-function body(stream: boolean, marker = ''): string {
-  return JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: USER + marker }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) });
-}
 
 /** The same request in Anthropic's Messages format. */
 function anthropicBody(stream: boolean): string {

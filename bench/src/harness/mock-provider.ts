@@ -13,7 +13,8 @@ export interface MockProvider {
   close(): void;
 }
 
-const ANSWER = JSON.stringify({
+/** The non-streamed chat completion's answer (the MCP benchmark sizes its tool result after it). */
+export const CHAT_ANSWER = JSON.stringify({
   id: 'chatcmpl-bench',
   object: 'chat.completion',
   created: 1700000000,
@@ -145,7 +146,7 @@ export function startMockProvider(port = 0, streamChunks = 20): Promise<MockProv
           }
           res.cork(() => {
             if (!stream) {
-              res.writeHeader('content-type', 'application/json').end(ANSWER);
+              res.writeHeader('content-type', 'application/json').end(CHAT_ANSWER);
               return;
             }
             res.writeHeader('content-type', 'text/event-stream').write(first);
