@@ -17,7 +17,8 @@ export async function bootstrap(
   opts: { quiet: boolean; patTtlDays: number },
 ): Promise<{ adminToken: string } | null> {
   if (tenants.list().length > 0) return null;
-  const tenant = await tenants.create(DEFAULT_TENANT, 'community', 'Default');
+  // Enterprise (no plan limit): the first tenant is the operator's own (docs/decisions.md, "Bootstrap").
+  const tenant = await tenants.create(DEFAULT_TENANT, 'enterprise', 'Default');
   if (!tenant) return null; // another process bootstrapped first
   const { token, record } = await tokens.create({ tenantId: DEFAULT_TENANT, role: 'admin', name: 'bootstrap admin', expiresInDays: opts.patTtlDays });
   const file = join(dataDir, 'bootstrap-admin.token');
