@@ -174,7 +174,7 @@ describe('failed-login limits', () => {
     let gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
     try {
       const admin = gw.bootstrapToken as string;
-      await gw.deps.tenants.setPlan('default', 'enterprise');
+      await gw.deps.tenants.setPlan('default', 'enterprise', 'test');
       expect((await call(gw.url, 'POST', '/admin/users', { token: admin, body: { email: 'lim@it.example', name: 'L', role: 'viewer', password: PASSWORD } })).status).toBe(201);
       for (let i = 0; i < 3; i++) expectEnvelope(await call(gw.authUrl, 'POST', '/login', { body: { email: 'lim@it.example', password: 'nope nope nope' } }), 401, 'authentication_error');
       const blocked = await call(gw.authUrl, 'POST', '/login', { body: { email: 'lim@it.example', password: PASSWORD } });

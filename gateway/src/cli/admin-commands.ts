@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
-import { loadGatewayConfig } from '../config.js';
+import { loadGatewayConfig, type GatewayConfig } from '../config.js';
 import type { TenantRepository, TokenRepository } from '../storage/repositories.js';
 import { openAdminStorage } from './admin-storage.js';
 import { isRole, ROLES } from '../identity/auth/principal.js';
 import { isPlan, PLAN_NAMES } from '../identity/tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
+import { planChangedEntry } from '../identity/tenants/plan-change.js';
+import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);
@@ -17,6 +19,7 @@ function fail(message: string): number {
  */
 export async function runAdminCommand(group: 'tenant' | 'token', argv: string[]): Promise<number> {
   const config = loadGatewayConfig();
+  if (group === 'tenant' && argv[0] === 'set-plan') return setPlanCommand(config, argv.slice(1));
   const store = await openAdminStorage(config);
   try {
     return group === 'tenant'
@@ -27,13 +30,59 @@ export async function runAdminCommand(group: 'tenant' | 'token', argv: string[])
   }
 }
 
+/**
+ * `aduana tenant set-plan NAME PLAN`: the change is chained in the tenant's ledger (`tenant.plan_changed`, by `cli`).
+ * On LMDB this process appends to the ledger, which only one process may write: it takes the data dir's lock for the
+ * while, and beside a running gateway it changes nothing and points at the gateway's API, which chains the change
+ * itself. With DATABASE_URL the change goes into PostgreSQL and each sidecar chains it when its bundle brings it.
+ */
+async function setPlanCommand(config: GatewayConfig, args: string[]): Promise<number> {
+  let positionals: string[];
+  try {
+    ({ positionals } = parseArgs({ args, allowPositionals: true, options: {} }));
+  } catch (err) {
+    return fail(`tenant set-plan: ${(err as Error).message}`);
+  }
+  const [name, plan] = positionals;
+  if (!name || !plan || positionals.length > 2) return fail('usage: aduana tenant set-plan NAME PLAN');
+  if (!isPlan(plan)) return fail(`tenant set-plan: PLAN must be one of ${PLAN_NAMES.join(', ')}`);
+  let lock: DataDirLock | null = null;
+  if (!config.databaseUrl) {
+    try {
+      lock = lockDataDir(config.dataDir, 'gateway', 'aduana tenant set-plan');
+    } catch (err) {
+      process.stderr.write(
+        `aduana: tenant set-plan: ${(err as Error).message}\n` +
+          `  A plan change is chained in the tenant's ledger, which only that process may append to: change the plan through its API,\n` +
+          `  curl -X PUT <gateway>/admin/tenants/${name}/plan -H "authorization: Bearer <an admin token of ${name}>" -d '{"plan":"${plan}"}'\n`,
+      );
+      return 1;
+    }
+  }
+  try {
+    const store = await openAdminStorage(config);
+    try {
+      const set = await store.tenants.setPlan(name, plan, 'cli');
+      if (!set) return fail(`tenant set-plan: no tenant ${name}`);
+      if (set.change) await store.chain?.(name, planChangedEntry(set.change));
+      process.stdout.write(`${JSON.stringify(set.record)}\n`);
+      process.stderr.write(set.change ? `tenant ${name}: plan ${set.change.from} -> ${set.change.to}\n` : `tenant ${name} is already on ${plan}: nothing changed\n`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}
+
 async function tenantCommand(tenants: TenantRepository, argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'list') {
     for (const t of tenants.list()) process.stdout.write(`${t.id}\t${t.plan}\t${t.created_at}\n`);
     return 0;
   }
-  if (sub !== 'create') return fail('usage: aduana tenant create NAME [--plan P] | aduana tenant list');
+  if (sub !== 'create') return fail('usage: aduana tenant create NAME [--plan P] | aduana tenant set-plan NAME PLAN | aduana tenant list');
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { plan: { type: 'string', default: 'community' } } });
   const name = positionals[0];
   if (!name) return fail('tenant create: NAME is required');

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import type { GatewayConfig } from '../config.js';
+import type { Ledger, LedgerInput } from '../ledger/index.js';
 import type { SidecarTokenRepository, TenantRepository, TokenRepository, UserRepository } from '../storage/repositories.js';
 
 /** What the admin commands act on: the LMDB data dir, or with DATABASE_URL the control plane's PostgreSQL. */
@@ -7,6 +9,12 @@ export interface AdminStorage {
   readonly tokens: TokenRepository;
   readonly users: UserRepository;
   readonly sidecarTokens: SidecarTokenRepository;
+  /**
+   * Chains an entry in a tenant's ledger. On LMDB this process appends, so its caller holds the data dir's lock (no
+   * gateway may be appending at the same time). Null with DATABASE_URL: a control plane keeps no chain of its own,
+   * and what must be chained there travels in the bundle, for each sidecar to chain (docs/fleet.md, "The bundle").
+   */
+  readonly chain: ((tenantId: string, entry: LedgerInput) => Promise<void>) | null;
   close(): Promise<void>;
 }
 
@@ -18,25 +26,46 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
   if (config.databaseUrl) {
     const { openPostgresRepositories } = await import('../fleet/postgres/open-postgres-repositories.js');
     const { databaseOptions } = await import('../fleet/postgres/database.js');
-    return openPostgresRepositories(config.databaseUrl, {
+    const repos = await openPostgresRepositories(config.databaseUrl, {
       ...databaseOptions(config, Math.min(config.databasePoolMax, 2)),
       sessionTtlMs: config.sessionTtlHours * 3_600_000,
       listenRetryMs: config.databaseListenRetryMs,
     });
+    return Object.assign(repos, { chain: null });
   }
-  const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }] = await Promise.all([
+  const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }, { Ledger }, { timestampsCheckpoints }, { ledgerCompression }] = await Promise.all([
     import('../storage/gateway-store.js'),
     import('../identity/tenants/tenant-store.js'),
     import('../identity/auth/token-store.js'),
     import('../identity/users/user-store.js'),
     import('../fleet/sidecar-token-store.js'),
+    import('../ledger/index.js'),
+    import('../identity/tenants/plans.js'),
+    import('../proxy/ledger-compression.js'),
   ]);
   const store = openGatewayStore(config.dataDir);
+  const tenants = new TenantStore(store);
+  let ledger: Ledger | null = null;
+  // Opened on first use: most commands chain nothing. Its checkpoints are signed with the gateway's key and, for the
+  // plans whose checkpoints are time-stamped, queued for the gateway to send (as `aduana ledger export` does).
+  const open = (): Ledger =>
+    (ledger ??= Ledger.open(store.root, {
+      keyDir: config.dataDir,
+      compress: ledgerCompression(config.ledgerCompression),
+      anchoring: config.anchorTsaUrl ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan) } : null,
+      tsaCertPem: config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null,
+    }));
   return {
-    tenants: new TenantStore(store),
+    tenants,
     tokens: new TokenStore(store),
     users: new UserStore(store),
     sidecarTokens: new SidecarTokenStore(store),
-    close: () => store.close(),
+    chain: async (tenantId, entry) => {
+      await open().append(tenantId, [entry]);
+    },
+    close: async () => {
+      await ledger?.close();
+      await store.close();
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { Plan } from '../identity/tenants/plans.js';
 import type { TenantRecord } from '../identity/tenants/tenant-store.js';
+import type { PlanSet } from '../identity/tenants/plan-change.js';
 import type { CreatedToken, NewToken, RotateOutcome, TokenRecord } from '../identity/auth/token-store.js';
 import type { CompileCandidate, PolicyPage } from '../policy/policy-store.js';
 import type { PolicyCreate, PolicyPatch } from '../policy/validate-policy.js';
@@ -26,7 +27,11 @@ export interface TenantRepository {
   list(): TenantRecord[];
   /** Undefined when the id is taken; throws RangeError on an invalid id. */
   create(id: string, plan: Plan, name?: string): Promise<TenantRecord | undefined>;
-  setPlan(id: string, plan: Plan): Promise<TenantRecord | undefined>;
+  /**
+   * Undefined when there is no such tenant. A change (`by`: who made it) is kept on the record as `plan_changed`; the
+   * same plan again changes nothing and answers `change: null`.
+   */
+  setPlan(id: string, plan: Plan, by: string): Promise<PlanSet | undefined>;
 }
 
 export interface TokenRepository {

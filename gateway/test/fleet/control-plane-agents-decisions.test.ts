@@ -52,7 +52,7 @@ beforeAll(async () => {
   const repos = await openPostgresRepositories(databaseUrl, { sessionTtlMs: 3_600_000 });
   sidecarToken = (await repos.sidecarTokens.create('cpad', null)).token;
   // Enterprise: the plan's rate limit never interferes with the polling below.
-  expect(await repos.tenants.setPlan('default', 'enterprise')).toBeDefined();
+  expect(await repos.tenants.setPlan('default', 'enterprise', 'test')).toBeDefined();
   await repos.close();
   const op = await call(cp.authUrl, 'POST', '/token', { token: admin, body: { name: 'cpad operator', role: 'operator' } });
   expect(op.status, op.text).toBe(200);

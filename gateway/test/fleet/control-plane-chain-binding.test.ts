@@ -127,7 +127,7 @@ beforeAll(async () => {
   const a = await repos.sidecarTokens.create('sidecar-a', null);
   tokenA = { token: a.token, id: a.record.id };
   tokenB = (await repos.sidecarTokens.create('sidecar-b', null)).token;
-  expect(await repos.tenants.setPlan('default', 'enterprise')).toBeDefined();
+  expect(await repos.tenants.setPlan('default', 'enterprise', 'test')).toBeDefined();
   for (const role of ['operator', 'viewer'] as const) {
     const t = await call(cp.authUrl, 'POST', '/token', { token: admin, body: { name: `bind ${role}`, role } });
     expect(t.status, t.text).toBe(200);

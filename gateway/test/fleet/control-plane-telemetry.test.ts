@@ -74,7 +74,7 @@ beforeAll(async () => {
   otherSidecarToken = (await repos.sidecarTokens.create('cptel-other', ['other'])).token;
   // Enterprise: the plan's rate limit never interferes with the polling below. The control plane started afresh
   // reads it at its first request (a running one re-reads plans only every few seconds).
-  expect(await repos.tenants.setPlan('default', 'enterprise')).toBeDefined();
+  expect(await repos.tenants.setPlan('default', 'enterprise', 'test')).toBeDefined();
   await repos.close();
   await bootstrapping.close();
   cp = await control();

@@ -34,7 +34,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   if (!gw.bootstrapToken) throw new Error('expected a bootstrap token on an empty data dir');
   const { tenants, tokens } = gw.deps;
   // Whatever plan the bootstrap gives it, tests that use `default` are not throttled; most tests use their own tenants.
-  await tenants.setPlan('default', 'enterprise');
+  await tenants.setPlan('default', 'enterprise', 'test');
   const token = async (tenantId: string, role: Role, expiresInDays = 30) =>
     (await tokens.create({ tenantId, role, name: `${role} test`, expiresInDays })).token;
   return {

@@ -31,12 +31,31 @@ export function describeTenantRepository(open: OpenBackend): void {
       expect(b.repos.tenants.get(id)).toEqual(x ?? y);
     });
 
-    it('changes a plan; an unknown tenant answers undefined', async () => {
+    it('changes a plan, keeping from, to and who on the record; the same plan again changes nothing; an unknown tenant answers undefined', async () => {
       const id = uniqueId('plan');
       await b.repos.tenants.create(id, 'community');
-      expect(await b.repos.tenants.setPlan(id, 'enterprise')).toMatchObject({ id, plan: 'enterprise' });
-      expect(b.repos.tenants.get(id)?.plan).toBe('enterprise');
-      expect(await b.repos.tenants.setPlan(uniqueId('none'), 'enterprise')).toBeUndefined();
+      const set = await b.repos.tenants.setPlan(id, 'enterprise', 'tok_admin');
+      expect(set?.record).toMatchObject({ id, plan: 'enterprise', plan_changed: { from: 'community', to: 'enterprise', by: 'tok_admin' } });
+      expect(set?.change).toEqual(set?.record.plan_changed);
+      expect(Number.isNaN(Date.parse(set?.change?.at ?? ''))).toBe(false);
+      expect(b.repos.tenants.get(id)).toEqual(set?.record);
+      const again = await b.repos.tenants.setPlan(id, 'enterprise', 'cli');
+      expect(again).toEqual({ record: set?.record, change: null });
+      expect((await b.repos.tenants.setPlan(id, 'professional', 'cli'))?.change).toMatchObject({ from: 'enterprise', to: 'professional', by: 'cli' });
+      expect(await b.repos.tenants.setPlan(uniqueId('none'), 'enterprise', 'cli')).toBeUndefined();
+    });
+
+    it('of concurrent plan changes each records the plan it replaced', async () => {
+      const id = uniqueId('plans');
+      await b.repos.tenants.create(id, 'community');
+      const sets = await Promise.all([b.repos.tenants.setPlan(id, 'professional', 'a'), b.repos.tenants.setPlan(id, 'enterprise', 'b')]);
+      const changes = sets.map((s) => s?.change).filter((c) => c !== null && c !== undefined);
+      expect(changes).toHaveLength(2);
+      // One replaced community, the other the plan the first set: a chain of changes, never two from the same plan.
+      const first = changes.find((c) => c.from === 'community')!;
+      const second = changes.find((c) => c !== first)!;
+      expect(second.from).toBe(first.to);
+      expect(b.repos.tenants.get(id)?.plan).toBe(second.to);
     });
   });
 }

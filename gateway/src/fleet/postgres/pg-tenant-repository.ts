@@ -1,11 +1,26 @@
 import type pg from 'pg';
 import { isValidTenantId, type TenantRecord } from '../../identity/tenants/tenant-store.js';
 import type { Plan } from '../../identity/tenants/plans.js';
+import type { PlanSet } from '../../identity/tenants/plan-change.js';
 import type { TenantRepository } from '../../storage/repositories.js';
 import type { TableSpec } from './mirrored-table.js';
 import type { TableMirror } from './table-mirror.js';
 
-const RECORD = `jsonb_build_object('id', id, 'name', name, 'plan', plan, 'created_at', created_at, 'policy_version', policy_version)`;
+// plan_changed only once there was one, as the LMDB record has it.
+const RECORD = `jsonb_build_object('id', id, 'name', name, 'plan', plan, 'created_at', created_at, 'policy_version', policy_version) || jsonb_strip_nulls(jsonb_build_object('plan_changed', plan_changed))`;
+
+/**
+ * The plan set and the change recorded in one statement; the row is locked by the subquery first, so `from` is the
+ * plan this change replaced. The same plan again writes nothing new (the row is rewritten as it was).
+ */
+const SET_PLAN = `
+UPDATE tenants SET
+  plan = $2,
+  plan_changed = CASE WHEN cur.old_plan = $2 THEN tenants.plan_changed
+                      ELSE jsonb_build_object('from', cur.old_plan, 'to', $2::text, 'by', $3::text, 'at', $4::text) END
+FROM (SELECT plan AS old_plan FROM tenants WHERE id = $1 FOR UPDATE) AS cur
+WHERE tenants.id = $1
+RETURNING ${RECORD} AS rec, cur.old_plan`;
 
 export const TENANTS: TableSpec<TenantRecord> = {
   table: 'tenants',
@@ -41,10 +56,11 @@ export class PgTenantRepository implements TenantRepository {
     return rec;
   }
 
-  async setPlan(id: string, plan: Plan): Promise<TenantRecord | undefined> {
-    const { rows } = await this.pool.query<{ rec: TenantRecord }>(`UPDATE tenants SET plan = $2 WHERE id = $1 RETURNING ${RECORD} AS rec`, [id, plan]);
-    const rec = rows[0]?.rec;
-    if (rec) await this.mirror.apply('tenants', id, rec);
-    return rec;
+  async setPlan(id: string, plan: Plan, by: string): Promise<PlanSet | undefined> {
+    const { rows } = await this.pool.query<{ rec: TenantRecord; old_plan: Plan }>(SET_PLAN, [id, plan, by, new Date().toISOString()]);
+    const row = rows[0];
+    if (!row) return undefined;
+    await this.mirror.apply('tenants', id, row.rec);
+    return { record: row.rec, change: row.old_plan === plan ? null : (row.rec.plan_changed ?? null) };
   }
 }

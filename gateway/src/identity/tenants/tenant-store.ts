@@ -1,5 +1,6 @@
 import type { GatewayStore } from '../../storage/gateway-store.js';
 import type { Plan } from './plans.js';
+import type { PlanChange, PlanSet } from './plan-change.js';
 import type { TenantRepository } from '../../storage/repositories.js';
 
 export interface TenantRecord {
@@ -9,6 +10,8 @@ export interface TenantRecord {
   created_at: string;
   /** Bumped on every policy change; `x-svc-policy` is `v<policy_version>`. */
   policy_version: number;
+  /** The last change of its plan (absent until one is made). */
+  plan_changed?: PlanChange;
 }
 
 const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
@@ -36,11 +39,21 @@ export class TenantStore implements TenantRepository {
     return ok ? rec : undefined;
   }
 
-  async setPlan(id: string, plan: Plan): Promise<TenantRecord | undefined> {
-    const cur = this.get(id);
-    if (!cur) return undefined;
-    const next = { ...cur, plan };
-    await this.store.tenants.put(id, next);
-    return next;
+  /** Read and written in one transaction, so the change's `from` is the plan it replaced. */
+  async setPlan(id: string, plan: Plan, by: string): Promise<PlanSet | undefined> {
+    let out: PlanSet | undefined;
+    await this.store.root.transaction(() => {
+      const cur = this.get(id);
+      if (!cur) return;
+      if (cur.plan === plan) {
+        out = { record: cur, change: null };
+        return;
+      }
+      const change: PlanChange = { from: cur.plan, to: plan, by, at: new Date().toISOString() };
+      const record: TenantRecord = { ...cur, plan, plan_changed: change };
+      this.store.tenants.put(id, record);
+      out = { record, change };
+    });
+    return out;
   }
 }

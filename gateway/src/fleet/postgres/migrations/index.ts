@@ -3,6 +3,7 @@ import { LEDGER_MIGRATION } from './002-ledger.js';
 import { AGENTS_DECISIONS_MIGRATION } from './003-agents-decisions.js';
 import { TELEMETRY_MIGRATION } from './004-telemetry.js';
 import { CHAIN_BINDING_MIGRATION } from './005-chain-binding.js';
+import { PLAN_CHANGED_MIGRATION } from './006-plan-changed.js';
 
 /**
  * The PostgreSQL schema, versioned in the repository: each migration is applied once, in id order, at start-up.
@@ -14,4 +15,4 @@ export interface Migration {
   readonly sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION, AGENTS_DECISIONS_MIGRATION, TELEMETRY_MIGRATION, CHAIN_BINDING_MIGRATION];
+export const MIGRATIONS: readonly Migration[] = [migration001Core, LEDGER_MIGRATION, AGENTS_DECISIONS_MIGRATION, TELEMETRY_MIGRATION, CHAIN_BINDING_MIGRATION, PLAN_CHANGED_MIGRATION];

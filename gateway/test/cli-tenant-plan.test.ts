@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runCli, startCliService, waitExit } from './helpers/run-cli.js';
+
+/** `aduana tenant set-plan NAME PLAN` on a data dir (issue 36, item 1). */
+let dataDir: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  assertBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), 'aduana-set-plan-'));
+  env = { DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'silent', ADUANA_QUIET_BOOTSTRAP: 'true' };
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** The tenant's ledger entries, as `aduana ledger export` writes them (the header line first). */
+async function exported(tenant: string): Promise<Array<Record<string, unknown>>> {
+  const r = await runCli(['ledger', 'export', '--tenant', tenant], env);
+  expect(r.code).toBe(0);
+  return r.stdout
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('aduana tenant set-plan', () => {
+  it('changes the plan `tenant list` shows, and chains the change in the tenant\'s ledger', async () => {
+    expect((await runCli(['tenant', 'create', 'acme', '--plan', 'community'], env)).code).toBe(0);
+    const set = await runCli(['tenant', 'set-plan', 'acme', 'professional'], env);
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ id: 'acme', plan: 'professional', plan_changed: { from: 'community', to: 'professional', by: 'cli' } });
+    expect((await runCli(['tenant', 'list'], env)).stdout).toMatch(/^acme\tprofessional\t/m);
+
+    const entries = await exported('acme');
+    expect(entries.map((e) => e['event_type'])).toEqual(['tenant.plan_changed']);
+    expect(entries[0]).toMatchObject({ payload: { from: 'community', to: 'professional', by: 'cli' }, seq: 1 });
+    expect((await runCli(['ledger', 'verify', '--tenant', 'acme'], env)).stdout).toMatch(/^acme\tok\t1 entries/);
+
+    // The same plan again: nothing changes, nothing is chained.
+    const again = await runCli(['tenant', 'set-plan', 'acme', 'professional'], env);
+    expect(again.code).toBe(0);
+    expect(await exported('acme')).toHaveLength(1);
+  });
+
+  it('refuses a plan that does not exist, an unknown tenant and a missing argument with exit 2, changing nothing', async () => {
+    expect((await runCli(['tenant', 'create', 'beta'], env)).code).toBe(0);
+    const bad = await runCli(['tenant', 'set-plan', 'beta', 'platinum'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/community, professional, enterprise/);
+    expect((await runCli(['tenant', 'set-plan', 'nobody', 'enterprise'], env)).code).toBe(2);
+    expect((await runCli(['tenant', 'set-plan', 'beta'], env)).code).toBe(2);
+    expect((await runCli(['tenant', 'list'], env)).stdout).toMatch(/^beta\tcommunity\t/m);
+  });
+
+  it('beside a running gateway it changes nothing (only the gateway appends to the ledger) and names the API route that does it', async () => {
+    expect((await runCli(['tenant', 'create', 'gamma'], env)).code).toBe(0);
+    const { child } = await startCliService(['gateway'], env, /API and proxy on/);
+    try {
+      const r = await runCli(['tenant', 'set-plan', 'gamma', 'enterprise'], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/in use by another process \(aduana gateway, pid \d+/);
+      expect(r.stderr).toContain('PUT <gateway>/admin/tenants/gamma/plan');
+      expect((await runCli(['tenant', 'list'], env)).stdout).toMatch(/^gamma\tcommunity\t/m);
+    } finally {
+      child.kill('SIGTERM');
+      await waitExit(child);
+    }
+  });
+});
