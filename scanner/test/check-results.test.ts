@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHECKS } from '../src/checks/registry.js';
 import { BARE_HTML } from './fixtures/pages.js';
 import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
-import { selfSignedCert } from './helpers/self-signed-cert.js';
+import { selfSignedCert } from '../../shared/test/helpers/self-signed-cert.js';
 import { removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
 
 /** Every check's result in the Assessment (`checks`), through the real service, public and recorded. */

@@ -5,7 +5,7 @@ import { startSwitchableSite, type SwitchableSite } from './fixtures/switchable-
 import { poll } from '../../shared/test/helpers/poll.js';
 import { startFixture, type FixtureServer } from './helpers/fixture-server.js';
 import { keyForOrg, removeDataDir, startKeyedScanner, type KeyedScanner } from './helpers/keyed-scanner.js';
-import { selfSignedCert } from './helpers/self-signed-cert.js';
+import { selfSignedCert } from '../../shared/test/helpers/self-signed-cert.js';
 
 /**
  * Signed webhook deliveries to a real HTTPS receiver on 127.0.0.1 (a throwaway certificate the scanner is told to

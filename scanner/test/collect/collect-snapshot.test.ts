@@ -4,7 +4,7 @@ import { NetGuardError, type HostLookup } from '@aduana/shared';
 import { CollectError } from '../../src/collect/collect-error.js';
 import { collectSnapshot, type CollectOptions } from '../../src/collect/collect-snapshot.js';
 import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
-import { selfSignedCert } from '../helpers/self-signed-cert.js';
+import { selfSignedCert } from '../../../shared/test/helpers/self-signed-cert.js';
 
 const LOOPBACK_ONLY: CollectOptions = { allowPrivate: ['127.0.0.1/32'] };
 

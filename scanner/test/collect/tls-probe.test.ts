@@ -4,7 +4,7 @@ import { COLLECT_DEFAULTS } from '../../src/collect/collect-snapshot.js';
 import { probeHttpsRedirect } from '../../src/collect/https-redirect-probe.js';
 import { probeTls } from '../../src/collect/tls-probe.js';
 import { startFixture, type FixtureServer } from '../helpers/fixture-server.js';
-import { selfSignedCert, type SelfSignedCert } from '../helpers/self-signed-cert.js';
+import { selfSignedCert, type SelfSignedCert } from '../../../shared/test/helpers/self-signed-cert.js';
 
 const DAY = 86_400_000;
 const notAfter = new Date(Date.UTC(2030, 0, 1));

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import type { SelfSignedCert } from './self-signed-cert.js';
+import type { SelfSignedCert } from '../../../shared/test/helpers/self-signed-cert.js';
 
 /**
  * Test support: a local fixture site on an ephemeral loopback port that records what reached it, so tests can

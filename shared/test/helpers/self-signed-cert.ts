@@ -2,8 +2,9 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { isIPv4 } from 'node:net';
 
 /**
- * Test support: a self-signed X.509 v3 certificate (ECDSA P-256, SHA-256) made with node:crypto and a tiny DER
- * writer, so TLS tests need neither the openssl binary nor a dependency. Not for production use.
+ * Test support (the gateway's and the scanner's tests): a self-signed X.509 v3 certificate (ECDSA P-256, SHA-256)
+ * made with node:crypto and a tiny DER writer, so TLS tests need neither the openssl binary nor a dependency. Not for
+ * production use.
  */
 export interface SelfSignedCert {
   readonly key: string; // PKCS#8 PEM
