@@ -1,4 +1,4 @@
-import { loadConfig, type ConfigValues } from '@aduana/shared';
+import { loadConfig, proxyUrl, type ConfigValues } from '@aduana/shared';
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
 import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
@@ -29,6 +29,9 @@ export const GATEWAY_CONFIG = {
   upstreamGeminiApiKey: { env: 'UPSTREAM_GEMINI_API_KEY', type: 'string', default: '', description: 'Gemini key held by the sidecar (sent as x-goog-api-key when the caller forwards none in x-forwarded-api-key, or always with UPSTREAM_API_KEY_MODE=replace)' },
   upstreamTimeoutMs: { env: 'UPSTREAM_TIMEOUT_MS', type: 'integer', default: 120_000, minimum: 100, description: 'time allowed for the upstream to answer (headers), ms' },
   upstreamConnections: { env: 'UPSTREAM_CONNECTIONS', type: 'integer', default: 128, minimum: 1, description: 'keep-alive connections in the upstream pool' },
+  httpsProxy: { env: 'HTTPS_PROXY', type: 'string', default: '', description: "egress proxy for the gateway's outbound https: providers, MCP servers, telemetry exporters, the control plane, the TSA (`http://[user:password@]host:port`, a CONNECT tunnel; a bare host:port is http://). `https_proxy` wins when set; empty = HTTP_PROXY, or direct. Decided at start. The scanner always connects directly (docs/sidecar.md)" },
+  httpProxy: { env: 'HTTP_PROXY', type: 'string', default: '', description: 'egress proxy for the same connections over plain http, and for https ones when HTTPS_PROXY is empty; `http_proxy` wins when set' },
+  noProxy: { env: 'NO_PROXY', type: 'string', default: '', description: 'destinations reached without the egress proxy, comma-separated: `host` (and its subdomains), `*.domain` (subdomains only), `host:port`, an IP address as written in the URL, `*` (all); `no_proxy` wins when set' },
   ledgerGroupCommitMs: { env: 'LEDGER_GROUP_COMMIT_MS', type: 'integer', default: 5, minimum: 0, maximum: 1000, description: 'window within which proxy/decision ledger entries are group-committed, ms' },
   proxyStepTimings: { env: 'PROXY_STEP_TIMINGS', type: 'boolean', default: false, description: 'time every step of each proxied call into the histogram aduana_proxy_step_seconds{step} (diagnostics: two clock reads and one observation per step)' },
   ledgerCompression: {
@@ -148,7 +151,9 @@ export function loadGatewayConfig(
   env: Readonly<Record<string, string | undefined>> = process.env,
   overrides: Partial<Record<keyof typeof GATEWAY_CONFIG, string | number | boolean>> = {},
 ): GatewayConfig {
-  const config = loadConfig(GATEWAY_CONFIG, env, overrides);
+  // The proxy variables' lower-case forms win, as in curl and undici (curl reads only the lower-case http_proxy).
+  const lowerCase = { httpsProxy: env['https_proxy'] || undefined, httpProxy: env['http_proxy'] || undefined, noProxy: env['no_proxy'] || undefined };
+  const config = loadConfig(GATEWAY_CONFIG, env, { ...lowerCase, ...overrides });
   if (config.controlPlaneUrl && !config.sidecarToken) throw new Error('SIDECAR_TOKEN: required when CONTROL_PLANE_URL is set (a sidecar presents it to its control plane; create one with `aduana sidecar-token create`)');
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   if (config.loginHashesInFlightPerAddress > config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS: ${config.loginHashesInFlightPerAddress} is more than LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax})`);
@@ -156,6 +161,8 @@ export function loadGatewayConfig(
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
   parseMcpUpstreams(config.mcpUpstreams);
+  proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
+  proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
 }

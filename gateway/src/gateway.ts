@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
 // they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './identity/tenants/tenant-store.js';
@@ -101,6 +101,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // A logger made here writes request lines by template; one given by the caller through its own `info`.
   const requestLines = options.logger ? pinoRequestLog(requestLog) : templateRequestLog(requestLog);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Every outbound HTTP connection (providers, MCP servers, telemetry, the control plane, the TSA) leaves through this:
+  // straight, or through the company's egress proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), decided now.
+  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
@@ -117,7 +120,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     compress: ledgerCompression(config.ledgerCompression),
     // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
     anchoring: config.anchorTsaUrl
-      ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan), tsaUrl: config.anchorTsaUrl, baseDelayMs: config.anchorRetryBaseMs, maxDelayMs: config.anchorRetryMaxMs }
+      ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan), tsaUrl: config.anchorTsaUrl, baseDelayMs: config.anchorRetryBaseMs, maxDelayMs: config.anchorRetryMaxMs, dispatcher: egress.dispatcher }
       : null,
     tsaCertPem: config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null,
     onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
@@ -147,7 +150,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d)) : null;
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress) : null;
   // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
   // shipper resumes from that cursor, and a local export past it must not let an unshipped entry go.
   const retention = new LedgerRetention(ledger, {
@@ -194,6 +197,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       retryBaseMs: config.telemetryRetryBaseMs,
       retryMaxMs: config.telemetryRetryMaxMs,
       exportTimeoutMs: config.telemetryExportTimeoutMs,
+      dispatcher: egress.dispatcher,
       retentionDays: config.telemetryRetentionDays,
       pruneIntervalS: config.telemetryPruneIntervalS,
     },
@@ -239,6 +243,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
+    egress,
   };
   const upstreams = {
     openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
@@ -308,6 +313,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     maxAnswerBytes: config.mcpAnswerLimit,
     timeoutMs: config.upstreamTimeoutMs,
     streamIdleMs: config.mcpStreamIdleS * 1000,
+    egress,
   });
   registerMcpRoutes(api, mcp);
   api.finish();
@@ -335,10 +341,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     await closeUpstreams();
     await ledger.close();
     await store.close();
+    await egress.close();
     throw err;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ port, authPort, dataDir: config.dataDir }, 'gateway listening');
+  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied }, 'gateway listening');
   heartbeats.start();
   telemetry.start();
   sidecar?.start();
@@ -371,6 +378,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();
+        await egress.close();
         logger.info('gateway stopped');
         requestLines.flush();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -21,4 +21,5 @@ export { NetGuardError, isNetGuardError, type NetGuardErrorCode } from './net/ne
 export { classifyAddress, parseAllowList, EMPTY_ALLOW_LIST, type AllowList, type AddressVerdict } from './net/address-policy.js';
 export { parseTargetUrl, bareHostname } from './net/target-url.js';
 export { Pool, Agent, undiciErrors, request } from './net/undici-parts.js';
+export { Egress, proxyUrl, type EgressProxySettings } from './net/egress.js';
 export { stopOnSignal, runMain, helpOrUnknown } from './process/command-line.js';

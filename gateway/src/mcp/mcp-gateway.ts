@@ -1,4 +1,4 @@
-import { Pool, type Logger } from '@aduana/shared';
+import { Egress, type Logger } from '@aduana/shared';
 import type { Dispatcher } from 'undici';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { GatewayError } from '../errors.js';
@@ -34,6 +34,8 @@ export interface McpGatewayDeps {
   /** Wait for a server's answer head, and for each chunk of its answer; a stream idle longer is ended. */
   timeoutMs: number;
   streamIdleMs: number;
+  /** Straight to the servers, or through the egress proxy (HTTPS_PROXY, NO_PROXY): decided at start (default: straight). */
+  egress?: Egress;
 }
 
 /** The request headers of the Streamable HTTP transport, relayed both ways (the route declares them). */
@@ -57,11 +59,11 @@ interface Pending {
  * hides denied tools; every other message passes unjudged.
  */
 export class McpGateway {
-  readonly #pools = new Map<string, Pool>();
+  readonly #pools = new Map<string, Dispatcher>();
 
   constructor(private readonly d: McpGatewayDeps) {
     for (const u of d.upstreams.values()) {
-      if (!this.#pools.has(u.url.origin)) this.#pools.set(u.url.origin, new Pool(u.url.origin, { connections: 64, keepAliveTimeout: 30_000 }));
+      if (!this.#pools.has(u.url.origin)) this.#pools.set(u.url.origin, (d.egress ?? Egress.direct).pool(u.url.origin, { connections: 64, keepAliveTimeout: 30_000 }));
     }
   }
 
@@ -161,6 +163,7 @@ export class McpGateway {
     let res: Dispatcher.ResponseData;
     try {
       res = await this.#pools.get(upstream.url.origin)!.request({
+        origin: upstream.url.origin,
         method,
         path: upstream.url.pathname + upstream.url.search,
         headers,

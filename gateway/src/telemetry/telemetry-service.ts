@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { newId, type Logger } from '@aduana/shared';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
@@ -24,6 +25,8 @@ export interface TelemetryOptions {
   retryBaseMs: number;
   retryMaxMs: number;
   exportTimeoutMs: number;
+  /** The egress proxy's dispatcher for the forwarders, when one is set (undefined: straight to the collector and tracker). */
+  dispatcher?: Dispatcher | undefined;
   retentionDays: number;
   pruneIntervalS: number;
 }
@@ -86,12 +89,12 @@ export class TelemetryService {
         import('./exporters/otlp-metrics.js'),
       ]);
       const resource = resourceFromAttributes({ 'service.name': 'aduana-gateway' });
-      exporters.logs = otlpLogsQueue(target, resource, options.exportTimeoutMs, queue);
-      exporters.metrics = new OtlpMetrics(target, resource, options.exportTimeoutMs, queue);
+      exporters.logs = otlpLogsQueue(target, resource, options.exportTimeoutMs, queue, options.dispatcher);
+      exporters.metrics = new OtlpMetrics(target, resource, options.exportTimeoutMs, queue, options.dispatcher);
     }
     if (options.sentryDsn) {
       const { sentryQueue } = await import('./exporters/sentry-errors.js');
-      exporters.errors = sentryQueue(options.sentryDsn, options.exportTimeoutMs, queue);
+      exporters.errors = sentryQueue(options.sentryDsn, options.exportTimeoutMs, queue, options.dispatcher);
     }
     return new TelemetryService(options, stores, metrics, prometheus, agents, logger, exporters);
   }

@@ -1,6 +1,6 @@
 import * as undici from 'undici';
 import { describe, expect, it } from 'vitest';
-import { Agent, Pool, undiciErrors, request } from './undici-parts.js';
+import { Agent, Pool, envHttpProxyAgent, undiciErrors, request } from './undici-parts.js';
 
 describe('undici parts loaded without its index', () => {
   it('are the very classes and errors undici exports', () => {
@@ -8,6 +8,12 @@ describe('undici parts loaded without its index', () => {
     expect(Agent).toBe(undici.Agent);
     expect(undiciErrors).toBe(undici.errors);
     expect(new undiciErrors.HeadersTimeoutError()).toBeInstanceOf(undici.errors.UndiciError);
+  });
+
+  it("the egress proxy agent, loaded on first use, is undici's EnvHttpProxyAgent", async () => {
+    const agent = envHttpProxyAgent({ httpProxy: 'http://127.0.0.1:9', httpsProxy: '', noProxy: '' });
+    expect(agent).toBeInstanceOf(undici.EnvHttpProxyAgent);
+    await agent.close();
   });
 
   it('request goes through a dispatcher made from the loaded parts', async () => {

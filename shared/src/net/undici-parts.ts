@@ -17,6 +17,15 @@ export const Agent = load('undici/lib/dispatcher/agent.js') as typeof Undici.Age
 export type Agent = Undici.Agent;
 export const undiciErrors = load('undici/lib/core/errors.js') as typeof Undici.errors;
 
+/**
+ * undici's EnvHttpProxyAgent, loaded on first use: it brings the proxy agents (HTTP CONNECT, SOCKS) with it, and only a
+ * process given an egress proxy needs them.
+ */
+export function envHttpProxyAgent(options: Undici.EnvHttpProxyAgent.Options): Undici.EnvHttpProxyAgent {
+  const EnvHttpProxyAgent = load('undici/lib/dispatcher/env-http-proxy-agent.js') as typeof Undici.EnvHttpProxyAgent;
+  return new EnvHttpProxyAgent(options);
+}
+
 let whole: Promise<typeof Undici> | null = null;
 
 /**

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { request } from '@aduana/shared';
 import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/log/cursor.js';
@@ -12,6 +13,8 @@ export interface LedgerShipperOptions {
   instanceId: string;
   controlPlaneUrl: string;
   sidecarToken: string;
+  /** The egress proxy's dispatcher, when one is set (default: straight to the control plane). */
+  dispatcher?: Dispatcher | undefined;
   /** Entries per batch (SHIP_BATCH_MAX, default 5,000: a backlog drains in fewer, cheaper transactions, docs/fleet.md). */
   batchMax?: number;
   /** A look for unshipped entries at least this often, ms (SHIP_INTERVAL_MS, default 1,000). */
@@ -71,7 +74,7 @@ export class ShipError extends Error {
  * ledger's durable appends (a flag, nothing on the request path) and by a timer; on failure it backs off.
  */
 export class LedgerShipper {
-  readonly #o: Required<Omit<LedgerShipperOptions, 'onError' | 'random'>> & Pick<LedgerShipperOptions, 'onError' | 'random'>;
+  readonly #o: Required<Omit<LedgerShipperOptions, 'onError' | 'random' | 'dispatcher'>> & Pick<LedgerShipperOptions, 'onError' | 'random' | 'dispatcher'>;
   readonly #endpoint: string;
   #running: Promise<void> | null = null;
   #again = false;
@@ -223,6 +226,7 @@ export class LedgerShipper {
 
   async #post(chainId: string, body: string): Promise<ShippedAck> {
     const res = await request(this.#endpoint, {
+      dispatcher: this.#o.dispatcher,
       method: 'POST',
       headers: { authorization: `Bearer ${this.#o.sidecarToken}`, 'content-type': 'application/json' },
       body,

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { Logger } from '@aduana/shared';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { ControlPlaneLoop, type ControlPlaneLoopStatus } from './control-plane-loop.js';
@@ -7,6 +8,8 @@ export interface AgentReporterOptions {
   agents: Pick<AgentRegistry, 'all'>;
   controlPlaneUrl: string;
   sidecarToken: string;
+  /** The egress proxy's dispatcher, when one is set (default: straight to the control plane). */
+  dispatcher?: Dispatcher | undefined;
   /** How often it reports (FLEET_AGENT_REPORT_MS). */
   intervalMs: number;
   /** Most agents in one request (FLEET_AGENT_REPORT_MAX): more are sent in several. */

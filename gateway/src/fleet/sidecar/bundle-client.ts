@@ -1,4 +1,5 @@
-import { Pool, type Logger } from '@aduana/shared';
+import type { Dispatcher } from 'undici';
+import { Egress, type Logger } from '@aduana/shared';
 import type { BundleApplier } from './bundle-applier.js';
 
 export interface BundleClientOptions {
@@ -8,6 +9,8 @@ export interface BundleClientOptions {
   waitS: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** Straight to the control plane, or through the egress proxy (HTTPS_PROXY, NO_PROXY): decided at start (default: straight). */
+  egress?: Egress;
 }
 
 /** What health and metrics report of the bundle client. */
@@ -26,7 +29,8 @@ export interface BundleClientStatus {
  * backoff with jitter (so sidecars that lost the control plane together do not come back together).
  */
 export class BundleClient {
-  readonly #pool: Pool;
+  readonly #pool: Dispatcher;
+  readonly #origin: string;
   readonly #stop = new AbortController();
   readonly #status: BundleClientStatus;
   #loop: Promise<void> | null = null;
@@ -36,7 +40,8 @@ export class BundleClient {
     private readonly applier: BundleApplier,
     private readonly logger: Logger,
   ) {
-    this.#pool = new Pool(new URL(opts.controlPlaneUrl).origin, { connections: 1, headersTimeout: (opts.waitS + 15) * 1000, bodyTimeout: 60_000 });
+    this.#origin = new URL(opts.controlPlaneUrl).origin;
+    this.#pool = (opts.egress ?? Egress.direct).pool(this.#origin, { connections: 1, headersTimeout: (opts.waitS + 15) * 1000, bodyTimeout: 60_000 });
     this.#status = { revision: applier.current?.revision ?? 0, lastSuccess: null, lastError: null };
   }
 
@@ -80,7 +85,7 @@ export class BundleClient {
       headers['if-none-match'] = `"${current.revision}"`;
       headers['prefer'] = `wait=${this.opts.waitS}`;
     }
-    const res = await this.#pool.request({ path: '/v1/fleet/bundle', method: 'GET', headers, signal: this.#stop.signal });
+    const res = await this.#pool.request({ origin: this.#origin, path: '/v1/fleet/bundle', method: 'GET', headers, signal: this.#stop.signal });
     if (res.statusCode === 304) {
       await res.body.dump();
       return;

@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import { request, type Logger } from '@aduana/shared';
 import { shipBackoffMs } from '../shipping/ship-backoff.js';
 
@@ -16,6 +17,8 @@ export interface ControlPlaneLoopOptions {
   path: string;
   controlPlaneUrl: string;
   sidecarToken: string;
+  /** The egress proxy's dispatcher, when one is set (default: straight to the control plane). */
+  dispatcher?: Dispatcher | undefined;
   intervalMs: number;
   backoffBaseMs: number;
   backoffMaxMs: number;
@@ -59,6 +62,7 @@ export class ControlPlaneLoop {
   /** POSTs a JSON body with the sidecar token; answers the status and the answer's text. */
   async post(body: string): Promise<{ status: number; text: string }> {
     const res = await request(this.#endpoint, {
+      dispatcher: this.o.dispatcher,
       method: 'POST',
       headers: { authorization: `Bearer ${this.o.sidecarToken}`, 'content-type': 'application/json' },
       body,

@@ -1,4 +1,4 @@
-import type { Logger } from '@aduana/shared';
+import type { Egress, Logger } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { GatewayConfig } from '../../config.js';
 import type { GatewayStore } from '../../storage/gateway-store.js';
@@ -69,12 +69,14 @@ export class SidecarMode {
     logger: Logger,
     decisions: DecisionStore,
     recordResolution: (d: DecisionRecord) => Promise<void>,
+    egress: Egress,
   ): Promise<SidecarMode> {
+    const dispatcher = egress.dispatcher;
     const id = await instanceId(store.fleet);
     const resolutions = new ResolutionApplier(id, decisions, recordResolution, logger);
     const applier = new BundleApplier(store, runtimes, agents, logger, (tenantId, list) => resolutions.apply(tenantId, list));
     const client = new BundleClient(
-      { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs },
+      { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs, egress },
       applier,
       logger,
     );
@@ -92,6 +94,7 @@ export class SidecarMode {
       backoffMaxMs: config.shipBackoffMaxMs,
       timeoutMs: config.shipTimeoutMs,
       lingerMs: config.shipLingerMs,
+      dispatcher,
       onError: (err) => logger.warn({ err }, 'ledger shipping to the control plane failed; retrying'),
     });
     const reporter = new AgentReporter({
@@ -103,6 +106,7 @@ export class SidecarMode {
       backoffBaseMs: config.fleetRetryBaseMs,
       backoffMaxMs: config.fleetRetryMaxMs,
       timeoutMs: config.shipTimeoutMs,
+      dispatcher,
       logger,
     });
     const telemetry = new TelemetryShipper({
@@ -118,6 +122,7 @@ export class SidecarMode {
       backoffBaseMs: config.fleetRetryBaseMs,
       backoffMaxMs: config.fleetRetryMaxMs,
       timeoutMs: config.shipTimeoutMs,
+      dispatcher,
       logger,
     });
     return new SidecarMode(id, applier, client, shipper, reporter, telemetry, resolutions, config.controlPlaneUrl);

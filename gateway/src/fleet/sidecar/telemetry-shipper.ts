@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { Database } from 'lmdb';
 import { newId, type Logger } from '@aduana/shared';
 import type { FlushedSamples } from '../../telemetry/metric-store.js';
@@ -11,6 +12,8 @@ export interface TelemetryShipperOptions {
   instanceId: string;
   controlPlaneUrl: string;
   sidecarToken: string;
+  /** The egress proxy's dispatcher, when one is set (default: straight to the control plane). */
+  dispatcher?: Dispatcher | undefined;
   /** How often it ships (FLEET_TELEMETRY_SHIP_MS). */
   intervalMs: number;
   /** Most items in one batch (FLEET_TELEMETRY_BATCH_MAX). */

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { X509Certificate } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { checkpointSigningInput, type Checkpoint } from './checkpoint.js';
 import type { LedgerDbs } from '../storage/store.js';
 import { requestTimestamp } from './tsa-client.js';
@@ -13,6 +14,8 @@ export interface AnchorOptions {
   timeoutMs?: number;
   /** How often the queue is read for checkpoints other processes queued (the CLI's exports; default 60 s). */
   pollMs?: number;
+  /** The egress proxy's dispatcher, when one is set (default: straight to the TSA). */
+  dispatcher?: Dispatcher | undefined;
 }
 
 /** `GET /v1/telemetry/status` `anchoring`: DEGRADED while the last request to the TSA failed. */
@@ -41,6 +44,7 @@ export class AnchorQueue {
   readonly #baseDelayMs: number;
   readonly #maxDelayMs: number;
   readonly #timeoutMs: number;
+  readonly #dispatcher: Dispatcher | undefined;
   readonly #onError: (err: unknown) => void;
   readonly #abort = new AbortController();
   readonly #poll: NodeJS.Timeout;
@@ -58,6 +62,7 @@ export class AnchorQueue {
     this.#pinned = pinned;
     this.#baseDelayMs = options.baseDelayMs ?? 500;
     this.#maxDelayMs = options.maxDelayMs ?? 300_000;
+    this.#dispatcher = options.dispatcher;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#onError = options.onError ?? (() => {});
     this.#poll = setInterval(() => this.wake(), options.pollMs ?? 60_000);
@@ -130,6 +135,7 @@ export class AnchorQueue {
     try {
       const anchor = await requestTimestamp(this.#url, checkpointSigningInput(cp), {
         pinned: this.#pinned,
+        dispatcher: this.#dispatcher,
         signal: AbortSignal.any([this.#abort.signal, AbortSignal.timeout(this.#timeoutMs)]),
       });
       await this.#dbs.root.transaction(() => {

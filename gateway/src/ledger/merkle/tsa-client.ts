@@ -1,4 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
+import type { Dispatcher } from 'undici';
 import { request } from '@aduana/shared';
 import type { CheckpointAnchor } from './checkpoint.js';
 import { checkTimestampToken, newNonce, timestampRequest, tokenOfResponse } from './timestamp-token.js';
@@ -9,11 +10,16 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 /**
  * One RFC 3161 exchange over HTTP (RFC 3161 §3.4): POSTs a TimeStampReq for `message` with a fresh nonce, and returns
  * the token only once it checks out against `message`, the nonce and the TSA certificate (pinned, when given). Throws
- * on anything else: the caller retries.
+ * on anything else: the caller retries. `dispatcher`: the egress proxy's, when one is set.
  */
-export async function requestTimestamp(url: string, message: Buffer, options: { pinned: X509Certificate | null; signal: AbortSignal }): Promise<CheckpointAnchor> {
+export async function requestTimestamp(
+  url: string,
+  message: Buffer,
+  options: { pinned: X509Certificate | null; signal: AbortSignal; dispatcher?: Dispatcher | undefined },
+): Promise<CheckpointAnchor> {
   const nonce = newNonce();
   const res = await request(url, {
+    dispatcher: options.dispatcher,
     method: 'POST',
     headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
     body: await timestampRequest(message, nonce),

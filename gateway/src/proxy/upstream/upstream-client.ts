@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { UpstreamBody } from './upstream-body.js';
-import { formatTraceparent, Pool, undiciErrors, type TraceContext } from '@aduana/shared';
+import { Egress, formatTraceparent, undiciErrors, type TraceContext } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 
 export interface UpstreamOptions {
@@ -17,6 +17,8 @@ export interface UpstreamOptions {
   forwardRoutingHeaders: boolean;
   timeoutMs: number;
   connections: number;
+  /** Straight to the provider, or through the egress proxy (HTTPS_PROXY, NO_PROXY): decided at start (default: straight). */
+  egress?: Egress;
 }
 
 export interface UpstreamResponse {
@@ -41,7 +43,8 @@ const RELAY = /^(content-type|x-request-id|openai-|x-ratelimit-|retry-after$|ant
  * sidecar's (always the latter in replace mode); it is forwarded, never stored or logged.
  */
 export class UpstreamClient {
-  readonly #pool: Pool;
+  readonly #pool: Dispatcher;
+  readonly #origin: string;
   readonly #basePath: string;
   readonly #apiKey: string;
   readonly #keyHeader: 'authorization' | 'x-api-key' | 'api-key' | 'x-goog-api-key';
@@ -51,7 +54,8 @@ export class UpstreamClient {
 
   constructor(opts: UpstreamOptions) {
     const url = new URL(opts.baseUrl);
-    this.#pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    this.#origin = url.origin;
+    this.#pool = (opts.egress ?? Egress.direct).pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
     this.#basePath = url.pathname.replace(/\/$/, '');
     this.#keyHeader = opts.keyHeader ?? 'authorization';
     this.#apiKey = opts.apiKey === '' ? '' : this.#keyHeader === 'authorization' ? `Bearer ${opts.apiKey}` : opts.apiKey;
@@ -126,7 +130,7 @@ export class UpstreamClient {
       };
       try {
         this.#pool.dispatch(
-          { method: opts.method, path: this.#basePath + opts.path, headers, body: opts.body, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs },
+          { origin: this.#origin, method: opts.method, path: this.#basePath + opts.path, headers, body: opts.body, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs },
           handler,
         );
       } catch (err) {

@@ -1,4 +1,5 @@
 import type { HrTime } from '@opentelemetry/api';
+import type { Dispatcher } from 'undici';
 import { SeverityNumber } from '@opentelemetry/api-logs';
 import { JsonLogsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
@@ -33,7 +34,13 @@ function hrTime(ms: number): HrTime {
  * Logs to an OpenTelemetry collector as OTLP/HTTP JSON (`POST {endpoint}/v1/logs`), encoded by the OpenTelemetry
  * packages' serializer, sent through our own queue (docs/telemetry.md, "Forwarding").
  */
-export function otlpLogsQueue(target: OtlpTarget, resource: Resource, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedLog>, 'name' | 'send' | 'sizeOf'>): ExportQueue<ForwardedLog> {
+export function otlpLogsQueue(
+  target: OtlpTarget,
+  resource: Resource,
+  timeoutMs: number,
+  queue: Omit<ExportQueueOptions<ForwardedLog>, 'name' | 'send' | 'sizeOf'>,
+  dispatcher?: Dispatcher,
+): ExportQueue<ForwardedLog> {
   const scope = { name: 'aduana-gateway' };
   const url = `${target.endpoint}/v1/logs`;
   return new ExportQueue<ForwardedLog>({
@@ -54,7 +61,7 @@ export function otlpLogsQueue(target: OtlpTarget, resource: Resource, timeoutMs:
       }));
       const body = JsonLogsSerializer.serializeRequest(records);
       if (!body) throw new Error('otlp-logs: the serializer produced nothing');
-      await postBytes(url, 'otlp-logs', target.headers, body, timeoutMs);
+      await postBytes(url, 'otlp-logs', target.headers, body, timeoutMs, dispatcher);
     },
   });
 }

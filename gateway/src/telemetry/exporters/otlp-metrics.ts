@@ -2,6 +2,7 @@ import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
 import { JsonMetricsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import type { Dispatcher } from 'undici';
 import { ExportQueue, type ExportQueueOptions } from './export-queue.js';
 import type { OtlpTarget } from './otlp-config.js';
 import { postBytes } from './post-bytes.js';
@@ -37,6 +38,7 @@ export class OtlpMetrics {
     resource: Resource,
     timeoutMs: number,
     queue: Omit<ExportQueueOptions<Uint8Array>, 'name' | 'send' | 'batchMax' | 'sizeOf'>,
+    dispatcher?: Dispatcher,
   ) {
     this.#provider = new MeterProvider({ resource, readers: [this.#reader] });
     const meter = this.#provider.getMeter('aduana-gateway');
@@ -52,7 +54,7 @@ export class OtlpMetrics {
       batchMax: 1,
       // A payload carries every series (tenants × agents): the largest items any forwarder holds.
       sizeOf: (body) => body.byteLength,
-      send: (batch) => postBytes(url, 'otlp-metrics', target.headers, batch[0] as Uint8Array, timeoutMs),
+      send: (batch) => postBytes(url, 'otlp-metrics', target.headers, batch[0] as Uint8Array, timeoutMs, dispatcher),
     });
   }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createEnvelope, dsnFromString, getEnvelopeEndpointWithUrlEncodedAuth, serializeEnvelope, type Event, type EventEnvelope } from '@sentry/core';
+import type { Dispatcher } from 'undici';
 import { ExportQueue, textSize, type ExportQueueOptions } from './export-queue.js';
 import { postBytes } from './post-bytes.js';
 
@@ -18,7 +19,12 @@ const LEVELS: Record<string, Event['level']> = { error: 'error', fatal: 'fatal',
  * @sentry/core's envelope helpers, one event per envelope as the protocol asks, through our own queue. Each event
  * carries the issue fingerprint we group by, so the tracker groups the same way.
  */
-export function sentryQueue(dsnString: string, timeoutMs: number, queue: Omit<ExportQueueOptions<ForwardedError>, 'name' | 'send' | 'batchMax' | 'sizeOf'>): ExportQueue<ForwardedError> {
+export function sentryQueue(
+  dsnString: string,
+  timeoutMs: number,
+  queue: Omit<ExportQueueOptions<ForwardedError>, 'name' | 'send' | 'batchMax' | 'sizeOf'>,
+  dispatcher?: Dispatcher,
+): ExportQueue<ForwardedError> {
   const dsn = dsnFromString(dsnString);
   if (!dsn) throw new Error('SENTRY_DSN: not a valid DSN');
   const url = getEnvelopeEndpointWithUrlEncodedAuth(dsn);
@@ -42,7 +48,7 @@ export function sentryQueue(dsnString: string, timeoutMs: number, queue: Omit<Ex
         tags: e.tags,
       };
       const envelope = createEnvelope<EventEnvelope>({ event_id: eventId, sent_at: new Date().toISOString() }, [[{ type: 'event' }, event]]);
-      await postBytes(url, 'sentry', headers, serializeEnvelope(envelope), timeoutMs);
+      await postBytes(url, 'sentry', headers, serializeEnvelope(envelope), timeoutMs, dispatcher);
     },
   });
 }
