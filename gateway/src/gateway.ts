@@ -48,6 +48,7 @@ import { LoginFailures, loginFailureLimits } from './identity/sessions/login-fai
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
 import { SessionPruner } from './identity/sessions/session-pruner.js';
 import { registerUserRoutes } from './api/user-routes.js';
+import { registerTenantRoutes } from './api/tenant-routes.js';
 import { registerConsoleRoutes } from './api/console/console-routes.js';
 import { consoleSessionGuard } from './api/console/console-session.js';
 import { localConsoleLedger } from './api/console/console-ledger.js';
@@ -279,6 +280,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerEventRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerUserRoutes(api, deps);
+  registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
   registerAgentRoutes(api, deps);
   const proxy = new ProxyPipeline({
     edge: proxyEdge(api),

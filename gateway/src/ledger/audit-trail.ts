@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
 import type { DecisionRecord, DecisionStore } from '../policy/decisions/decision-store.js';
 import type { Ledger } from './index.js';
+import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-change.js';
 
 /**
  * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
@@ -94,5 +95,10 @@ export class AuditTrail {
         decision: null,
       },
     ]);
+  }
+
+  /** A tenant's plan change, chained once it is stored (`metadata`: the request's trace id, or the bundle that brought it). */
+  async recordPlanChange(tenantId: string, change: PlanChange, metadata: Record<string, unknown>): Promise<void> {
+    await this.ledger.append(tenantId, [planChangedEntry(change, metadata)]);
   }
 }
