@@ -80,7 +80,7 @@ for line in "${commands[@]}"; do
       bash -c "${cmd//tok_…/$token_id}" >/dev/null || fail "$cmd" ;;
     *"token list"*)
       out=$(bash -c "$cmd") || fail "$cmd"
-      token_id=$(printf '%s\n' "$out" | awk -F'\t' 'NR==1{print $1}') ;;
+      token_id=$(printf '%s\n' "$out" | awk -F'\t' 'NR==2{print $1}') ;; # the row under the header
     *) bash -c "$cmd" >/dev/null || fail "$cmd" ;;
   esac
   echo "readme-commands: ok: $line" >&2

@@ -55,7 +55,7 @@ describe('admin commands with DATABASE_URL act on PostgreSQL', () => {
     expect((await runCli(['sidecar-token', 'create', '--tenant', 'acme'], env)).code).toBe(2);
     const all = await runCli(['sidecar-token', 'create', '--name', 'everywhere'], env);
     expect(all.code, all.stderr).toBe(0);
-    const list = (await runCli(['sidecar-token', 'list'], env)).stdout.trim().split('\n');
+    const list = (await runCli(['sidecar-token', 'list', '--no-header'], env)).stdout.trim().split('\n');
     expect(list).toHaveLength(2);
     expect(list[0]).toMatch(new RegExp(`^sct_\\S+\\tactive\\t…${sidecarToken.slice(-4)}\\tacme\\t\\S+\\tedge-eu$`));
     expect(list[1]).toMatch(/\tactive\t…\S{4}\t\*\t\S+\teverywhere$/);
@@ -104,7 +104,7 @@ describe('aduana sidecar-token without DATABASE_URL acts on DATA_DIR', () => {
       const made = await runCli(['sidecar-token', 'create', '--name', 'local'], lmdbEnv);
       expect(made.code, made.stderr).toBe(0);
       const token = made.stdout.trim();
-      const id = (await runCli(['sidecar-token', 'list'], lmdbEnv)).stdout.split('\t')[0] ?? '';
+      const id = (await runCli(['sidecar-token', 'list', '--no-header'], lmdbEnv)).stdout.split('\t')[0] ?? '';
       expect((await runCli(['sidecar-token', 'revoke', id], lmdbEnv)).code).toBe(0);
       expect(existsSync(join(dir, 'gateway'))).toBe(true);
       const store = openGatewayStore(dir);

@@ -32,7 +32,7 @@ describe('aduana user and aduana token rotate (process)', () => {
       expect((await runCliWithInput(['user', 'create', '--tenant', 'default', '--email', 'FIRST@cli.example', '--name', 'F', '--role', 'viewer'], env, 'a long enough password\n')).code).toBe(2);
       expect((await runCliWithInput(['user', 'create', '--tenant', 'nope', '--email', 'n@cli.example', '--name', 'N', '--role', 'viewer'], env, 'a long enough password\n')).code).toBe(2);
       expect((await runCliWithInput(['user', 'create', '--tenant', 'default', '--email', 'r@cli.example', '--name', 'R', '--role', 'root'], env, 'a long enough password\n')).code).toBe(2);
-      const list = await runCli(['user', 'list', '--tenant', 'default'], env);
+      const list = await runCli(['user', 'list', '--tenant', 'default', '--no-header'], env);
       expect(list.stdout.trim().split('\n')).toEqual([`${id}\tfirst@cli.example\tadmin\tpassword\tactive\tFirst Admin`]);
 
       // The running gateway sees the new user at once.

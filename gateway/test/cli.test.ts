@@ -53,7 +53,7 @@ describe('aduana gateway (process)', () => {
       const list = await runCli(['token', 'list', '--tenant', 'cli-corp'], env);
       expect(list.stdout).toContain('operator\tactive');
       expect(list.stdout).not.toContain(token);
-      const id = list.stdout.split('\t')[0] as string;
+      const id = list.stdout.split('\n')[1]?.split('\t')[0] as string; // the row under the header
       expect((await runCli(['token', 'revoke', id], env)).code).toBe(0);
       expectEnvelope(await call(url, 'GET', '/v1/policies', { token }), 401, 'authentication_error');
       expect((await runCli(['token', 'list', '--tenant', 'cli-corp'], env)).stdout).toContain('revoked');

@@ -55,7 +55,7 @@ describe('aduana scanner-key with the service running', () => {
       // The very next request is refused: nothing cached a "valid" answer.
       expect(await get(`${first.url}/api/v1/overview`, key)).toBe(401);
       expect(await get(`${first.url}/api/v1/overview`, bootstrap)).toBe(200);
-      expect((await runScannerCli(['scanner-key', 'revoke', '00000000-0000-4000-8000-000000000000'], env(dataDir))).code).toBe(1);
+      expect((await runScannerCli(['scanner-key', 'revoke', '00000000-0000-4000-8000-000000000000'], env(dataDir))).code).toBe(2);
       expect((await runScannerCli(['scanner-key', 'create'], env(dataDir))).code).toBe(2);
     } finally {
       await stopProcess(first.child);

@@ -23,3 +23,21 @@ export { parseTargetUrl, bareHostname } from './net/target-url.js';
 export { Pool, Agent, undiciErrors, request } from './net/undici-parts.js';
 export { Egress, proxyUrl, type EgressProxySettings } from './net/egress.js';
 export { stopOnSignal, runMain, helpOrUnknown } from './process/command-line.js';
+export {
+  parseCommand,
+  selectCommand,
+  command,
+  runCommandGroup,
+  usageError,
+  commandHelp,
+  commandList,
+  synopsis,
+  EXIT_STATUS,
+  type CommandSpec,
+  type OptionSpec,
+  type ParsedCommand,
+  type OptionValues,
+  type PositionalValues,
+  type CommandIo,
+  type CommandHandler,
+} from './process/command-spec.js';

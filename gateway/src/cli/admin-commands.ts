@@ -1,34 +1,55 @@
-import { parseArgs } from 'node:util';
+import { command, runCommandGroup } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from '../config.js';
-import type { TenantRepository, TokenRepository } from '../storage/repositories.js';
-import { openAdminStorage } from './admin-storage.js';
+import { openAdminStorage, type AdminStorage } from './admin-storage.js';
 import { isRole, ROLES } from '../identity/auth/principal.js';
 import { isPlan, PLAN_NAMES } from '../identity/tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { planChangedEntry } from '../identity/tenants/plan-change.js';
 import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
+import { TENANT_CREATE, TENANT_LIST, TENANT_SET_PLAN, TOKEN_CREATE, TOKEN_LIST, TOKEN_REVOKE, TOKEN_ROTATE } from './commands.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);
   return 2;
 }
 
-/**
- * `aduana tenant …` and `aduana token …`: straight on the LMDB store (safe beside a running gateway), or with
- * DATABASE_URL on the control plane's PostgreSQL.
- */
-export async function runAdminCommand(group: 'tenant' | 'token', argv: string[]): Promise<number> {
-  const config = loadGatewayConfig();
-  if (group === 'tenant' && argv[0] === 'set-plan') return setPlanCommand(config, argv.slice(1));
+async function withStore(act: (store: AdminStorage, config: GatewayConfig) => Promise<number>, config = loadGatewayConfig()): Promise<number> {
   const store = await openAdminStorage(config);
   try {
-    return group === 'tenant'
-      ? await tenantCommand(store.tenants, argv)
-      : await tokenCommand(store.tenants, store.tokens, argv, config.patTtlDays, config.tokenRotateGraceHours);
+    return await act(store, config);
   } finally {
     await store.close();
   }
 }
+
+/** An option's whole number from `min` to `max`, its default when absent, or null when it is anything else. */
+function integerOption(value: string | undefined, fallback: number, min: number, max: number): number | null {
+  const n = value === undefined ? fallback : Number(value);
+  return Number.isInteger(n) && n >= min && n <= max ? n : null;
+}
+
+/** A token's lifetime: capped by PAT_MAX_TTL_DAYS, as POST /token caps it. */
+function lifetimeDays(sub: string, value: string | undefined, config: GatewayConfig): number | null {
+  const days = integerOption(value, config.patTtlDays, 1, config.patMaxTtlDays);
+  if (days === null) fail(`token ${sub}: --expires-in-days must be an integer from 1 to ${config.patMaxTtlDays} (PAT_MAX_TTL_DAYS)`);
+  return days;
+}
+
+const tenantCreate = command(TENANT_CREATE, ({ values, args: [name] }) => {
+  const plan = values.plan ?? 'community';
+  if (!isPlan(plan)) return fail(`tenant create: --plan must be one of ${PLAN_NAMES.join(', ')}`);
+  return withStore(async ({ tenants }) => {
+    let rec;
+    try {
+      rec = await tenants.create(name, plan);
+    } catch (err) {
+      return fail(`tenant create: ${(err as Error).message}`);
+    }
+    if (!rec) return fail(`tenant create: tenant "${name}" already exists`);
+    process.stdout.write(`${JSON.stringify(rec)}\n`);
+    return 0;
+  });
+});
 
 /**
  * `aduana tenant set-plan NAME PLAN`: the change is chained in the tenant's ledger (`tenant.plan_changed`, by `cli`).
@@ -36,16 +57,9 @@ export async function runAdminCommand(group: 'tenant' | 'token', argv: string[])
  * while, and beside a running gateway it changes nothing and points at the gateway's API, which chains the change
  * itself. With DATABASE_URL the change goes into PostgreSQL and each sidecar chains it when its bundle brings it.
  */
-async function setPlanCommand(config: GatewayConfig, args: string[]): Promise<number> {
-  let positionals: string[];
-  try {
-    ({ positionals } = parseArgs({ args, allowPositionals: true, options: {} }));
-  } catch (err) {
-    return fail(`tenant set-plan: ${(err as Error).message}`);
-  }
-  const [name, plan] = positionals;
-  if (!name || !plan || positionals.length > 2) return fail('usage: aduana tenant set-plan NAME PLAN');
+const tenantSetPlan = command(TENANT_SET_PLAN, async ({ args: [name, plan] }) => {
   if (!isPlan(plan)) return fail(`tenant set-plan: PLAN must be one of ${PLAN_NAMES.join(', ')}`);
+  const config = loadGatewayConfig();
   let lock: DataDirLock | null = null;
   if (!config.databaseUrl) {
     try {
@@ -60,92 +74,85 @@ async function setPlanCommand(config: GatewayConfig, args: string[]): Promise<nu
     }
   }
   try {
-    const store = await openAdminStorage(config);
-    try {
+    return await withStore(async (store) => {
       const set = await store.tenants.setPlan(name, plan, 'cli');
       if (!set) return fail(`tenant set-plan: no tenant ${name}`);
       if (set.change) await store.chain?.(name, planChangedEntry(set.change));
       process.stdout.write(`${JSON.stringify(set.record)}\n`);
       process.stderr.write(set.change ? `tenant ${name}: plan ${set.change.from} -> ${set.change.to}\n` : `tenant ${name} is already on ${plan}: nothing changed\n`);
       return 0;
-    } finally {
-      await store.close();
-    }
+    }, config);
   } finally {
     lock?.release();
   }
-}
+});
 
-async function tenantCommand(tenants: TenantRepository, argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === 'list') {
+const tenantList = command(TENANT_LIST, ({ values }) =>
+  withStore(async ({ tenants }) => {
+    if (!values['no-header']) process.stdout.write('ID\tPLAN\tCREATED\n');
     for (const t of tenants.list()) process.stdout.write(`${t.id}\t${t.plan}\t${t.created_at}\n`);
     return 0;
-  }
-  if (sub !== 'create') return fail('usage: aduana tenant create NAME [--plan P] | aduana tenant set-plan NAME PLAN | aduana tenant list');
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { plan: { type: 'string', default: 'community' } } });
-  const name = positionals[0];
-  if (!name) return fail('tenant create: NAME is required');
-  if (!isPlan(values.plan)) return fail(`tenant create: --plan must be one of ${PLAN_NAMES.join(', ')}`);
-  let rec;
-  try {
-    rec = await tenants.create(name, values.plan);
-  } catch (err) {
-    return fail(`tenant create: ${(err as Error).message}`);
-  }
-  if (!rec) return fail(`tenant create: tenant "${name}" already exists`);
-  process.stdout.write(`${JSON.stringify(rec)}\n`);
-  return 0;
-}
+  }),
+);
 
-async function tokenCommand(tenants: TenantRepository, tokens: TokenRepository, argv: string[], defaultDays: number, graceHours: number): Promise<number> {
-  const [sub, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { tenant: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'expires-in-days': { type: 'string' }, agent: { type: 'string' }, 'grace-hours': { type: 'string' } },
-  });
-  switch (sub) {
-    case 'create': {
-      if (!values.tenant || !tenants.get(values.tenant)) return fail(`token create: --tenant must name an existing tenant`);
-      if (!isRole(values.role)) return fail(`token create: --role must be one of ${ROLES.join(', ')}`);
-      const days = values['expires-in-days'] === undefined ? defaultDays : Number(values['expires-in-days']);
-      if (!Number.isInteger(days) || days < 1 || days > 3650) return fail('token create: --expires-in-days must be an integer from 1 to 3650');
-      if (values.agent !== undefined && !isValidLedgerName(values.agent)) return fail('token create: --agent must be 1-256 bytes without control characters');
-      const { token, record } = await tokens.create({ tenantId: values.tenant, role: values.role, name: values.name ?? `${values.role} token`, expiresInDays: days, agentId: values.agent ?? null });
-      process.stdout.write(`${token}\n`);
-      const bound = record.agent_id ? `, bound to agent ${record.agent_id}` : '';
-      process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}${bound}, expires ${record.expires_at} (the token is shown only this once)\n`);
-      return 0;
+const tokenCreate = command(TOKEN_CREATE, ({ values }) => {
+  const { tenant, role, agent } = values;
+  if (!isRole(role)) return fail(`token create: --role must be one of ${ROLES.join(', ')}`);
+  if (agent !== undefined && !isValidLedgerName(agent)) return fail('token create: --agent must be 1-256 bytes without control characters');
+  const config = loadGatewayConfig();
+  const days = lifetimeDays('create', values['expires-in-days'], config);
+  if (days === null) return 2;
+  return withStore(async ({ tenants, tokens }) => {
+    if (!tenants.get(tenant)) return fail('token create: --tenant must name an existing tenant');
+    const { token, record } = await tokens.create({ tenantId: tenant, role, name: values.name ?? `${role} token`, expiresInDays: days, agentId: agent ?? null });
+    process.stdout.write(`${token}\n`);
+    const bound = record.agent_id ? `, bound to agent ${record.agent_id}` : '';
+    process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}${bound}, expires ${record.expires_at} (the token is shown only this once)\n`);
+    return 0;
+  }, config);
+});
+
+const tokenList = command(TOKEN_LIST, ({ values }) =>
+  withStore(async ({ tokens }) => {
+    if (!values['no-header']) process.stdout.write('ID\tTENANT\tROLE\tSTATE\tTOKEN\tEXPIRES\tNAME\n');
+    for (const t of tokens.list(values.tenant)) {
+      const state = t.revoked_at ? 'revoked' : Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
+      process.stdout.write(`${t.id}\t${t.tenant_id}\t${t.role}\t${state}\t…${t.last4}\t${t.expires_at}\t${t.name}\n`);
     }
-    case 'list':
-      for (const t of tokens.list(values.tenant)) {
-        const state = t.revoked_at ? 'revoked' : Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active';
-        process.stdout.write(`${t.id}\t${t.tenant_id}\t${t.role}\t${state}\t…${t.last4}\t${t.expires_at}\t${t.name}\n`);
-      }
-      return 0;
-    case 'revoke': {
-      const id = positionals[0];
-      if (!id) return fail('token revoke: ID is required');
-      if (!(await tokens.revoke(id))) return fail(`token revoke: no token ${id}`);
-      process.stdout.write(`revoked ${id}\n`);
-      return 0;
-    }
-    case 'rotate': {
-      const id = positionals[0];
-      if (!id) return fail('token rotate: ID is required');
-      const grace = values['grace-hours'] === undefined ? graceHours : Number(values['grace-hours']);
-      if (!Number.isInteger(grace) || grace < 0 || grace > 720) return fail('token rotate: --grace-hours must be an integer from 0 to 720');
-      const days = values['expires-in-days'] === undefined ? defaultDays : Number(values['expires-in-days']);
-      if (!Number.isInteger(days) || days < 1 || days > 3650) return fail('token rotate: --expires-in-days must be an integer from 1 to 3650');
-      const out = await tokens.rotate(id, days, grace * 3_600_000);
-      if (out.kind === 'not_found') return fail(`token rotate: no token ${id}`);
-      if (out.kind !== 'rotated') return fail(`token rotate: token ${id} is revoked or expired`);
-      process.stdout.write(`${out.token}\n`);
-      process.stderr.write(`id ${out.record.id} succeeds ${id}; ${id} now expires ${out.oldExpiresAt} (the token is shown only this once)\n`);
-      return 0;
-    }
-    default:
-      return fail('usage: aduana token create|list|revoke|rotate …');
-  }
+    return 0;
+  }),
+);
+
+const tokenRevoke = command(TOKEN_REVOKE, ({ args: [id] }) =>
+  withStore(async ({ tokens }) => {
+    if (!(await tokens.revoke(id))) return fail(`token revoke: no token ${id}`);
+    process.stdout.write(`revoked ${id}\n`);
+    return 0;
+  }),
+);
+
+const tokenRotate = command(TOKEN_ROTATE, ({ values, args: [id] }) => {
+  const config = loadGatewayConfig();
+  const grace = integerOption(values['grace-hours'], config.tokenRotateGraceHours, 0, 720);
+  if (grace === null) return fail('token rotate: --grace-hours must be an integer from 0 to 720');
+  const days = lifetimeDays('rotate', values['expires-in-days'], config);
+  if (days === null) return 2;
+  return withStore(async ({ tokens }) => {
+    const out = await tokens.rotate(id, days, grace * 3_600_000);
+    if (out.kind === 'not_found') return fail(`token rotate: no token ${id}`);
+    if (out.kind !== 'rotated') return fail(`token rotate: token ${id} is revoked or expired`);
+    process.stdout.write(`${out.token}\n`);
+    process.stderr.write(`id ${out.record.id} succeeds ${id}; ${id} now expires ${out.oldExpiresAt} (the token is shown only this once)\n`);
+    return 0;
+  }, config);
+});
+
+/**
+ * `aduana tenant …` and `aduana token …`: straight on the LMDB store (safe beside a running gateway; `tenant set-plan`
+ * excepted), or with DATABASE_URL on the control plane's PostgreSQL. The arguments are checked before anything opens.
+ */
+export function runAdminCommand(group: 'tenant' | 'token', argv: string[]): Promise<number> {
+  return group === 'tenant'
+    ? runCommandGroup('tenant', [tenantCreate, tenantSetPlan, tenantList], argv)
+    : runCommandGroup('token', [tokenCreate, tokenList, tokenRevoke, tokenRotate], argv);
 }

@@ -1,9 +1,10 @@
-import { parseArgs } from 'node:util';
+import { command, runCommandGroup } from '@aduana/shared';
 import { loadGatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
-import { openAdminStorage } from './admin-storage.js';
+import { openAdminStorage, type AdminStorage } from './admin-storage.js';
 import { createPasswordUser } from '../identity/users/create-user.js';
 import { isRole, ROLES } from '../identity/auth/principal.js';
+import { USER_CREATE, USER_DISABLE, USER_LIST } from './commands.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);
@@ -18,50 +19,53 @@ async function readPassword(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** `aduana user create|list|disable`: straight on the LMDB store (safe beside a running gateway), or on PostgreSQL with DATABASE_URL. */
-export async function runUserCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, allowPositionals: true, options: { tenant: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' } } });
-  } catch (err) {
-    return fail(`user: ${(err as Error).message}`);
-  }
-  const { values, positionals } = parsed;
-  if (sub !== 'create' && sub !== 'list' && sub !== 'disable') return fail('usage: aduana user create --tenant T --email E --name N --role R (password on stdin) | user list [--tenant T] | user disable ID --tenant T');
-  if (!values.tenant) return fail(`user ${sub}: --tenant is required`);
-  let password = '';
-  if (sub === 'create') {
-    if (!values.email || !values.name) return fail('user create: --email and --name are required');
-    if (!isRole(values.role)) return fail(`user create: --role must be one of ${ROLES.join(', ')}`);
-    if (process.stdin.isTTY) process.stderr.write('password (end with Ctrl-D): ');
-    password = await readPassword();
-  }
+/** Runs `act` on the store of a tenant that exists; a refusal of the user store (GatewayError) is a usage error. */
+async function onTenant(sub: string, tenantId: string, act: (store: AdminStorage, config: ReturnType<typeof loadGatewayConfig>) => Promise<number>): Promise<number> {
   const config = loadGatewayConfig();
   const store = await openAdminStorage(config);
   try {
-    const { users, tenants } = store;
-    if (!tenants.get(values.tenant)) return fail(`user ${sub}: no tenant ${values.tenant}`);
-    if (sub === 'list') {
-      for (const u of users.list(values.tenant)) process.stdout.write(`${u.id}\t${u.email}\t${u.role}\t${u.provider}\t${u.disabled_at ? 'disabled' : 'active'}\t${u.name}\n`);
-      return 0;
-    }
-    if (sub === 'disable') {
-      const id = positionals[0];
-      if (!id) return fail('user disable: ID is required');
-      if (!(await users.disable(values.tenant, id))) return fail(`user disable: no user ${id} in tenant ${values.tenant}`);
-      process.stdout.write(`disabled ${id}\n`);
-      return 0;
-    }
-    const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
-    const rec = await createPasswordUser(users, tenants, rules, { tenantId: values.tenant, email: values.email as string, name: values.name as string, role: values.role as 'admin', password });
-    process.stdout.write(`${rec.id}\n`);
-    process.stderr.write(`user ${rec.email}, role ${rec.role}, tenant ${rec.tenant_id}: sign in with POST /login or at /console\n`);
-    return 0;
+    if (!store.tenants.get(tenantId)) return fail(`user ${sub}: no tenant ${tenantId}`);
+    return await act(store, config);
   } catch (err) {
     if (err instanceof GatewayError) return fail(`user ${sub}: ${err.message}`);
     throw err;
   } finally {
     await store.close();
   }
+}
+
+const create = command(USER_CREATE, async ({ values }) => {
+  const { tenant, email, name, role } = values;
+  if (!email || !name) return fail('user create: --email and --name must not be empty');
+  if (!isRole(role)) return fail(`user create: --role must be one of ${ROLES.join(', ')}`);
+  if (process.stdin.isTTY) process.stderr.write('password (end with Ctrl-D): ');
+  const password = await readPassword();
+  return onTenant('create', tenant, async ({ users, tenants }, config) => {
+    const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
+    const rec = await createPasswordUser(users, tenants, rules, { tenantId: tenant, email, name, role, password });
+    process.stdout.write(`${rec.id}\n`);
+    process.stderr.write(`user ${rec.email}, role ${rec.role}, tenant ${rec.tenant_id}: sign in with POST /login or at /console\n`);
+    return 0;
+  });
+});
+
+const list = command(USER_LIST, ({ values }) =>
+  onTenant('list', values.tenant, async ({ users }) => {
+    if (!values['no-header']) process.stdout.write('ID\tEMAIL\tROLE\tPROVIDER\tSTATE\tNAME\n');
+    for (const u of users.list(values.tenant)) process.stdout.write(`${u.id}\t${u.email}\t${u.role}\t${u.provider}\t${u.disabled_at ? 'disabled' : 'active'}\t${u.name}\n`);
+    return 0;
+  }),
+);
+
+const disable = command(USER_DISABLE, ({ values, args: [id] }) =>
+  onTenant('disable', values.tenant, async ({ users }) => {
+    if (!(await users.disable(values.tenant, id))) return fail(`user disable: no user ${id} in tenant ${values.tenant}`);
+    process.stdout.write(`disabled ${id}\n`);
+    return 0;
+  }),
+);
+
+/** `aduana user create|list|disable`: straight on the LMDB store (safe beside a running gateway), or on PostgreSQL with DATABASE_URL. */
+export function runUserCommand(argv: string[]): Promise<number> {
+  return runCommandGroup('user', [create, list, disable], argv);
 }

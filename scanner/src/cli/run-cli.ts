@@ -1,12 +1,21 @@
-import { describeConfig, helpOrUnknown, stopOnSignal } from '@aduana/shared';
+import { commandList, describeConfig, helpOrUnknown, parseCommand, stopOnSignal, type CommandSpec } from '@aduana/shared';
 import { SCANNER_CONFIG } from '../config.js';
 import { KEY_USAGE, runScannerKey } from './scanner-key.js';
 
+const SCANNER = {
+  name: 'scanner',
+  summary: 'site assessment service on SCANNER_PORT',
+  details: 'Settings: `aduana config`. Stops cleanly on SIGTERM.',
+  options: {},
+} as const satisfies CommandSpec;
+
+const CONFIG = { name: 'config', summary: "the scanner's settings (Markdown)", options: {} } as const satisfies CommandSpec;
+
 /** The scanner's commands; the repository's `aduana` command dispatches here (see scripts/aduana.mjs). */
 export const USAGE = `scanner
-  scanner                        site assessment service on SCANNER_PORT
-  config                         the scanner's settings (Markdown)
-${KEY_USAGE}`;
+${commandList([SCANNER, CONFIG])}${KEY_USAGE}
+\`aduana <command> --help\` for a command's options
+`;
 
 /** The scanner's part of `aduana config` (docs/configuration.md is the whole output). */
 export function configSection(): string {
@@ -27,15 +36,20 @@ async function runScannerService(): Promise<null> {
 
 /** Returns the exit code, or null for a long-running service (it exits on a signal). */
 export async function runCli(argv: string[]): Promise<number | null> {
-  const [cmd] = argv;
+  const [cmd, ...rest] = argv;
   switch (cmd) {
-    case 'scanner':
-      return runScannerService();
+    case 'scanner': {
+      const parsed = parseCommand(SCANNER, rest);
+      return typeof parsed === 'number' ? parsed : runScannerService();
+    }
     case 'scanner-key':
-      return runScannerKey(argv.slice(1));
-    case 'config':
+      return runScannerKey(rest);
+    case 'config': {
+      const parsed = parseCommand(CONFIG, rest);
+      if (typeof parsed === 'number') return parsed;
       process.stdout.write(configSection());
       return 0;
+    }
     default:
       return helpOrUnknown(cmd, USAGE);
   }

@@ -1,4 +1,5 @@
 // What every command line of the repository shares: its entry point, its help and mistakes, its stop on a signal.
+import { EXIT_STATUS } from './command-spec.js';
 
 /**
  * Runs `close` once on SIGTERM or SIGINT, then exits 0 (in-flight requests finished, stores flushed), or 1 when
@@ -35,10 +36,13 @@ export function runMain(name: string, run: () => Promise<number | null>): void {
   );
 }
 
-/** What every command line answers to no command, `help`, or one it does not know (exit 2 for a mistake). */
+/**
+ * What every command line answers to no command, `help`, or one it does not know (exit 2 for a mistake); the help ends
+ * with what the exit codes mean.
+ */
 export function helpOrUnknown(cmd: string | undefined, usage: string): number {
   if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
-    process.stdout.write(usage);
+    process.stdout.write(`${usage}\n${EXIT_STATUS}`);
     return cmd === undefined ? 2 : 0;
   }
   process.stderr.write(`aduana: unknown command "${cmd}"\n${usage}`);
