@@ -1,7 +1,9 @@
-import { loadConfig, proxyUrl, type ConfigValues } from '@aduana/shared';
+import { isWellFormedToken, loadConfig, proxyUrl, type ConfigValues } from '@aduana/shared';
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
 import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
+import { isValidTenantId } from './identity/tenants/tenant-store.js';
+import { isValidName as isValidLedgerName } from './ledger/log/entry-input.js';
 
 /** Every gateway setting: env name, type, default. Read and validated once at start (docs/architecture.md). */
 export const GATEWAY_CONFIG = {
@@ -143,6 +145,11 @@ export const GATEWAY_CONFIG = {
   fleetBundleResolutionsWindowS: { env: 'FLEET_BUNDLE_RESOLUTIONS_WINDOW_S', type: 'integer', default: 86_400, minimum: 60, maximum: 604_800, description: "control plane: resolutions of held decisions made within this are carried in bundles to the sidecar that made the decision, s (a sidecar away longer misses them)" },
   fleetBundleResolutionsMax: { env: 'FLEET_BUNDLE_RESOLUTIONS_MAX', type: 'integer', default: 500, minimum: 1, maximum: 10_000, description: 'control plane: most resolutions of held decisions a bundle carries per tenant (the newest)' },
   quietBootstrap: { env: 'ADUANA_QUIET_BOOTSTRAP', type: 'boolean', default: false, description: 'do not print bootstrap secrets to stdout (they are still written to DATA_DIR)' },
+  bootstrapTenant: { env: 'BOOTSTRAP_TENANT', type: 'string', default: 'default', description: "the tenant a first start creates, and BOOTSTRAP_TOKEN's tenant (made on any start when missing)" },
+  bootstrapPlan: { env: 'BOOTSTRAP_PLAN', type: 'string', default: 'enterprise', enum: ['community', 'professional', 'enterprise'], description: "BOOTSTRAP_TENANT's plan when it is created (later: `aduana tenant set-plan`)" },
+  bootstrapToken: { env: 'BOOTSTRAP_TOKEN', type: 'string', default: '', description: "a PAT the operator generated (`adu_pat_…`, e.g. from a Kubernetes Secret): stored (its hash) in BOOTSTRAP_TENANT on any start that does not know it, and no admin token is made or printed; never logged (docs/sidecar.md). Empty = the first start prints an admin token" },
+  bootstrapTokenRole: { env: 'BOOTSTRAP_TOKEN_ROLE', type: 'string', default: 'operator', enum: ['admin', 'operator', 'viewer'], description: "BOOTSTRAP_TOKEN's role" },
+  bootstrapTokenAgent: { env: 'BOOTSTRAP_TOKEN_AGENT', type: 'string', default: '', description: 'the agent BOOTSTRAP_TOKEN is bound to (its calls then name no agent); empty = unbound' },
 } as const;
 
 export type GatewayConfig = ConfigValues<typeof GATEWAY_CONFIG>;
@@ -163,6 +170,16 @@ export function loadGatewayConfig(
   parseMcpUpstreams(config.mcpUpstreams);
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
   proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);
+  checkBootstrap(config);
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
+}
+
+/** BOOTSTRAP_*: a bad value stops start-up naming the setting; the token's value is never part of the message. */
+function checkBootstrap(config: GatewayConfig): void {
+  if (!isValidTenantId(config.bootstrapTenant)) throw new Error('BOOTSTRAP_TENANT: lower-case letters, digits, - and _, at most 63, starting with a letter or digit');
+  if (config.bootstrapTokenAgent && !isValidLedgerName(config.bootstrapTokenAgent)) throw new Error('BOOTSTRAP_TOKEN_AGENT: no control characters, at most 256 bytes');
+  if (!config.bootstrapToken) return;
+  if (config.controlPlaneUrl) throw new Error("BOOTSTRAP_TOKEN: a sidecar of a control plane (CONTROL_PLANE_URL) takes its tokens from it; create the token there");
+  if (!isWellFormedToken(config.bootstrapToken, 'pat')) throw new Error('BOOTSTRAP_TOKEN: not an aduana PAT (adu_pat_, 30 letters and digits and a 6-character checksum); generate one as docs/sidecar.md shows');
 }

@@ -20,7 +20,7 @@ import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerDecisionRoutes } from './api/decision-routes.js';
 import { registerHealthRoutes } from './api/health-routes.js';
 import { registerAuthRoutes } from './identity/auth-service/auth-routes.js';
-import { bootstrap } from './identity/tenants/bootstrap.js';
+import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { Ledger, LedgerRetention } from './ledger/index.js';
 import { AuditTrail } from './ledger/audit-trail.js';
@@ -255,7 +255,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let mcp: McpGateway | null = null;
   const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close(), mcp?.close()]);
 
-  const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
+  const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
   const access = {
     authenticate: sidecar

@@ -10,7 +10,7 @@ import { BodyBudget } from '../../http/body-budget.js';
 import { registerPolicyRoutes } from '../../api/policies-routes.js';
 import { registerUserRoutes } from '../../api/user-routes.js';
 import { registerAuthRoutes } from '../../identity/auth-service/auth-routes.js';
-import { bootstrap } from '../../identity/tenants/bootstrap.js';
+import { bootstrap, bootstrapOptions } from '../../identity/tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from '../../identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from '../../identity/sessions/password-login.js';
 import { SessionPruner } from '../../identity/sessions/session-pruner.js';
@@ -96,7 +96,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // to does not hold the recognizers.
   const sanitizer = new Sanitizer();
   const telemetryPruner = new TelemetryPruner(telemetryStore, config.telemetryRetentionDays * 86_400_000, config.telemetryPruneIntervalS * 1000, logger);
-  const boot = await bootstrap(config.dataDir, tenants, tokens, logger, { quiet: config.quietBootstrap, patTtlDays: config.patTtlDays });
+  const boot = await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
   const access = {
     authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),

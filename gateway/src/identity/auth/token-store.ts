@@ -29,6 +29,8 @@ export interface NewToken {
   /** Epoch ms: caps the expiry, so a token minted by another never outlives it. */
   notAfter?: number;
   agentId?: string | null;
+  /** The token itself, when the operator generated it (BOOTSTRAP_TOKEN, checked well-formed); minted here otherwise. */
+  token?: string;
 }
 
 export type RotateOutcome = { kind: 'rotated'; token: string; record: TokenRecord; oldExpiresAt: string } | { kind: 'not_found' | 'not_active' };
@@ -40,7 +42,7 @@ export interface CreatedToken {
 
 /** A new PAT and its record (both backends mint them here): the secret, its SHA-256 and what is stored under it. */
 export function mintToken(opts: NewToken): { token: string; hash: string; record: TokenRecord } {
-  const token = generateToken('pat');
+  const token = opts.token ?? generateToken('pat');
   const now = Date.now();
   const expires = Math.min(now + opts.expiresInDays * 86_400_000, opts.notAfter ?? Infinity);
   const record: TokenRecord = {
