@@ -26,6 +26,32 @@ describe('aduana (the repository command)', () => {
     for (const cmd of ['start', 'config', 'gateway', 'token create', 'sidecar-token create', 'ledger verify', 'scanner']) expect(r.stdout).toContain(cmd);
   });
 
+  it('help says what the exit codes mean, once', () => {
+    const r = aduana(['--help']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('exit status: 0 ok, 1 runtime failure, 2 usage error')).toHaveLength(2);
+  });
+
+  it('start and config answer --help and -h (exit 0), refuse an unknown option or argument (exit 2); a package’s command answers --help through it', () => {
+    // Settings no service can start with: a `start` that went on to run would exit 1 here, not serve.
+    const env = { DATA_DIR: dataDir, LOG_LEVEL: 'silent', GATEWAY_PORT: 'eighty', SCANNER_PORT: 'eighty' };
+    for (const cmd of ['start', 'config']) {
+      for (const flag of ['--help', '-h']) {
+        const r = aduana([cmd, flag], env);
+        expect(r.status, `${cmd} ${flag}: ${r.stderr}`).toBe(0);
+        expect(r.stdout).toContain(`usage: aduana ${cmd}`);
+      }
+      for (const bad of ['--bogus', 'extra']) {
+        const r = aduana([cmd, bad], env);
+        expect(r.status, `${cmd} ${bad}: ${r.stderr}`).toBe(2);
+        expect(r.stderr).toContain(bad);
+      }
+    }
+    const create = aduana(['token', 'create', '--help'], env);
+    expect(create.status, create.stderr).toBe(0);
+    expect(create.stdout).toContain('--agent');
+  });
+
   it('an unknown command exits 2 with the usage; a service command’s exit code comes through', () => {
     const r = aduana(['frobnicate']);
     expect(r.status).toBe(2);
