@@ -39,7 +39,7 @@ afterAll(async () => {
 }, 60_000);
 
 /** Routes anyone may call. */
-const PUBLIC = new Set(['get /health', 'post /login', 'get /verify', 'get /auth/idp', 'get /auth/idp/callback', 'get /console/login', 'post /console/login', 'get /console/assets/:name', 'post /v1/proxy/*']);
+const PUBLIC = new Set(['get /health', 'get /healthz', 'post /login', 'get /verify', 'get /auth/idp', 'get /auth/idp/callback', 'get /console/login', 'post /console/login', 'get /console/assets/:name', 'post /v1/proxy/*']);
 /** The control plane's routes for sidecars. */
 const SIDECAR = new Set(['get /v1/fleet/bundle', 'post /v1/fleet/ledger', 'post /v1/fleet/agents', 'post /v1/fleet/telemetry']);
 /** The console's forms only an admin may send. */

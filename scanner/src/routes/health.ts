@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { SCORING_VERSION } from '../scoring/scoring.js';
 
-/** GET /healthz: the process answers (200; docs/scanner.md). */
+/** GET /healthz, and GET /health as the gateway spells it: the process answers (200; docs/scanner.md). */
 export const healthRoutes: FastifyPluginAsync = async (app) => {
-  app.get('/healthz', async () => ({ status: 'ok', service: 'scanner', scoringVersion: SCORING_VERSION }));
+  const health = async () => ({ status: 'ok', service: 'scanner', scoringVersion: SCORING_VERSION });
+  app.get('/healthz', health);
+  app.get('/health', health);
 };

@@ -7,8 +7,10 @@ import { PolicyValidator } from '../../policy/validate-policy.js';
 import { TenantRuntimes, evaluationLimits } from '../../policy/runtime/tenant-runtime.js';
 import { HttpServer, type RouteInfo } from '../../http/server.js';
 import { BodyBudget } from '../../http/body-budget.js';
+import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { registerPolicyRoutes } from '../../api/policies-routes.js';
 import { registerUserRoutes } from '../../api/user-routes.js';
+import { registerTenantRoutes } from '../../api/tenant-routes.js';
 import { registerAuthRoutes } from '../../identity/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from '../../identity/tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from '../../identity/sessions/login-failures.js';
@@ -105,9 +107,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
   // The fleet routes take a sidecar's token (fleet/sidecar-auth.ts), not a PAT.
   const api = new HttpServer({ logger, requestLog, access, guards: { sidecar: sidecarGuard(db.sidecarTokens) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'control' });
-  api.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
+  for (const path of HEALTH_PATHS) api.route('get', path, { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
   registerPolicyRoutes(api, { policies, policyValidator, runtimes, config });
   registerUserRoutes(api, { users, tenants, config });
+  // No chain here to record a plan change in: it travels in the bundle, and each sidecar chains it when it takes it.
+  registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: async () => {} });
   registerBundleRoute(api, {
     repos: db,
     changes: db.changes,

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
+import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
@@ -40,7 +41,7 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
   registerSessionRoutes(server, deps);
   registerIdpRoutes(server, deps);
 
-  server.route('get', '/health', { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
+  for (const path of HEALTH_PATHS) server.route('get', path, { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-auth' } }));
 
   // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good. A good token counts
   // against its tenant's plan; a bad one (or none) against the client address's failure budget.
