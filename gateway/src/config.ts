@@ -63,7 +63,7 @@ export const GATEWAY_CONFIG = {
   evalTimePerSecondMs: { env: 'EVAL_TIME_PER_S_MS', type: 'integer', default: 250, minimum: 1, maximum: 1000, description: 'policy-evaluation time a tenant earns back per second, ms (its sustained share of the event loop)' },
   ledgerMaxModelLength: { env: 'LEDGER_MAX_MODEL_LENGTH', type: 'integer', default: 256, minimum: 16, maximum: 65_536, description: 'longest proxied `model`, characters: it goes into the ledger entry (400 past it)' },
   patTtlDays: { env: 'PAT_TTL_DAYS', type: 'integer', default: 90, minimum: 1, description: 'default lifetime of a personal access token' },
-  patMaxTtlDays: { env: 'PAT_MAX_TTL_DAYS', type: 'integer', default: 365, minimum: 1, maximum: 3650, description: 'longest lifetime POST /token issues (400 past it); never past the expiry of the minting token or login session' },
+  patMaxTtlDays: { env: 'PAT_MAX_TTL_DAYS', type: 'integer', default: 365, minimum: 1, maximum: 3650, description: 'longest lifetime POST /token, `aduana token create` and `token rotate` issue (400, or exit 2, past it); never past the expiry of the minting token or login session' },
   verifyFailuresPerMinute: { env: 'VERIFY_FAILURES_PER_MINUTE', type: 'integer', default: 30, minimum: 1, description: 'failed GET /verify calls per client address per minute (and burst) before 429' },
   sessionTtlHours: { env: 'SESSION_TTL_HOURS', type: 'integer', default: 12, minimum: 1, maximum: 720, description: 'lifetime of a login session (POST /login, the console, the identity provider)' },
   sessionPruneIntervalS: { env: 'SESSION_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: 'how often sessions that expired over a day ago are deleted, seconds' },
