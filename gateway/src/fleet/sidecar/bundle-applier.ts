@@ -3,6 +3,8 @@ import type { GatewayStore } from '../../storage/gateway-store.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { PolicySet } from '../../policy/compile-policy-set.js';
 import type { TenantRecord } from '../../identity/tenants/tenant-store.js';
+import type { Plan } from '../../identity/tenants/plans.js';
+import type { PlanChange } from '../../identity/tenants/plan-change.js';
 import type { UserRecord } from '../../identity/users/user-record.js';
 import type { Bundle, BundledAgent, BundledResolution } from '../bundle/bundle-format.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
@@ -35,6 +37,8 @@ export class BundleApplier {
     private readonly logger: Logger,
     /** Told of each tenant's resolutions of held decisions, after the bundle is in force. */
     private readonly onResolutions?: (tenantId: string, resolutions: readonly BundledResolution[]) => Promise<void>,
+    /** Told of each tenant whose plan the bundle changed, after the bundle is in force (the sidecar chains it). */
+    private readonly onPlanChanged?: (tenantId: string, change: PlanChange, revision: number) => Promise<void>,
   ) {
     this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
   }
@@ -61,6 +65,12 @@ export class BundleApplier {
       throw err;
     }
     const meta: AppliedBundle = { revision: bundle.revision, generated_at: bundle.generated_at, applied_at: new Date().toISOString() };
+    // The plans in force before: a tenant this sidecar already served whose plan the bundle changes is told of.
+    const plans = new Map<string, Plan>();
+    for (const t of bundle.tenants) {
+      const stored = this.store.tenants.get(t.tenant.id) as TenantRecord | undefined;
+      if (stored && stored.plan !== t.tenant.plan) plans.set(t.tenant.id, stored.plan);
+    }
     const dropped = await this.#write(bundle, meta);
     this.#current = meta;
     this.applied++;
@@ -73,6 +83,16 @@ export class BundleApplier {
         if (!t.resolutions?.length) continue;
         // The bundle is in force whatever happens here; a resolution that failed is tried again with the next bundle.
         await this.onResolutions(t.tenant.id, t.resolutions).catch((err: unknown) => this.logger.error({ err, tenantId: t.tenant.id }, 'applying resolutions failed'));
+      }
+    }
+    if (this.onPlanChanged) {
+      for (const t of bundle.tenants) {
+        const from = plans.get(t.tenant.id);
+        if (from === undefined) continue;
+        // Who: the control plane's record of its last change, when that change is the one that led here.
+        const last = t.tenant.plan_changed;
+        const change: PlanChange = { from, to: t.tenant.plan, by: last?.to === t.tenant.plan ? last.by : 'control-plane', at: meta.applied_at };
+        await this.onPlanChanged(t.tenant.id, change, bundle.revision).catch((err: unknown) => this.logger.error({ err, tenantId: t.tenant.id }, 'chaining a plan change failed'));
       }
     }
     this.logger.info({ revision: bundle.revision, tenants: bundle.tenants.length, recompiled: compiled.length }, 'bundle applied');

@@ -10,6 +10,7 @@ import { BundleApplier } from './bundle-applier.js';
 import { BundleClient, type BundleClientStatus } from './bundle-client.js';
 import { instanceId } from './instance-id.js';
 import type { Ledger } from '../../ledger/index.js';
+import { planChangedEntry } from '../../identity/tenants/plan-change.js';
 import { LedgerShipper, type ShipperStatus } from '../shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
 import type { DecisionRecord, DecisionStore } from '../../policy/decisions/decision-store.js';
@@ -74,7 +75,17 @@ export class SidecarMode {
     const dispatcher = egress.dispatcher;
     const id = await instanceId(store.fleet);
     const resolutions = new ResolutionApplier(id, decisions, recordResolution, logger);
-    const applier = new BundleApplier(store, runtimes, agents, logger, (tenantId, list) => resolutions.apply(tenantId, list));
+    const applier = new BundleApplier(
+      store,
+      runtimes,
+      agents,
+      logger,
+      (tenantId, list) => resolutions.apply(tenantId, list),
+      // The control plane keeps no chain of its own: each sidecar records a plan change as it takes it.
+      async (tenantId, change, revision) => {
+        await ledger.append(tenantId, [planChangedEntry(change, { bundle_revision: revision })]);
+      },
+    );
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs, egress },
       applier,

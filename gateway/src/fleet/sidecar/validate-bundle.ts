@@ -26,7 +26,19 @@ const BUNDLE_SCHEMA = {
           tenant: {
             type: 'object',
             required: ['id', 'name', 'plan', 'created_at', 'policy_version'],
-            properties: { id: ID, name: { type: 'string' }, plan: { enum: PLAN_NAMES }, created_at: TIME, policy_version: { type: 'integer', minimum: 0 } },
+            properties: {
+              id: ID,
+              name: { type: 'string' },
+              plan: { enum: PLAN_NAMES },
+              created_at: TIME,
+              policy_version: { type: 'integer', minimum: 0 },
+              // Chained in this sidecar's ledger when the plan changes: only what the control plane writes there.
+              plan_changed: {
+                type: 'object',
+                required: ['from', 'to', 'by', 'at'],
+                properties: { from: { enum: PLAN_NAMES }, to: { enum: PLAN_NAMES }, by: { type: 'string', minLength: 1, maxLength: 256 }, at: TIME },
+              },
+            },
           },
           tokens: {
             type: 'array',
