@@ -1,4 +1,4 @@
-import { uuid } from '@aduana/shared';
+import { isNetGuardError, uuid } from '@aduana/shared';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ScannerConfig } from '../../config.js';
 import { ScannerError } from '../../errors.js';
@@ -31,11 +31,13 @@ export const webhookRoutes: FastifyPluginAsync<{ config: ScannerConfig }> = asyn
     }
     if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || url.hash !== '') throw new ScannerError('invalid_webhook_url');
     refuseSelf(url, app.selfIdentity);
-    // The address guard assessments use: a name that does not resolve, or resolves anywhere private, is refused.
+    // The address guard assessments use: a name that does not resolve, or resolves anywhere private, is refused, each
+    // with its own reason (offline, the README's example host does not resolve: that is not "not a public URL").
     try {
       await app.webhookGuard.check(url);
     } catch (err) {
-      throw new ScannerError('invalid_webhook_url', undefined, { cause: err });
+      const code = !isNetGuardError(err) ? 'invalid_webhook_url' : err.code === 'dns' ? 'webhook_host_unresolved' : err.code === 'blocked' ? 'blocked_destination' : 'invalid_webhook_url';
+      throw new ScannerError(code, undefined, { cause: err });
     }
     const id = uuid();
     const signingSecret = newSigningSecret();
