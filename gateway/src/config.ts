@@ -89,6 +89,7 @@ export const GATEWAY_CONFIG = {
   consoleScanLimit: { env: 'CONSOLE_SCAN_LIMIT', type: 'integer', default: 5000, minimum: 100, maximum: 100_000, description: 'newest decisions the console reads to draw its charts and filter its lists' },
   consoleVerifiesPerHour: { env: 'CONSOLE_VERIFIES_PER_HOUR', type: 'integer', default: 6, minimum: 1, description: 'full ledger verifications the console starts per tenant per hour (and burst) before 429' },
   mcpUpstreams: { env: 'MCP_UPSTREAMS', type: 'string', default: '', description: 'JSON {name: url or {url, headers}}: the MCP servers agents reach through /v1/mcp/{name} (headers are the sidecar\'s credentials for that server)' },
+  sidecarAgentId: { env: 'SIDECAR_AGENT_ID', type: 'string', default: '', description: "the agent a call acts as when it names none (no x-svc-agent-id) and its token is bound to none: the one agent a sidecar usually sits beside, whose SDK cannot set a header. Empty = such a call is a 400" },
   mcpAnswerLimit: { env: 'MCP_ANSWER_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 1024, description: "largest JSON answer, and largest single stream event, from an MCP server, bytes (the agent gets an error past it)" },
   mcpStreamIdleS: { env: 'MCP_STREAM_IDLE_S', type: 'integer', default: 300, minimum: 1, maximum: 86_400, description: 'an MCP server stream (SSE) idle this long is ended, seconds' },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table' },
@@ -168,6 +169,7 @@ export function loadGatewayConfig(
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
   parseMcpUpstreams(config.mcpUpstreams);
+  if (config.sidecarAgentId && !isValidLedgerName(config.sidecarAgentId)) throw new Error('SIDECAR_AGENT_ID: no control characters, at most 256 bytes');
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
   proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);
   checkBootstrap(config);

@@ -6,7 +6,7 @@
 export const ERRORS = {
   invalid_json: { status: 400, type: 'invalid_request', message: 'request body is not valid JSON' },
   invalid_request: { status: 400, type: 'invalid_request', message: 'request is invalid' },
-  missing_agent_id: { status: 400, type: 'invalid_request', message: 'x-svc-agent-id header is required' },
+  missing_agent_id: { status: 400, type: 'invalid_request', message: 'name the agent: an x-svc-agent-id header, a token bound to the agent, or the sidecar\'s SIDECAR_AGENT_ID' },
   unauthenticated: { status: 401, type: 'authentication_error', message: 'missing or invalid Authorization header' },
   token_expired: { status: 401, type: 'authentication_error', message: 'token has expired' },
   token_revoked: { status: 401, type: 'authentication_error', message: 'token has been revoked' },

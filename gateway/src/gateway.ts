@@ -265,6 +265,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         }
       : (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
     admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
+    agentId: config.sidecarAgentId,
   };
   const routeGuard = sidecar ? { routeGuard: sidecar.routeGuard } : {};
   // One budget for both ports: the memory they share is one process's.

@@ -20,7 +20,10 @@ export class RequestContext {
   authorization: string;
   contentType: string;
   contentLength: number;
-  /** x-svc-agent-id, read for every route: the request log attributes each request to it. */
+  /**
+   * The agent the call acts as: x-svc-agent-id, read for every route, else (once authorized) the agent its token is
+   * bound to, else SIDECAR_AGENT_ID ('' when none). The request log attributes each request to it.
+   */
   agentId: string;
   /** The route's extra headers (those it declares and those its guard reads, lower case) and their values, in order. */
   headerNames: readonly string[];

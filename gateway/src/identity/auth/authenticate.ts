@@ -17,16 +17,23 @@ export interface AccessControl {
    * a promise that rejects with it.
    */
   admit(principal: Principal): void | Promise<void>;
+  /** The agent a call acts as when it names none and its token is bound to none (SIDECAR_AGENT_ID); absent or '': none. */
+  readonly agentId?: string;
 }
 
 /**
- * The one authorization of a request, from its head alone: token to principal (left in `ctx.principal`), the scope
- * the route requires, then the plan limit. The HTTP server runs it for every authenticated route, the proxy as its
- * first step. A plan limit counted on Redis is left pending in `ctx.admission` (docs/fleet.md, "Shared limits").
+ * The one authorization of a request, from its head alone: token to principal (left in `ctx.principal`), the agent it
+ * acts as (`ctx.agentId`), the scope the route requires, then the plan limit. The HTTP server runs it for every
+ * authenticated route, the proxy as its first step. A plan limit counted on Redis is left pending in `ctx.admission`
+ * (docs/fleet.md, "Shared limits").
  */
 export function authorize(access: AccessControl, ctx: RequestContext, scope: Scope): Principal {
   const principal = access.authenticate(ctx);
   ctx.principal = principal;
+  // Resolved once here, so every route, the request log and a refusal's record see the same agent: the call's
+  // x-svc-agent-id, else the agent its token is bound to, else the sidecar's own. A header that disagrees with a bound
+  // token is refused where the agent is used (assertAgent).
+  if (ctx.agentId === '') ctx.agentId = principal.agentId ?? access.agentId ?? '';
   if (!hasScope(principal, scope)) throw new GatewayError('missing_scope', `token lacks the ${scope} scope`);
   const waiting = access.admit(principal);
   if (waiting) {
