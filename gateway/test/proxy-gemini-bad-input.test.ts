@@ -83,10 +83,10 @@ describe('bad input on the Gemini routes', () => {
       '/v1/proxy/gemini/v1beta/cachedContents',
       '/v1/proxy/gemini/upload/v1beta/files',
     ]) {
-      expectRefused(await call(t.url, 'POST', path, { headers, body: ask }), 404, 'not_found', { verdict: false });
+      expectRefused(await call(t.url, 'POST', path, { headers, body: ask }), 404, 'not_found');
     }
-    expectRefused(await call(t.url, 'GET', GENERATE, { headers }), 405, 'invalid_request', { verdict: false });
-    expectRefused(await call(t.url, 'GET', PREFIX, { headers }), 404, 'not_found', { verdict: false });
+    expectRefused(await call(t.url, 'GET', GENERATE, { headers }), 405, 'invalid_request');
+    expectRefused(await call(t.url, 'GET', PREFIX, { headers }), 404, 'not_found');
     expect(mock.received).toHaveLength(0);
     await expectNothingRecordedBefore(t, 'gem-unknown', marker);
   });

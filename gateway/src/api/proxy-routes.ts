@@ -5,6 +5,7 @@ import { ENDPOINTS, geminiEndpoint, type EndpointKind, type Provider } from '../
 import { OPENAI_PROXY_HEADERS, PROXY_HEADERS } from '../proxy/proxy-headers.js';
 import type { ProxyEdge } from '../proxy/proxy-edge.js';
 import type { ProxyPipeline } from '../proxy/pipeline.js';
+import { NOT_PROXIED_HEADERS } from '../proxy/verdict-headers.js';
 
 /**
  * Each provider's routes mirror its own API under a base URL of ours, so its official SDK needs only that base URL and
@@ -69,15 +70,22 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, 
       const endpoint = geminiEndpoint(ctx.params[1] ?? '');
       // A caller the guard refused hears that first, whatever it asked for.
       if (endpoint === null && ctx.refusal !== null) throw ctx.refusal.thrown;
-      if (endpoint === null) throw new GatewayError('route_not_found', 'this Gemini call is not proxied (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents are)');
+      if (endpoint === null) {
+        const message = 'this Gemini call is not proxied (generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents are)';
+        throw new GatewayError('route_not_found', message, '', NOT_PROXIED_HEADERS);
+      }
       return handler.handle(ctx, endpoint).then(answered);
     });
   }
-  // Not the proxy: a 404 naming what is proxied, to anyone.
+  // Not the proxy: a 404 naming what is proxied, to anyone, with the verdict headers of every proxy answer; so do the
+  // server's own 404 and 405 under the prefix (other methods).
   server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
     throw new GatewayError(
       'route_not_found',
       'this provider endpoint is not proxied (chat/completions, completions, embeddings, models, responses; anthropic/v1/messages and its count_tokens; azure/openai/deployments/{d}/chat/completions and embeddings, with UPSTREAM_AZURE_BASE_URL set, are)',
+      '',
+      NOT_PROXIED_HEADERS,
     );
   });
+  server.fallbackHeadersUnder('/v1/proxy/', NOT_PROXIED_HEADERS);
 }

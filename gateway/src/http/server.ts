@@ -91,6 +91,7 @@ export class HttpServer {
   readonly #opts: ServerOptions;
   readonly #routes = new Map<string, Set<Method>>();
   readonly #routeList: RouteInfo[] = [];
+  readonly #fallbackHeaders: { prefix: string; headers: Readonly<Record<string, string>> }[] = [];
 
   readonly #requestLog: RequestLog;
 
@@ -162,16 +163,22 @@ export class HttpServer {
     return this.#routeList.slice();
   }
 
+  /** Headers the fallbacks' 404 and 405 carry for paths under `prefix` (the proxy's verdict headers under /v1/proxy/). */
+  fallbackHeadersUnder(prefix: string, headers: Readonly<Record<string, string>>): void {
+    this.#fallbackHeaders.push({ prefix, headers });
+  }
+
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
     this.app.any('/*', (res, req) => {
       const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
+      const extra = this.#fallbackHeaders.find((f) => ctx.url.startsWith(f.prefix))?.headers;
       try {
         if (ctx.rejection) throw ctx.rejection;
         const known = matchesKnownPath(this.#routes.keys(), ctx.url);
-        this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'));
+        this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'), extra);
       } catch (err) {
-        this.fail(ctx, err);
+        this.fail(ctx, err, extra);
       }
     });
     return this;

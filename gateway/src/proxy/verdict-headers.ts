@@ -17,3 +17,15 @@ export function verdictHeaders(c: ProxyContext): Record<string, string> {
   if (denied && c.rule) h['x-svc-rule'] = c.rule;
   return h;
 }
+
+/**
+ * The verdict headers of an answer under /v1/proxy that no proxied call made (a path or method not proxied): the call
+ * did not get through, no tenant's policy set was consulted, no governance time was spent. The server writes
+ * `x-svc-trace-id` (the request's trace id, the envelope's) on every answer.
+ */
+export const NOT_PROXIED_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'x-svc-verdict': 'DENIED',
+  'x-svc-policy': 'none',
+  'x-svc-latency-ms': '0',
+  'x-svc-latency-us': '0',
+});

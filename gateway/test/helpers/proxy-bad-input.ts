@@ -8,12 +8,11 @@ import { call, expectEnvelope, type CallResult, type TestGateway } from './start
  */
 
 /**
- * A refusal as documented: the error envelope with its status and type (docs/decisions.md, "Errors"), and, on a
- * proxied route, the verdict headers (DENIED, a trace id), which every proxy answer carries.
+ * A refusal as documented: the error envelope with its status and type (docs/decisions.md, "Errors"), and the verdict
+ * headers (DENIED, a trace id), which every answer under /v1/proxy carries, a 404 or 405 of a path not proxied included.
  */
-export function expectRefused(r: CallResult, status: number, type: string, opts: { verdict?: boolean } = {}): void {
+export function expectRefused(r: CallResult, status: number, type: string): void {
   expectEnvelope(r, status, type);
-  if (opts.verdict === false) return;
   expect(r.headers['x-svc-verdict'], `${status} ${r.text.slice(0, 200)}`).toBe('DENIED');
   expect(r.headers['x-svc-trace-id']).toBeTruthy();
 }
