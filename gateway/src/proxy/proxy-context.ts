@@ -28,7 +28,7 @@ export class ProxyContext {
   readonly http: RequestContext;
   readonly endpoint: Endpoint;
   principal: Principal | null = null;
-  /** The calling agent (x-svc-agent-id) in the registry, once authenticated. */
+  /** The agent the call acts as (x-svc-agent-id, a bound token's agent or SIDECAR_AGENT_ID) in the registry, once authenticated. */
   agent: AgentState | null = null;
   decisionId = '';
   /** Parsed request body (governed endpoints). */

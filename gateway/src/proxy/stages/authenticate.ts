@@ -8,10 +8,10 @@ import { isValidLedgerName } from '../../ledger/index.js';
 
 /**
  * What the route's guard found (a bearer PAT with runtime:write within the tenant's plan, checked by the server from
- * the head, its refusal left here to be answered with the verdict headers); the agent id every proxied call must
- * name, and that agent in the registry (registered on first use; a suspended one is denied here with rule
- * `agent_suspended`, recorded like any block). Its policy set is the tenant's, or the tenant's plus its pack
- * (docs/agents.md).
+ * the head, its refusal left here to be answered with the verdict headers); the agent the call acts as (resolved with
+ * the principal: its x-svc-agent-id, else its token's bound agent, else SIDECAR_AGENT_ID; none is a 400), and that
+ * agent in the registry (registered on first use; a suspended one is denied here with rule `agent_suspended`, recorded
+ * like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
  */
 export function authenticateStage(runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
   return {
