@@ -123,14 +123,26 @@ remove(join(root, 'node_modules', '.bin'));
 const kept = [...keep].filter((dir) => dir.split(sep).includes('node_modules'));
 const canStrip = spawnSync('strip', ['--version']).status === 0;
 for (const dir of kept.filter((d) => existsSync(join(d, 'binding.gyp')))) {
-  for (const sub of ['vendor', join('build', 'Release', 'obj.target'), join('build', 'Release', '.deps'), join('build', 'Release', 'obj')]) {
-    if (existsSync(join(dir, sub))) {
+  if (existsSync(join(dir, 'vendor'))) {
+    removed.files++;
+    remove(join(dir, 'vendor'));
+  }
+  // Under build/ only the binaries are loaded: object files, makefiles and their dependency lists go.
+  for (const sub of existsSync(join(dir, 'build')) ? readdirSync(join(dir, 'build'), { withFileTypes: true }) : []) {
+    const path = join(dir, 'build', sub.name);
+    if (sub.isDirectory()) {
+      for (const inner of readdirSync(path, { withFileTypes: true })) {
+        if (inner.isFile() && inner.name.endsWith('.node')) continue;
+        removed.files++;
+        remove(join(path, inner.name));
+      }
+    } else {
       removed.files++;
-      remove(join(dir, sub));
+      remove(path);
     }
   }
   walk(dir, (path, name) => {
-    if (!ADDON_SOURCE.test(name)) return;
+    if (!ADDON_SOURCE.test(name) || path.includes(`${sep}build${sep}`)) return;
     removed.files++;
     remove(path);
   });

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICES = ['gateway', 'scanner'];
 
-const packages = SERVICES.map((dir) => {
+// An image holds one service (deploy/*.Dockerfile): the commands are those of the packages present.
+const packages = SERVICES.filter((dir) => existsSync(join(root, dir, 'package.json'))).map((dir) => {
   const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
   return { dir, cli: join(root, dir, manifest.aduana.cli), service: manifest.aduana.service, commands: manifest.aduana.commands, nodeFlags: manifest.aduana.nodeFlags ?? [] };
 });
