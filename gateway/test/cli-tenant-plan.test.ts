@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
+import { openPostgresRepositories } from '../src/fleet/postgres/open-postgres-repositories.js';
+import { lockDataDir } from '../src/storage/data-dir-lock.js';
 import { assertBuilt, runCli, startCliService, waitExit } from './helpers/run-cli.js';
 
 /** `aduana tenant set-plan NAME PLAN` on a data dir (issue 36, item 1). */
@@ -67,6 +70,41 @@ describe('aduana tenant set-plan', () => {
     } finally {
       child.kill('SIGTERM');
       await waitExit(child);
+    }
+  });
+});
+
+describe('aduana tenant set-plan with DATABASE_URL', () => {
+  let pg: LocalPostgres;
+  let pgEnv: Record<string, string>;
+  let pgDir: string;
+  beforeAll(async () => {
+    pg = await startLocalPostgres();
+    pgDir = mkdtempSync(join(tmpdir(), 'aduana-set-plan-pg-'));
+    pgEnv = { DATABASE_URL: await pg.createDatabase('set_plan'), DATA_DIR: pgDir, LOG_LEVEL: 'silent' };
+  }, 120_000);
+  afterAll(async () => {
+    await pg?.stop();
+    rmSync(pgDir, { recursive: true, force: true });
+  });
+
+  it("changes the plan in PostgreSQL with who made it (each sidecar chains it from its bundle), whatever holds DATA_DIR's lock", async () => {
+    expect((await runCli(['tenant', 'create', 'delta', '--plan', 'community'], pgEnv)).code).toBe(0);
+    // A control plane holds its data dir's lock; the command needs no ledger there, so no lock.
+    const lock = lockDataDir(pgDir, 'gateway', 'a control plane');
+    try {
+      const r = await runCli(['tenant', 'set-plan', 'delta', 'professional'], pgEnv);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: 'delta', plan: 'professional', plan_changed: { from: 'community', to: 'professional', by: 'cli' } });
+    } finally {
+      lock.release();
+    }
+    expect((await runCli(['tenant', 'list'], pgEnv)).stdout).toMatch(/^delta\tprofessional\t/m);
+    const repos = await openPostgresRepositories(pgEnv['DATABASE_URL']!, { sessionTtlMs: 3_600_000 });
+    try {
+      expect(repos.tenants.get('delta')?.plan_changed).toMatchObject({ from: 'community', to: 'professional', by: 'cli' });
+    } finally {
+      await repos.close();
     }
   });
 });
