@@ -1,4 +1,4 @@
-import type { Logger } from '@aduana/shared';
+import type { Egress, Logger } from '@aduana/shared';
 import type { GatewayConfig } from './config.js';
 import type { GatewayStore } from './storage/gateway-store.js';
 import type { Authenticator } from './identity/auth/authenticate.js';
@@ -22,6 +22,8 @@ import type { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 export interface GatewayDeps {
   readonly config: GatewayConfig;
   readonly logger: Logger;
+  /** How outbound HTTP leaves: straight, or through the egress proxy (HTTPS_PROXY, NO_PROXY), decided at start. */
+  readonly egress: Egress;
   readonly store: GatewayStore;
   readonly tenants: TenantRepository;
   readonly tokens: TokenRepository;

@@ -216,6 +216,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const deps: GatewayDeps = {
     config,
     logger,
+    egress,
     store,
     tenants,
     tokens,

@@ -11,6 +11,8 @@ import { call } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
 import { ForwardProxy } from './helpers/forward-proxy.js';
 import { TelemetryReceiver } from './helpers/telemetry-receiver.js';
+import { CookieClient, freePort } from './helpers/cookie-client.js';
+import { startTestIdentityProvider } from './helpers/test-identity-provider.js';
 import { poll } from '../../shared/test/helpers/poll.js';
 import { selfSignedCert } from '../../shared/test/helpers/self-signed-cert.js';
 
@@ -248,6 +250,32 @@ describe('every other outbound connection through the egress proxy', () => {
       expect(tsa.seen[0]).toBe('POST /tsa');
     } finally {
       await tsa.close();
+    }
+  });
+
+  it('the identity provider (OpenID Connect sign-in: discovery, the token exchange, its keys)', async () => {
+    const port = await freePort();
+    const callback = `http://127.0.0.1:${port}/auth/idp/callback`;
+    const op = await startTestIdentityProvider(callback);
+    try {
+      const gw = await start(
+        { HTTP_PROXY: proxy.url },
+        { authPort: port, oidcIssuer: op.issuer, oidcClientId: 'aduana-console', oidcClientSecret: 'test-secret-0123456789abcdef0123456789', oidcRedirectUri: callback, oidcAllowInsecureHttp: true, passwordScryptLogN: 12 },
+      );
+      op.account = { sub: 'sub-egress', email: 'eve@idp.example', email_verified: true, name: 'Eve Egress' };
+      const browser = new CookieClient();
+      const begin = await browser.get(`${gw.authUrl}/auth/idp`);
+      expect(begin.status, begin.text).toBe(302);
+      const { stopped } = await browser.follow(begin.headers.location as string, callback);
+      const done = await browser.get(stopped as string);
+      expect(done.status, done.text).toBe(200);
+      // The sidecar's own requests to the provider went through the proxy; the browser's did not (it is not the gateway).
+      const relayed = proxy.to(new URL(op.issuer).origin).map((s) => s.replace(op.issuer, ''));
+      expect(relayed[0]).toBe('GET /.well-known/openid-configuration');
+      expect(relayed.some((s) => s.startsWith('POST ') && s.includes('token'))).toBe(true);
+      expect(relayed.some((s) => s.startsWith('GET ') && s.includes('jwks'))).toBe(true);
+    } finally {
+      await op.close();
     }
   });
 });

@@ -1,5 +1,5 @@
 import type * as Undici from 'undici';
-import { envHttpProxyAgent, Pool } from './undici-parts.js';
+import { envHttpProxyAgent, fetch, Pool } from './undici-parts.js';
 
 /** A company egress proxy, as configured ('' = not set). */
 export interface EgressProxySettings {
@@ -45,6 +45,17 @@ export class Egress {
    */
   pool(origin: string, options: Undici.Pool.Options): Undici.Dispatcher {
     return this.#settings ? envHttpProxyAgent({ ...options, ...this.#settings }) : new Pool(origin, options);
+  }
+
+  /**
+   * A `fetch` for a library that takes one (openid-client): undefined (the library's own, global fetch) unless a proxy
+   * is set, else undici's fetch through the shared dispatcher.
+   */
+  get fetch(): ((input: string, init: RequestInit) => Promise<Response>) | undefined {
+    const dispatcher = this.dispatcher;
+    if (!dispatcher) return undefined;
+    // undici's Response is the web's (the global one is undici's too): the cast only bridges the two declarations.
+    return (input, init) => fetch(input, { ...(init as Parameters<typeof fetch>[1]), dispatcher }) as unknown as Promise<Response>;
   }
 
   /** Closes the shared dispatcher (the pools are their callers'). */

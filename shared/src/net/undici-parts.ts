@@ -36,3 +36,9 @@ export const request = ((url: Parameters<typeof Undici.request>[0], options?: Pa
   whole ??= import('undici');
   return whole.then((undici) => undici.request(url, options));
 }) as typeof Undici.request;
+
+/** undici's `fetch`, loading the rest of undici on its first call (only a process that sends it through a proxy calls it). */
+export const fetch = ((input: Parameters<typeof Undici.fetch>[0], init?: Parameters<typeof Undici.fetch>[1]) => {
+  whole ??= import('undici');
+  return whole.then((undici) => undici.fetch(input, init));
+}) as typeof Undici.fetch;

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { createLoggers, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from '../../config.js';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { Authenticator } from '../../identity/auth/authenticate.js';
@@ -70,6 +70,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // Request lines by template through the loggers made here; through a caller's logger's own `info`.
   const requestLog = made ? templateRequestLog(made.requestLog) : pinoRequestLog(logger);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Its one outbound HTTP is to the identity provider (OIDC sign-in): through the egress proxy when one is set.
+  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
   const db = await openPostgresRepositories(config.databaseUrl, {
     ...databaseOptions(config),
     sessionTtlMs: config.sessionTtlHours * 3_600_000,
@@ -127,7 +129,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
   const auth = new HttpServer({ logger, requestLog, access, guards: { session: consoleSessionGuard(authenticator, sessions) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
-  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger });
+  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress });
   registerConsoleRoutes(
     auth,
     { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, ledger: archiveConsoleLedger(archive) },
@@ -155,6 +157,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         await telemetryPruner.close();
         await db.close();
         await local.close();
+        await egress.close();
         requestLog.flush();
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();

@@ -26,7 +26,7 @@ const validateTokenRequest = new OwnSchema({
 });
 
 /** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
-export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger'>;
+export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger' | 'egress'>;
 
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and

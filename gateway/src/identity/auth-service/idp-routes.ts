@@ -14,8 +14,8 @@ const COOKIE_HEADERS = ['cookie'] as const;
  * (docs/authentication.md). Both answer 404 when OIDC_ISSUER is not set; starts are limited per client address
  * (OIDC_STARTS_PER_MINUTE).
  */
-export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'config' | 'users' | 'sessions' | 'logger'>): void {
-  const { config, users, sessions, logger } = deps;
+export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'config' | 'users' | 'sessions' | 'logger' | 'egress'>): void {
+  const { config, users, sessions, logger, egress } = deps;
   const enabled = config.oidcIssuer !== '';
   // openid-client and its JOSE stack are loaded only where OIDC is configured: a gateway without it (a sidecar, as a
   // rule) never holds them in memory.
@@ -29,6 +29,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
               clientSecret: config.oidcClientSecret,
               redirectUri: config.oidcRedirectUri,
               allowInsecureHttp: config.oidcAllowInsecureHttp,
+              fetch: egress.fetch,
               flowTtlMs: config.oidcFlowTtlS * 1000,
             },
             logger,

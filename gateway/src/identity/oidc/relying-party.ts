@@ -10,6 +10,8 @@ export interface RelyingPartyOptions {
   redirectUri: string;
   /** Plain-http provider (loopback tests only): openid-client refuses it otherwise. */
   allowInsecureHttp: boolean;
+  /** The egress proxy's fetch, when one is set (undefined: the global fetch, straight to the provider). */
+  fetch?: ((input: string, init: RequestInit) => Promise<Response>) | undefined;
   flowTtlMs: number;
 }
 
@@ -49,7 +51,9 @@ export class RelyingParty {
       // openid-client checks an ID token's signature only with non-repudiation checks on: by default it trusts the
       // token endpoint's TLS for the issuer instead. The signature is checked here whatever the transport.
       const execute = allowInsecureHttp ? [client.allowInsecureRequests, client.enableNonRepudiationChecks] : [client.enableNonRepudiationChecks];
-      const pending = client.discovery(new URL(issuer), clientId, undefined, auth, { execute, timeout: 10 });
+      // A custom fetch given to discovery serves every later request too (the token exchange, the keys).
+      const through = this.opts.fetch ? { [client.customFetch]: this.opts.fetch } : {};
+      const pending = client.discovery(new URL(issuer), clientId, undefined, auth, { execute, timeout: 10, ...through });
       this.#config = pending;
       pending.catch((err: unknown) => {
         this.logger.warn({ err: errorText(err) }, 'identity provider discovery failed');
