@@ -15,6 +15,8 @@ interface HeldRecord {
 export class HeldToolCalls {
   /** Holds written but not committed yet (LMDB's batched write): a retry at once must find its hold. */
   readonly #pending = new Map<string, string>();
+  /** Approvals used but whose removal is not committed yet: a second call at once must not use them again. */
+  readonly #released = new Set<string>();
 
   constructor(private readonly db: Database) {}
 
@@ -25,7 +27,10 @@ export class HeldToolCalls {
 
   /** The decision that holds this call, if one does. */
   decisionOf(key: string): string | undefined {
-    return this.#pending.get(key) ?? (this.db.get(key) as HeldRecord | undefined)?.decision_id;
+    const pending = this.#pending.get(key);
+    if (pending !== undefined) return pending;
+    if (this.#released.has(key)) return undefined;
+    return (this.db.get(key) as HeldRecord | undefined)?.decision_id;
   }
 
   hold(key: string, decisionId: string): void {
@@ -38,6 +43,7 @@ export class HeldToolCalls {
   /** An approval is used once. */
   release(key: string): void {
     this.#pending.delete(key);
-    void this.db.remove(key);
+    this.#released.add(key);
+    void this.db.remove(key).finally(() => this.#released.delete(key));
   }
 }
