@@ -146,8 +146,9 @@ describe('the Kubernetes sidecar example, first start (docs/sidecar.md)', () => 
       expect(tokens.code).toBe(0);
       expect(tokens.stdout.match(/provisioned/g)).toHaveLength(1);
     } finally {
-      output = sidecar.output();
+      // Log lines are written in batches (flushed within a second, and at exit): read them once it has stopped.
       expect(await sidecar.stop()).toBe(0);
+      output = sidecar.output();
     }
     expect(output).toContain('provisioned token (BOOTSTRAP_TOKEN)');
     expect(output).not.toContain(pat);
