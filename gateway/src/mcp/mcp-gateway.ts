@@ -226,14 +226,13 @@ export class McpGateway {
       onAbort?.();
       out.release();
     };
-    const reader = new SseReader();
+    // One event that never ends must not hold the gateway's memory.
+    const reader = new SseReader({ maxPending: this.d.maxAnswerBytes });
     let broke = false;
     try {
       for await (const chunk of res.body) {
         if (ctx.aborted) break;
         const events = reader.push(chunk as Buffer);
-        // One event that never ends must not hold the gateway's memory.
-        if (reader.pending > this.d.maxAnswerBytes) throw new Error('stream event too large');
         let text = '';
         for (const ev of events) {
           const msg = parseOrUndefined(ev.data);
