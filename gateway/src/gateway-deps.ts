@@ -9,6 +9,7 @@ import type { DecisionEngine } from './policy/decisions/decision-engine.js';
 import type { DecideRequestValidator } from './policy/decisions/decide-request.js';
 import type { Ledger } from './ledger/index.js';
 import type { AuditTrail } from './ledger/audit-trail.js';
+import type { RecordAdminAction } from './ledger/admin-actions.js';
 import type { EventIngestor } from './ledger/events/event-ingestor.js';
 import type { IngestValidator } from './ledger/events/ingest-event.js';
 import type { MetricStore } from './telemetry/metric-store.js';
@@ -47,4 +48,6 @@ export interface GatewayDeps {
   readonly prometheus: PrometheusMetrics;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
+  /** Called after an admin action is stored (the ledger records it; a control plane, which keeps no chain, does nothing). */
+  onAdminAction: RecordAdminAction;
 }

@@ -239,6 +239,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     telemetry,
     prometheus,
     onDecisionResolved: (d) => audit.recordResolution(d),
+    onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
   const upstreamOptions = {
     apiKeyMode: config.upstreamApiKeyMode === 'replace' ? ('replace' as const) : ('fill' as const),

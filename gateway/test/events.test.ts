@@ -23,14 +23,16 @@ describe('POST /v1/events', () => {
     expect(risky.body.envelope).toMatchObject({ execution_status: 'ESCALATE', risk_score: 70 });
 
     const list = await call(t.url, 'GET', '/v1/events', { token: tok.viewer });
-    expect(list.body.total).toBe(2);
-    const [first, second] = list.body.events;
-    expect(first).toMatchObject({ seq: 1, tenant_id: 'ev-basic', event_type: 'tool.invoked', payload: { step: 1, note: 'event 1' }, prev_hash: '0'.repeat(64) });
+    // The policy's creation is chained first (an admin action, docs/ledger.md), then the two events.
+    expect(list.body.total).toBe(3);
+    const [created, first, second] = list.body.events;
+    expect(created).toMatchObject({ seq: 1, event_type: 'policy.created', prev_hash: '0'.repeat(64) });
+    expect(first).toMatchObject({ seq: 2, tenant_id: 'ev-basic', event_type: 'tool.invoked', payload: { step: 1, note: 'event 1' }, prev_hash: created.hash });
     expect(first.metadata).toEqual({ agent_id: 'agent-1', session_id: 's1', timestamp: '2026-11-22T10:00:00Z' });
     expect(first.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(second).toMatchObject({ seq: 2, prev_hash: first.hash });
+    expect(second).toMatchObject({ seq: 3, prev_hash: first.hash });
     expect(second.decision).toMatchObject({ execution_status: 'ESCALATE', decision_id: risky.body.envelope.decision_id });
-    const one = await call(t.url, 'GET', '/v1/events/2', { token: tok.viewer });
+    const one = await call(t.url, 'GET', '/v1/events/3', { token: tok.viewer });
     expect(one.body).toEqual(second);
     expectEnvelope(await call(t.url, 'GET', '/v1/events/99', { token: tok.viewer }), 404, 'not_found');
     expectEnvelope(await call(t.url, 'GET', '/v1/events/abc', { token: tok.viewer }), 404, 'not_found');
@@ -112,13 +114,13 @@ describe('GET /v1/events', () => {
     await call(t.url, 'POST', '/v1/policies', { token: tok.admin, body: { name: 'hold', type: 'content_filter', risk: 10, rules: { patterns: ['refund'], action: 'REQUIRE_APPROVAL' } } });
     await call(t.url, 'POST', '/v1/events', { token: tok.operator, body: ev(1) });
     const d = await call(t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'agent-1', action: { type: 'refund', payload: { amount: 10 } } } });
-    await expect.poll(async () => (await call(t.url, 'GET', '/v1/events', { token: tok.viewer })).body.total, { timeout: 3000 }).toBe(2);
+    await expect.poll(async () => (await call(t.url, 'GET', '/v1/events', { token: tok.viewer })).body.total, { timeout: 3000 }).toBe(3);
     await call(t.url, 'POST', `/admin/decisions/${d.body.envelope.decision_id}/resolve`, { token: tok.admin, body: { resolution: 'APPROVED' } });
     const list = (await call(t.url, 'GET', '/v1/events', { token: tok.viewer })).body.events;
-    expect(list.map((e: { event_type: string }) => e.event_type)).toEqual(['tool.invoked', 'decision', 'decision.resolved']);
-    expect(list[1].decision).toMatchObject({ decision_id: d.body.envelope.decision_id, execution_status: 'REQUIRE_APPROVAL' });
-    expect(list[2].payload).toMatchObject({ decision_id: d.body.envelope.decision_id, resolution: { status: 'APPROVED' } });
-    expect(list[2].prev_hash).toBe(list[1].hash);
+    expect(list.map((e: { event_type: string }) => e.event_type)).toEqual(['policy.created', 'tool.invoked', 'decision', 'decision.resolved']);
+    expect(list[2].decision).toMatchObject({ decision_id: d.body.envelope.decision_id, execution_status: 'REQUIRE_APPROVAL' });
+    expect(list[3].payload).toMatchObject({ decision_id: d.body.envelope.decision_id, resolution: { status: 'APPROVED' } });
+    expect(list[3].prev_hash).toBe(list[2].hash);
   });
 });
 

@@ -210,8 +210,10 @@ describe('Gemini', () => {
     expect((err as ApiError).status).toBe(403);
     expect((err as ApiError).message).toContain('blocked by policy');
     // The SDK's error carries no headers: the decision is found through the tenant's latest entries.
-    await expect.poll(() => t.gw.deps.ledger.list(a.id, { limit: 5 }).events.length, { timeout: 5000 }).toBe(2);
-    const [denied, allowedEntry] = t.gw.deps.ledger.list(a.id, { limit: 5 }).events.sort((x, y) => y.seq - x.seq);
+    // (The policy's creation is chained too, as an admin action without a decision.)
+    const calls = () => t.gw.deps.ledger.list(a.id, { limit: 5 }).events.filter((e) => e.decision !== null);
+    await expect.poll(() => calls().length, { timeout: 5000 }).toBe(2);
+    const [denied, allowedEntry] = calls().sort((x, y) => y.seq - x.seq);
     expect(allowedEntry!.decision).toMatchObject({ execution_status: 'ALLOW', rule: '' });
     expect(denied!.decision).toMatchObject({ execution_status: 'DENY', rule: a.policyId });
   });

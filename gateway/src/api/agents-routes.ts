@@ -7,10 +7,12 @@ import { agentView } from '../agents/agent-state.js';
 import { assertAgentId, parseHeartbeat, parseRegister, parseUpsert, statusParam, type ProfileRequest } from '../agents/agent-requests.js';
 import type { GatewayConfig } from '../config.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
+import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
 
 export interface AgentRouteDeps {
   agents: AgentDirectory;
   config: Pick<GatewayConfig, 'listDefaultLimit' | 'listMaxLimit'>;
+  onAdminAction: RecordAdminAction;
 }
 
 /** The path's agent id, URL-decoded and checked (400 when it cannot be an agent id). */
@@ -62,8 +64,17 @@ export function registerAgentRoutes(server: HttpServer, deps: AgentRouteDeps): v
 
   for (const [action, suspended] of [['suspend', true], ['resume', false]] as const) {
     server.route('post', `/v1/agents/:agent_id/${action}`, { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
-      const agent = await agents.setSuspended(ctx.auth.tenantId, pathAgentId(ctx), suspended);
+      const agentId = pathAgentId(ctx);
+      // The state read before the change (the registry changes its record in place).
+      const was = (await agents.get(ctx.auth.tenantId, agentId))?.suspended;
+      const agent = await agents.setSuspended(ctx.auth.tenantId, agentId, suspended);
       if (!agent) throw new GatewayError('not_found', 'agent not found');
+      const state = (s: boolean) => ({ agent_id: agentId, suspended: s });
+      await deps.onAdminAction(
+        ctx.auth.tenantId,
+        { actor: actorOf(ctx.auth), action: suspended ? 'agent.suspended' : 'agent.resumed', target: agentId, before: was === undefined ? null : state(was), after: state(suspended) },
+        ctx.trace.traceId,
+      );
       return { status: 200, body: agentView(agent, Date.now(), interval) };
     });
   }

@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../gateway-deps.js';
 import type { CompileCandidate } from '../policy/policy-store.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import { actorOf } from '../ledger/admin-actions.js';
 
 /** The public view of a policy (the stored record minus internal bookkeeping). */
 export function policyView(p: PolicyRecord) {
@@ -24,8 +25,8 @@ function enabledFilter(value: string | null): boolean | null {
   throw new GatewayError('invalid_request', 'enabled: true (the default), false or all');
 }
 
-export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'config'>): void {
-  const { policies, policyValidator, runtimes, config } = deps;
+export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'config' | 'onAdminAction'>): void {
+  const { policies, policyValidator, runtimes, config, onAdminAction } = deps;
 
   server.route('get', '/v1/policies', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
@@ -46,6 +47,7 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     const input = policyValidator.create(body);
     const { record: rec, compiled } = await policies.create(ctx.auth.tenantId, input, candidateCompiler(runtimes, ctx.auth.tenantId));
     const set = runtimes.install(compiled);
+    await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'policy.created', target: rec.id, before: null, after: policyView(rec) }, ctx.trace.traceId);
     return { status: 200, body: { id: rec.id, name: rec.name, created_at: rec.created_at, policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
@@ -57,14 +59,17 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     const patch = policyValidator.patch(stripTenant(ctx.body), current.type);
     const { record: next, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
     const set = runtimes.install(compiled);
+    await onAdminAction(tenantId, { actor: actorOf(ctx.auth), action: 'policy.updated', target: next.id, before: policyView(current), after: policyView(next) }, ctx.trace.traceId);
     return { status: 200, body: { ...policyView(next), policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
   server.route('delete', '/v1/policies/:id', { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
     const tenantId = ctx.auth.tenantId;
-    if (!policies.get(tenantId, ctx.params[0] as string)) throw new GatewayError('not_found', 'policy not found');
-    const compiled = await policies.remove(tenantId, ctx.params[0] as string, candidateCompiler(runtimes, tenantId));
+    const current = policies.get(tenantId, ctx.params[0] as string);
+    if (!current) throw new GatewayError('not_found', 'policy not found');
+    const compiled = await policies.remove(tenantId, current.id, candidateCompiler(runtimes, tenantId));
     const set = compiled ? runtimes.install(compiled) : runtimes.policySet(tenantId);
+    await onAdminAction(tenantId, { actor: actorOf(ctx.auth), action: 'policy.deleted', target: current.id, before: policyView(current), after: null }, ctx.trace.traceId);
     return { status: 204, headers: { 'x-svc-policy': set.label } };
   });
 
@@ -84,6 +89,8 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     }));
     const { created, existing, compiled } = await policies.applyPack(ctx.auth.tenantId, items, candidateCompiler(runtimes, ctx.auth.tenantId));
     const set = compiled ? runtimes.install(compiled) : runtimes.policySet(ctx.auth.tenantId);
+    // The pack's name is the target; `after` the policies it created (none when all were there already).
+    await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'policy.pack_applied', target: pack, before: null, after: created.map(policyView) }, ctx.trace.traceId);
     return {
       status: 200,
       body: { pack, created: created.map(policyView), existing: existing.map(policyView), policy_version: set.label },

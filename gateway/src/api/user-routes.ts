@@ -6,6 +6,7 @@ import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
 import { createPasswordUser } from '../identity/users/create-user.js';
 import { userView } from '../identity/users/user-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
+import { actorOf } from '../ledger/admin-actions.js';
 
 const validateCreate = new OwnSchema({
   type: 'object',
@@ -21,8 +22,8 @@ const validateCreate = new OwnSchema({
 });
 
 /** Users of the caller's tenant (docs/authentication.md): admins list, create and disable them. */
-export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'users' | 'tenants' | 'config'>): void {
-  const { users, tenants, config } = deps;
+export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'users' | 'tenants' | 'config' | 'onAdminAction'>): void {
+  const { users, tenants, config, onAdminAction } = deps;
   const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
 
   server.route('get', '/admin/users', { auth: 'pat', scope: 'admin:manage', body: 'none' }, (ctx) => ({
@@ -35,12 +36,16 @@ export function registerUserRoutes(server: HttpServer, deps: Pick<GatewayDeps, '
     const body = ctx.body as { email: string; name: string; role: Role; password: string; tenant_id?: string };
     assertOwnTenant(ctx, body.tenant_id);
     const rec = await createPasswordUser(users, tenants, rules, { tenantId: ctx.auth.tenantId, email: body.email, name: body.name, role: body.role, password: body.password });
+    await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'user.created', target: rec.id, before: null, after: userView(rec) }, ctx.trace.traceId);
     return { status: 201, body: userView(rec) };
   });
 
   server.route('post', '/admin/users/:id/disable', { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
-    const rec = await users.disable(ctx.auth.tenantId, ctx.params[0] as string);
+    const id = ctx.params[0] as string;
+    const before = users.get(id);
+    const rec = await users.disable(ctx.auth.tenantId, id);
     if (!rec) throw new GatewayError('not_found', 'user not found');
+    await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'user.disabled', target: rec.id, before: before && before.tenant_id === rec.tenant_id ? userView(before) : null, after: userView(rec) }, ctx.trace.traceId);
     return { status: 200, body: userView(rec) };
   });
 }

@@ -3,6 +3,7 @@ import type { Logger } from '@aduana/shared';
 import type { DecisionRecord, DecisionStore } from '../policy/decisions/decision-store.js';
 import type { Ledger } from './index.js';
 import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-change.js';
+import { adminActionEntry, type AdminActionInput } from './admin-actions.js';
 
 /**
  * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
@@ -100,5 +101,10 @@ export class AuditTrail {
   /** A tenant's plan change, chained once it is stored (`metadata`: the request's trace id, or the bundle that brought it). */
   async recordPlanChange(tenantId: string, change: PlanChange, metadata: Record<string, unknown>): Promise<void> {
     await this.ledger.append(tenantId, [planChangedEntry(change, metadata)]);
+  }
+
+  /** An admin action (a policy, token, user or agent changed), chained once it is stored (`traceId`: the request's). */
+  async recordAdminAction(tenantId: string, input: AdminActionInput, traceId: string): Promise<void> {
+    await this.ledger.append(tenantId, [adminActionEntry(input, { trace_id: traceId })]);
   }
 }

@@ -93,6 +93,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const decisions = new PgDecisionArchive(db.pool);
   // A resolution reaches the sidecar through the bundle (it bumps the revision); nothing else to record here.
   const onDecisionResolved = async (): Promise<void> => {};
+  // A control plane keeps no chain of its own (docs/ledger.md, "Admin actions"): its admin actions are not chained.
+  const onAdminAction = async (): Promise<void> => {};
   const resolutionsWindowMs = config.fleetBundleResolutionsWindowS * 1000;
   // Telemetry the sidecars ship, queried as at a sidecar (docs/fleet.md, "Telemetry").
   const telemetryStore = new PgTelemetryStore(db.pool);
@@ -110,8 +112,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // The fleet routes take a sidecar's token (fleet/sidecar-auth.ts), not a PAT.
   const api = new HttpServer({ logger, requestLog, access, guards: { sidecar: sidecarGuard(db.sidecarTokens) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'control' });
   for (const path of HEALTH_PATHS) api.route('get', path, { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
-  registerPolicyRoutes(api, { policies, policyValidator, runtimes, config });
-  registerUserRoutes(api, { users, tenants, config });
+  registerPolicyRoutes(api, { policies, policyValidator, runtimes, config, onAdminAction });
+  registerUserRoutes(api, { users, tenants, config, onAdminAction });
   // No chain here to record a plan change in: it travels in the bundle, and each sidecar chains it when it takes it.
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: async () => {} });
   registerBundleRoute(api, {
@@ -120,7 +122,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
     resolutions: (tenantId) => db.resolutions.recent(tenantId, Date.now() - resolutionsWindowMs, config.fleetBundleResolutionsMax),
   });
-  registerAgentRoutes(api, { agents, config });
+  registerAgentRoutes(api, { agents, config, onAdminAction });
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
   registerAgentReportRoute(api, { activity, tenants, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
   registerLedgerIngestRoute(api, { archive, maxBody: config.fleetLedgerBodyLimit, maxEntries: config.fleetLedgerBatchMax });
@@ -129,7 +131,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
   const auth = new HttpServer({ logger, requestLog, access, guards: { session: consoleSessionGuard(authenticator, sessions) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
-  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress });
+  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction });
   registerConsoleRoutes(
     auth,
     { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, ledger: archiveConsoleLedger(archive) },

@@ -9,6 +9,7 @@ import type { GatewayDeps } from '../../gateway-deps.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerIdpRoutes } from './idp-routes.js';
+import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
@@ -26,7 +27,7 @@ const validateTokenRequest = new OwnSchema({
 });
 
 /** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
-export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger' | 'egress'>;
+export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger' | 'egress' | 'onAdminAction'>;
 
 /**
  * The authentication service (AUTH_PORT): token verification and PAT issuance. Issuing needs an admin:manage PAT, and
@@ -93,6 +94,7 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
       notAfter: minter ? Date.parse(minter.expires_at) : undefined,
       agentId: req.agent_id ?? null,
     });
+    await deps.onAdminAction(caller.tenantId, { actor: actorOf(caller), action: 'token.created', target: record.id, before: null, after: tokenDigestView(record) }, ctx.trace.traceId);
     return {
       status: 200,
       body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at, agent_id: record.agent_id ?? null },
