@@ -63,7 +63,7 @@ describe('sign-in with a real OpenID Provider (authorization code, PKCE, state, 
     const back = await toCallback(browser);
     const done = await browser.get(back);
     expect(done.status, done.text).toBe(200);
-    expect(String(done.headers['set-cookie'])).toMatch(/^aduana_session=adu_ses_[0-9A-Za-z]{36}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Strict$/);
+    expect(String(done.headers['set-cookie'])).toMatch(/^aduana_session=adu_ses_[0-9A-Za-z]{36}; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Strict$/);
     expect(done.headers['content-security-policy']).toContain("script-src 'self'");
     const session = browser.cookies(t.authUrl).get('aduana_session') as string;
     const me = await call(t.authUrl, 'GET', '/me', { token: session });

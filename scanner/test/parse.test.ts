@@ -54,4 +54,17 @@ describe('Set-Cookie parser', () => {
     expect(parseSetCookie('sid=abc; Path=/; Secure; HttpOnly; SameSite=Strict')).toEqual({ name: 'sid', secure: true, httpOnly: true, sameSite: 'strict' });
     expect(parseSetCookie('a=b')).toEqual({ name: 'a', secure: false, httpOnly: false, sameSite: '' });
   });
+
+  it('reads attributes case-insensitively, with spaces and values a browser ignores', () => {
+    expect(parseSetCookie('SID = abc ;secure; HTTPONLY ; samesite = Lax; Secure=1')).toEqual({ name: 'SID', secure: true, httpOnly: true, sameSite: 'lax' });
+  });
+
+  it('takes SameSite as browsers do (RFC 6265bis): a value other than None, Lax or Strict is ignored, so the cookie has none', () => {
+    expect(parseSetCookie('sid=abc; Secure; SameSite=Bogus').sameSite).toBe('');
+    expect(parseSetCookie('sid=abc; Secure; SameSite').sameSite).toBe('');
+  });
+
+  it('takes a pair without "=" as a nameless cookie with that value, as browsers do', () => {
+    expect(parseSetCookie('abc; Secure').name).toBe('');
+  });
 });

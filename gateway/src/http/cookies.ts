@@ -1,17 +1,13 @@
+import { parseCookie, stringifySetCookie } from 'cookie';
+
 /** The console's cookie names (docs/authentication.md, "Console"). */
 export const SESSION_COOKIE = 'aduana_session';
 export const OIDC_FLOW_COOKIE = 'aduana_oidc_flow';
 export const LOGIN_CSRF_COOKIE = 'aduana_login_csrf';
 
-/** One cookie's value from a Cookie header, '' when absent. No allocation of a map: a request reads one or two. */
+/** One cookie's value from a Cookie header (the first of a repeated name), '' when absent. */
 export function cookieValue(header: string, name: string): string {
-  if (!header) return '';
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return '';
+  return header ? (parseCookie(header)[name] ?? '') : '';
 }
 
 export interface CookieOptions {
@@ -23,7 +19,7 @@ export interface CookieOptions {
   secure: boolean;
 }
 
-/** A Set-Cookie value: always HttpOnly (no script reads these). */
+/** A Set-Cookie value: always HttpOnly (no script reads these). The library encodes a value that would end the pair. */
 export function setCookie(name: string, value: string, o: CookieOptions): string {
-  return `${name}=${value}; Path=${o.path}; Max-Age=${o.maxAge}; HttpOnly; SameSite=${o.sameSite}${o.secure ? '; Secure' : ''}`;
+  return stringifySetCookie({ name, value, path: o.path, maxAge: o.maxAge, httpOnly: true, sameSite: o.sameSite === 'Strict' ? 'strict' : 'lax', secure: o.secure });
 }
