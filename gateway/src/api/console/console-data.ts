@@ -33,6 +33,8 @@ export interface Overview {
   buckets: number[];
   byVerdict: Record<Verdict, number[]>;
   total: number;
+  /** Held decisions (REQUIRE_APPROVAL, ESCALATE) of the range still awaiting a resolution; resolved ones are not held. */
+  held: number;
   blockedRate: number;
   latencyP50: number;
   latencyP99: number;
@@ -122,6 +124,7 @@ export class DecisionConsoleData implements ConsoleData {
     const spend = new Map<string, number>();
     let total = 0;
     let blocked = 0;
+    let held = 0;
     for (const d of this.store.recent(tenantId, this.scanLimit)) {
       const at = Date.parse(d.created_at);
       if (at < fromMs) break;
@@ -130,6 +133,7 @@ export class DecisionConsoleData implements ConsoleData {
       (byVerdict[d.execution_status] as number[])[i]!++;
       total++;
       if (d.execution_status === 'DENY' || isHeld(d.execution_status)) blocked++;
+      if (isHeld(d.execution_status) && !d.resolution) held++;
       if (d.latency_ms !== undefined) {
         latencies.push(d.latency_ms);
         perBucket[i]!.push(d.latency_ms);
@@ -141,6 +145,7 @@ export class DecisionConsoleData implements ConsoleData {
       buckets,
       byVerdict,
       total,
+      held,
       blockedRate: total ? blocked / total : 0,
       latencyP50: percentile(latencies.sort((a, b) => a - b), 0.5) ?? 0,
       latencyP99: percentile(latencies, 0.99) ?? 0,

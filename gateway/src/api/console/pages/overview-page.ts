@@ -12,13 +12,12 @@ function jsonBlock(value: unknown): string {
 
 export function overviewPage(v: Viewer, o: Overview, range: RangeName): string {
   const ranges = (Object.keys(RANGES) as RangeName[]).map((r) => (r === range ? `<strong>${r}</strong>` : `<a href="/console?range=${r}">${r}</a>`)).join(' · ');
-  const held = (o.byVerdict.REQUIRE_APPROVAL ?? []).reduce((a, b) => a + b, 0) + (o.byVerdict.ESCALATE ?? []).reduce((a, b) => a + b, 0);
   const spendRows = o.spendByAgent.map((s) => `<tr><td>${esc(s.agent_id)}</td><td>${s.spend_brl.toFixed(4)}</td></tr>`).join('') || '<tr><td colspan="2" class="muted">No spend recorded in this range.</td></tr>';
   const body = `<p class="muted">Range: ${ranges}</p>
 <div class="cards">
 <div class="card"><div class="label">Decisions</div><div class="value" id="stat-total">${o.total}</div></div>
 <div class="card"><div class="label">Blocked rate</div><div class="value" id="stat-blocked">${(o.blockedRate * 100).toFixed(1)}%</div></div>
-<div class="card"><div class="label">Held</div><div class="value" id="stat-held">${held}</div></div>
+<div class="card"><div class="label">Held</div><div class="value" id="stat-held">${o.held}</div></div>
 <div class="card"><div class="label">Latency p50</div><div class="value" id="stat-p50">${o.latencyP50.toFixed(2)} ms</div></div>
 <div class="card"><div class="label">Latency p99</div><div class="value" id="stat-p99">${o.latencyP99.toFixed(2)} ms</div></div>
 </div>

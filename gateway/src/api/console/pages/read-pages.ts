@@ -32,7 +32,7 @@ export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
     v,
     'policies',
     'Policies',
-    `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Updated</th>${admin ? '<th></th>' : ''}</tr></thead><tbody>${rows || `<tr><td colspan="${cols}" class="muted">No policies.</td></tr>`}</tbody></table>`,
+    `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Updated</th>${admin ? '<th><span class="visually-hidden">Switch</span></th>' : ''}</tr></thead><tbody>${rows || `<tr><td colspan="${cols}" class="muted">No policies.</td></tr>`}</tbody></table>`,
   );
 }
 
