@@ -92,6 +92,11 @@ describe('the MCP gateway with the official SDK on both sides', () => {
     const e = await toolEntry(pii.admin, 'lookup_customer');
     expect(e.payload['input_redactions']).toBe(1);
     expect(e.payload['output_redactions']).toBeGreaterThanOrEqual(3);
+    // Per entity too (entity and count, never the value): the decision page shows them.
+    expect(e.payload['input_redaction_entities']).toEqual({ EMAIL: 1 });
+    const out = e.payload['output_redaction_entities'] as Record<string, number>;
+    expect(out['EMAIL']).toBe(2);
+    expect(Object.values(out).reduce((a, b) => a + b, 0)).toBe(e.payload['output_redactions']);
   });
 
   it('a resource read is redacted on its way back', async () => {

@@ -2,6 +2,7 @@ import { isoTime } from '@aduana/shared';
 import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
+import type { EntityTally } from '../policy/pii/entity-tally.js';
 
 /** What became of a tools/call. */
 export type ToolCallOutcome = 'completed' | 'tool_error' | 'blocked' | 'held' | 'upstream_error' | 'client_aborted';
@@ -22,6 +23,9 @@ export interface ToolCallRecord {
   outputTriggered: Triggered[];
   inputRedactions: number;
   outputRedactions: number;
+  /** Redactions per entity, once any. */
+  inputRedactionEntities: EntityTally | null;
+  outputRedactionEntities: EntityTally | null;
   startedAt: number;
   governanceMs: number;
 }
@@ -56,8 +60,10 @@ export function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: To
     {
       arguments_sha256: r.argumentsSha256,
       duration_ms: Math.round((Date.now() - r.startedAt) * 1000) / 1000,
+      ...(r.inputRedactionEntities ? { input_redaction_entities: r.inputRedactionEntities } : undefined),
       input_redactions: r.inputRedactions,
       outcome,
+      ...(r.outputRedactionEntities ? { output_redaction_entities: r.outputRedactionEntities } : undefined),
       output_redactions: r.outputRedactions,
       server: r.server,
       tool: r.tool,

@@ -12,6 +12,7 @@ import { isHeld } from '../policy/verdict.js';
 import { HeldToolCalls } from './held-tool-calls.js';
 import { RPC, rpcError, type Json } from './jsonrpc.js';
 import { recordToolCall, type ToolCallRecord } from './mcp-record.js';
+import { tallyEntities, type EntityTally } from '../policy/pii/entity-tally.js';
 
 /** Who is calling, through which server: what every judgement of one HTTP request shares. */
 export interface McpCaller {
@@ -68,6 +69,8 @@ export class ToolCallJudge {
       outputTriggered: [],
       inputRedactions: 0,
       outputRedactions: 0,
+      inputRedactionEntities: null,
+      outputRedactionEntities: null,
       startedAt: Date.now(),
       governanceMs: 0,
     };
@@ -75,13 +78,16 @@ export class ToolCallJudge {
     if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
       const redactor = caller.set.inputRedactor;
       let count = 0;
+      let entities: EntityTally | null = null;
       walkText(args, (text) => {
         const r = redactor.redact(text);
         count += r.matches.length;
+        entities = tallyEntities(r.matches, entities);
         return r.text;
       });
       params.arguments = args;
       record.inputRedactions = count;
+      record.inputRedactionEntities = entities;
     }
     record.governanceMs = performance.now() - started;
     return { record, refusal };

@@ -83,9 +83,12 @@ export class CallRecorder {
         cost_brl: c.costBrl,
         endpoint: c.endpoint.kind,
         governance_us: Math.round(c.governanceMs * 1000),
+        // Per entity only when something was redacted: the other entries keep their shape.
+        ...(c.inputRedactionEntities ? { input_redaction_entities: c.inputRedactionEntities } : undefined),
         input_redactions: c.inputRedactions,
         model: c.model,
         outcome: c.outcome,
+        ...(c.outputRedactionEntities ? { output_redaction_entities: c.outputRedactionEntities } : undefined),
         output_redactions: c.outputRedactions,
         output_sha256: c.outputHash,
         stream: c.stream,

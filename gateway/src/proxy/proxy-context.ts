@@ -10,6 +10,7 @@ import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';
 import { ANTHROPIC_BETA, ANTHROPIC_VERSION, FORWARDED_API_KEY, FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
 import type { UpstreamResponse } from './upstream/upstream-client.js';
+import type { EntityTally } from '../policy/pii/entity-tally.js';
 
 export interface Usage {
   prompt_tokens: number;
@@ -65,6 +66,9 @@ export class ProxyContext {
   riskScore = 0;
   inputRedactions = 0;
   outputRedactions = 0;
+  /** Redactions per entity, once any (output: a whole answer's; a streamed answer's go uncounted, as in outputRedactions). */
+  inputRedactionEntities: EntityTally | null = null;
+  outputRedactionEntities: EntityTally | null = null;
   /** The upstream's answer once its head arrived (forward step). */
   upstream: UpstreamResponse | null = null;
   upstreamStatus = 0;

@@ -1,6 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { compilePolicySet, type InputFindings, type PolicySet } from '../compile-policy-set.js';
 import type { PolicyRecord } from '../policy-record.js';
+import { tallyEntities, type EntityTally } from '../pii/entity-tally.js';
 
 /** One large input to judge: the request's strings in walk order (their '\n'-join is the text policies read). */
 export interface EvalJob {
@@ -17,6 +18,8 @@ export interface EvalResult {
   /** The strings with personal data redacted (same order), when the set redacts and found something; else null. */
   redacted: string[] | null;
   redactions: number;
+  /** Redactions per entity, when any. */
+  entities?: EntityTally | null;
   error: string | null;
 }
 
@@ -40,14 +43,16 @@ function run(job: EvalJob): EvalResult {
   const redactor = set.inputRedactor;
   let redacted: string[] | null = null;
   let redactions = 0;
+  let entities: EntityTally | null = null;
   if (redactor && findings.pii.some((e) => (redactor.entities as readonly string[]).includes(e))) {
     redacted = job.strings.map((s) => {
       const r = redactor.redact(s);
       redactions += r.matches.length;
+      entities = tallyEntities(r.matches, entities);
       return r.text;
     });
   }
-  return { id: job.id, findings, redacted, redactions, error: null };
+  return { id: job.id, findings, redacted, redactions, entities, error: null };
 }
 
 parentPort?.on('message', (job: EvalJob) => {
@@ -55,7 +60,7 @@ parentPort?.on('message', (job: EvalJob) => {
   try {
     out = run(job);
   } catch (err) {
-    out = { id: job.id, findings: null, redacted: null, redactions: 0, error: err instanceof Error ? err.message : String(err) };
+    out = { id: job.id, findings: null, redacted: null, redactions: 0, entities: null, error: err instanceof Error ? err.message : String(err) };
   }
   parentPort?.postMessage(out);
 });

@@ -2,6 +2,7 @@ import type { PiiStreamRedactor } from '../../policy/pii/index.js';
 import type { ProxyContext } from '../proxy-context.js';
 import { AnswerPiece } from './answer-piece.js';
 import type { ResponseStage } from './response-stage.js';
+import { tallyEntities, type EntityTally } from '../../policy/pii/entity-tally.js';
 
 /** Cap on answer text kept for output checks and the ledger (an answer is relayed whole regardless). */
 export const ANSWER_TEXT_CAP = 256 * 1024;
@@ -57,6 +58,7 @@ export function redactOutputStage(): ResponseStage {
 function redactWhole(c: ProxyContext, piece: AnswerPiece): void {
   const redactor = c.policySet!.outputRedactor;
   let count = 0;
+  let entities: EntityTally | null = null;
   const texts: string[] = [];
   let size = 0;
   c.endpoint.format.visitAnswer(piece.body, (text) => {
@@ -64,6 +66,7 @@ function redactWhole(c: ProxyContext, piece: AnswerPiece): void {
     if (redactor) {
       const r = redactor.redact(text);
       count += r.matches.length;
+      entities = tallyEntities(r.matches, entities);
       out = r.text;
     }
     if (size < ANSWER_TEXT_CAP) {
@@ -73,6 +76,7 @@ function redactWhole(c: ProxyContext, piece: AnswerPiece): void {
     return out;
   });
   c.outputRedactions = count;
+  c.outputRedactionEntities = entities;
   if (count > 0) piece.changed = true;
   piece.text = c.answerText = texts.join('\n');
 }

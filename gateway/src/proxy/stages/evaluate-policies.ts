@@ -69,6 +69,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
     if (c.evaluation!.redactInput && result.redacted) {
       replaceRequestStrings(c.request!, result.redacted);
       c.inputRedactions = result.redactions;
+      c.inputRedactionEntities = result.entities ?? null;
     }
     c.inputJudgedInWorker = true;
   }

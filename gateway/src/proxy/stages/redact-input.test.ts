@@ -44,6 +44,7 @@ describe('redact-input stage', () => {
     expect(JSON.stringify(req)).not.toContain('@');
     expect(req.model).toBe('gpt-4o-mini');
     expect(c.inputRedactions).toBe(5);
+    expect(c.inputRedactionEntities).toEqual({ EMAIL: 5 });
     // Redaction is the tenant's evaluation work: charged to its budget.
     expect(charged).toHaveBeenCalledOnce();
     expect(charged.mock.calls[0]![0]).toBe(TENANT);
