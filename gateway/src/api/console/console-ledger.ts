@@ -2,6 +2,8 @@ import type { MaybePromise } from '../../agents/agent-directory.js';
 import type { Ledger } from '../../ledger/index.js';
 import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
 import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
+import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import { decisionLedgerView, type DecisionLedgerView } from './decision-entry.js';
 
 /**
  * What the console's ledger page shows: the tenant's entry count and latest signed checkpoint, and a verify on
@@ -10,6 +12,8 @@ import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
 export interface ConsoleLedger {
   summary(tenantId: string): MaybePromise<{ size: number; checkpoint: Checkpoint | null }>;
   verify(tenantId: string): Promise<VerifyReport>;
+  /** A decision's entry and its inclusion proof (the decision page); absent where the chains are not held here. */
+  decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView>;
 }
 
 /** The embedded gateway's ledger, as the console reads it. */
@@ -17,5 +21,6 @@ export function localConsoleLedger(ledger: Ledger): ConsoleLedger {
   return {
     summary: (tenantId) => ({ size: ledger.head(tenantId).size, checkpoint: ledger.latestCheckpoint(tenantId) }),
     verify: (tenantId) => ledger.verify(tenantId),
+    decision: (d) => decisionLedgerView(ledger, d),
   };
 }

@@ -17,6 +17,7 @@ import type { Viewer } from './pages/layout.js';
 import { loginPage } from './pages/login-page.js';
 import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
 import { decisionsPage } from './pages/decisions-page.js';
+import { decisionPage } from './pages/decision-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
 import { candidateCompiler } from '../policies-routes.js';
 
@@ -148,6 +149,21 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const rows = await data.decisions(v.principal.tenantId, { verdict: verdict as Verdict | '', agent, since: Date.now() - (SINCE_MS[since] as number), limit: LIST_LIMIT });
       const resolved = ctx.query.get('resolved');
       return html(200, decisionsPage(v, rows, { verdict, agent, since }, resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : ''));
+    }),
+  );
+
+  // Why a decision was judged so: its rules by name, redactions, action, ledger entry and inclusion proof.
+  server.route(
+    'get',
+    '/console/decisions/:id',
+    PAGE,
+    signedIn(async (v, ctx) => {
+      const tenantId = v.principal.tenantId;
+      const d = await data.decision(tenantId, (ctx.params[0] as string).slice(0, 64));
+      if (!d) throw new GatewayError('not_found', 'decision not found');
+      const named = new Map(policies.all(tenantId).map((p) => [p.id, p]));
+      const view = ledger.decision ? await ledger.decision(d) : null;
+      return html(200, decisionPage(v, d, named, view));
     }),
   );
 

@@ -28,7 +28,7 @@ export function decisionsPage(v: Viewer, rows: DecisionRecord[], q: DecisionsQue
   const body = rows
     .map(
       (d) =>
-        `<tr data-decision="${esc(d.decision_id)}"><td class="mono">${esc(d.created_at)}</td><td class="mono">${esc(d.decision_id)}</td><td>${esc(d.agent_id)}</td><td>${esc(d.event_type)}</td><td><span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span></td><td>${d.risk_score}</td><td class="mono">${esc(d.rule)}</td><td>${resolveCell(v, d)}</td></tr>`,
+        `<tr data-decision="${esc(d.decision_id)}"><td class="mono">${esc(d.created_at)}</td><td class="mono"><a href="/console/decisions/${encodeURIComponent(d.decision_id)}" data-detail="${esc(d.decision_id)}">${esc(d.decision_id)}</a></td><td>${esc(d.agent_id)}</td><td>${esc(d.event_type)}</td><td><span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span></td><td>${d.risk_score}</td><td class="mono">${esc(d.rule)}</td><td>${resolveCell(v, d)}</td></tr>`,
     )
     .join('');
   const html = `${notice ? `<div class="notice ok" id="notice">${esc(notice)}</div>` : ''}

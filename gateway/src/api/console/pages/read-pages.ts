@@ -24,7 +24,7 @@ export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
       ? `<td><form class="inline" method="post" action="/console/policies/${encodeURIComponent(p.id)}/toggle">${csrfField(v)}<button type="submit" class="secondary" data-toggle="${esc(p.id)}">${p.enabled ? 'Disable' : 'Enable'}</button></form></td>`
       : '';
   const rows = policies
-    .map((p) => `<tr data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
+    .map((p) => `<tr id="policy-${esc(p.id)}" data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
     .join('');
   const note = admin ? 'Switch a policy on or off here; create and edit policies through the API (/v1/policies).' : 'Read-only: only admins change policies.';
   const cols = admin ? 7 : 6;

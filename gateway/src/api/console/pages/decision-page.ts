@@ -1,0 +1,133 @@
+import type { DecisionRecord } from '../../../policy/decisions/decision-store.js';
+import type { PolicyRecord } from '../../../policy/policy-record.js';
+import type { DecisionLedgerView } from '../decision-entry.js';
+import { esc } from '../html-headers.js';
+import { page, type Viewer } from './layout.js';
+
+/** A row of a two-column table; `id` names the value cell for tests and links. */
+function row(label: string, value: string, id = ''): string {
+  return `<tr><th scope="row">${esc(label)}</th><td${id ? ` id="${id}"` : ''}>${value}</td></tr>`;
+}
+
+function mono(value: unknown): string {
+  return `<span class="mono">${esc(value)}</span>`;
+}
+
+/** A policy by name, linked to it on the policies page; its id alone once it was deleted. */
+function policyLink(id: string, policies: ReadonlyMap<string, PolicyRecord>): string {
+  const p = policies.get(id);
+  if (p) return `<a href="/console/policies#policy-${encodeURIComponent(id)}" data-policy-link="${esc(id)}">${esc(p.name)}</a>`;
+  return `<span class="muted" data-policy-deleted="${esc(id)}">deleted policy</span> ${mono(id)}`;
+}
+
+/** The deciding rule: a policy's name, or a built-in rule (agent_suspended, rate limits of the plan) as it is. */
+function ruleCell(rule: string, policies: ReadonlyMap<string, PolicyRecord>): string {
+  if (!rule) return '<span class="muted">none (nothing fired)</span>';
+  return policies.has(rule) || /^pol_/.test(rule) ? policyLink(rule, policies) : mono(rule);
+}
+
+function rulesSection(d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>): string {
+  const rows = d.triggered
+    .map(
+      (t) =>
+        `<tr data-triggered="${esc(t.policyId)}"><td>${policyLink(t.policyId, policies)}</td><td>${esc(t.type)}</td><td>${esc(t.action)}</td><td>${t.risk}</td><td>${esc(t.reason ?? '')}</td></tr>`,
+    )
+    .join('');
+  return `<h2>Rules that fired</h2><table id="rules"><thead><tr><th>Policy</th><th>Type</th><th>Action</th><th>Risk</th><th>Reason</th></tr></thead><tbody>${rows || '<tr><td colspan="5" class="muted">No rule fired.</td></tr>'}</tbody></table>`;
+}
+
+type Payload = Record<string, unknown>;
+
+function entityCounts(value: unknown): [string, number][] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number');
+}
+
+/** Entities and counts, never values: per entity where the entry records them, else the totals older entries keep. */
+function redactionsSection(payload: Payload | null): string {
+  if (!payload || (payload['input_redactions'] === undefined && payload['output_redactions'] === undefined)) {
+    return '<h2>Redactions</h2><p class="muted" id="redactions">None recorded for this kind of action.</p>';
+  }
+  const rows: string[] = [];
+  for (const side of ['input', 'output'] as const) {
+    const total = payload[`${side}_redactions`];
+    const byEntity = entityCounts(payload[`${side}_redaction_entities`]);
+    if (byEntity.length > 0) {
+      for (const [entity, count] of byEntity) rows.push(`<tr data-redaction="${side}" data-entity="${esc(entity)}"><td>${side}</td><td>${esc(entity)}</td><td class="count">${count}</td></tr>`);
+    } else if (typeof total === 'number' && total > 0) {
+      rows.push(`<tr data-redaction="${side}" data-entity=""><td>${side}</td><td class="muted">not recorded by entity</td><td class="count">${total}</td></tr>`);
+    }
+  }
+  return `<h2>Redactions</h2><table id="redactions"><thead><tr><th>Where</th><th>Entity</th><th>Count</th></tr></thead><tbody>${rows.join('') || '<tr><td colspan="3" class="muted">Nothing was redacted.</td></tr>'}</tbody></table>`;
+}
+
+const num = (v: unknown): string => (typeof v === 'number' ? String(v) : '—');
+
+/** The action as the ledger entry records it: a proxied call, an MCP tool call, or a decided action. */
+function actionSection(d: DecisionRecord, payload: Payload | null): string {
+  const rows = [row('Event type', mono(d.event_type), 'event-type'), row('Agent', esc(d.agent_id), 'agent')];
+  const p = payload ?? {};
+  if ('endpoint' in p) {
+    const usage = (p['usage'] ?? {}) as Payload;
+    rows.push(
+      row('Endpoint', mono(p['endpoint'])),
+      row('Model', mono(p['model']), 'model'),
+      row('Outcome', esc(p['outcome']), 'outcome'),
+      row('Streamed', p['stream'] ? 'yes' : 'no'),
+      row('Tokens (prompt / completion / total)', `${num(usage['prompt_tokens'])} / ${num(usage['completion_tokens'])} / ${num(usage['total_tokens'])}`, 'usage'),
+      row('Cost (BRL)', typeof p['cost_brl'] === 'number' ? p['cost_brl'].toFixed(6) : '—', 'cost'),
+      row('Upstream status', num(p['upstream_status']), 'upstream-status'),
+      row('Governance time', typeof p['governance_us'] === 'number' ? `${(p['governance_us'] / 1000).toFixed(3)} ms` : '—', 'latency'),
+    );
+  } else if ('tool' in p) {
+    rows.push(
+      row('Server', mono(p['server']), 'server'),
+      row('Tool', mono(p['tool']), 'tool'),
+      row('Outcome', esc(p['outcome']), 'outcome'),
+      row('Call duration', typeof p['duration_ms'] === 'number' ? `${p['duration_ms']} ms` : '—'),
+      row('Governance time', d.latency_ms !== undefined ? `${d.latency_ms} ms` : '—', 'latency'),
+    );
+  } else {
+    const action = (p['action'] ?? {}) as Payload;
+    if (payload) rows.push(row('Action', `${mono(action['type'])} ${action['method'] ? mono(action['method']) : ''} ${action['target'] ? mono(action['target']) : ''}`, 'action'));
+    rows.push(row('Governance time', d.latency_ms !== undefined ? `${d.latency_ms} ms` : '—', 'latency'));
+    if (d.cost_brl) rows.push(row('Cost (BRL)', d.cost_brl.toFixed(6), 'cost'));
+  }
+  rows.push(row('Trace id', mono(d.trace_id)), row('Policy set', mono(d.policy_version)), row('Policies evaluated', String(d.policies_evaluated)));
+  return `<h2>Action</h2><table id="action"><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function ledgerSection(view: DecisionLedgerView | null): string {
+  if (!view) return '<h2>Ledger</h2><p class="muted" id="ledger-entry">The entries are held in the sidecars\' shipped chains; see the ledger page.</p>';
+  const { entry, checkpoint, proof, publicKey } = view;
+  if (!entry) return `<h2>Ledger</h2><p class="muted" id="ledger-entry">Entry ${esc(view.missing)}.</p>`;
+  const entryTable = `<table id="ledger-entry"><tbody>${row('Seq', String(entry.seq), 'entry-seq')}${row('Hash', mono(entry.hash), 'entry-hash')}${row('Previous hash', mono(entry.prev_hash), 'entry-prev-hash')}${row('Chained at', mono(entry.created_at))}</tbody></table>`;
+  let cp = '<p class="muted" id="checkpoint">No signed checkpoint yet.</p>';
+  if (checkpoint) {
+    const anchor = checkpoint.anchor
+      ? checkpoint.anchor.status === 'anchored'
+        ? `time-stamped by the TSA at ${mono(checkpoint.anchor.gen_time)}`
+        : 'awaiting the time-stamp authority'
+      : '<span class="muted">not time-stamped (anchoring is off for this tenant)</span>';
+    cp = `<table id="checkpoint"><tbody>${row('Tree size', String(checkpoint.tree_size), 'checkpoint-size')}${row('Root hash', mono(checkpoint.root_hash), 'checkpoint-root')}${row('Signed at', mono(checkpoint.timestamp), 'checkpoint-timestamp')}${row('Key id', mono(checkpoint.key_id), 'checkpoint-key')}${row('Signature (Ed25519)', mono(checkpoint.signature), 'checkpoint-signature')}${row('Public key (raw, base64)', mono(publicKey.raw), 'public-key')}${row('Time-stamp', anchor, 'checkpoint-anchor')}</tbody></table>`;
+  }
+  const proofHtml = proof
+    ? `<p>The entry is leaf ${proof.leaf_index} of the checkpoint's tree of ${proof.tree_size}; the leaf hash is SHA-256(0x00 ‖ entry hash), each step SHA-256(0x01 ‖ left ‖ right) (RFC 9162).</p><table id="proof"><tbody>${row('Leaf index', String(proof.leaf_index), 'proof-leaf-index')}${row('Tree size', String(proof.tree_size), 'proof-tree-size')}${row('Entry hash', mono(proof.entry_hash), 'proof-entry-hash')}${row('Root hash', mono(proof.root_hash), 'proof-root')}</tbody></table><h3>Audit path</h3><ol id="proof-path">${proof.audit_path.map((h) => `<li class="mono">${esc(h)}</li>`).join('')}</ol>`
+    : `<p class="muted" id="proof">${checkpoint ? 'No signed checkpoint covers this entry yet (checkpoints follow CHECKPOINT_EVERY and CHECKPOINT_INTERVAL_S).' : 'No proof without a signed checkpoint.'}</p>`;
+  return `<h2>Ledger entry</h2>${entryTable}<h2>Latest signed checkpoint</h2>${cp}<h2>Inclusion proof</h2>${proofHtml}`;
+}
+
+function resolutionSection(d: DecisionRecord): string {
+  if (d.execution_status !== 'REQUIRE_APPROVAL' && d.execution_status !== 'ESCALATE') return '';
+  const r = d.resolution;
+  if (!r) return '<h2>Resolution</h2><p class="muted" id="resolution">Held: awaiting an admin (resolve it from the decisions list).</p>';
+  return `<h2>Resolution</h2><table id="resolution"><tbody>${row('Resolution', esc(r.status), 'resolution-status')}${row('By', esc(r.resolved_by), 'resolution-by')}${row('At', mono(r.resolved_at), 'resolution-at')}${row('Note', esc(r.note) || '<span class="muted">none</span>', 'resolution-note')}</tbody></table>`;
+}
+
+/** Why a decision was judged so (docs/console.md, "Decision page"). */
+export function decisionPage(v: Viewer, d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>, view: DecisionLedgerView | null): string {
+  const payload = view?.entry?.payload ?? null;
+  const summary = `<table id="summary"><tbody>${row('Verdict', `<span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span>`, 'verdict')}${row('Deciding rule', ruleCell(d.rule, policies), 'rule')}${row('Risk score', String(d.risk_score))}${row('Decision', mono(d.decision_id))}${row('Time', mono(d.created_at))}</tbody></table>`;
+  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${resolutionSection(d)}${ledgerSection(view)}`;
+  return page(v, 'decisions', `Decision ${d.decision_id}`, body);
+}
