@@ -6,6 +6,8 @@ import { isPlan, PLAN_NAMES } from '../identity/tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { planChangedEntry } from '../identity/tenants/plan-change.js';
 import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
+import { tokenDigestView } from '../ledger/admin-actions.js';
+import { withOfflineChain } from './offline-chain.js';
 import { TENANT_CREATE, TENANT_LIST, TENANT_SET_PLAN, TOKEN_CREATE, TOKEN_LIST, TOKEN_REVOKE, TOKEN_ROTATE } from './commands.js';
 
 function fail(message: string): number {
@@ -102,14 +104,15 @@ const tokenCreate = command(TOKEN_CREATE, ({ values }) => {
   const config = loadGatewayConfig();
   const days = lifetimeDays('create', values['expires-in-days'], config);
   if (days === null) return 2;
-  return withStore(async ({ tenants, tokens }) => {
+  return withOfflineChain(config, 'token create', async ({ tenants, tokens }, chain) => {
     if (!tenants.get(tenant)) return fail('token create: --tenant must name an existing tenant');
     const { token, record } = await tokens.create({ tenantId: tenant, role, name: values.name ?? `${role} token`, expiresInDays: days, agentId: agent ?? null });
+    await chain(tenant, 'token.created', record.id, null, tokenDigestView(record));
     process.stdout.write(`${token}\n`);
     const bound = record.agent_id ? `, bound to agent ${record.agent_id}` : '';
     process.stderr.write(`id ${record.id}, role ${record.role}, tenant ${record.tenant_id}${bound}, expires ${record.expires_at} (the token is shown only this once)\n`);
     return 0;
-  }, config);
+  });
 });
 
 const tokenList = command(TOKEN_LIST, ({ values }) =>
@@ -124,8 +127,11 @@ const tokenList = command(TOKEN_LIST, ({ values }) =>
 );
 
 const tokenRevoke = command(TOKEN_REVOKE, ({ args: [id] }) =>
-  withStore(async ({ tokens }) => {
-    if (!(await tokens.revoke(id))) return fail(`token revoke: no token ${id}`);
+  withOfflineChain(loadGatewayConfig(), 'token revoke', async ({ tokens }, chain) => {
+    const before = tokens.get(id);
+    if (!before || !(await tokens.revoke(id))) return fail(`token revoke: no token ${id}`);
+    const after = tokens.get(id);
+    await chain(before.tenant_id, 'token.revoked', id, tokenDigestView(before), after ? tokenDigestView(after) : null);
     process.stdout.write(`revoked ${id}\n`);
     return 0;
   }),
@@ -137,14 +143,18 @@ const tokenRotate = command(TOKEN_ROTATE, ({ values, args: [id] }) => {
   if (grace === null) return fail('token rotate: --grace-hours must be an integer from 0 to 720');
   const days = lifetimeDays('rotate', values['expires-in-days'], config);
   if (days === null) return 2;
-  return withStore(async ({ tokens }) => {
+  return withOfflineChain(config, 'token rotate', async ({ tokens }, chain) => {
+    const before = tokens.get(id);
     const out = await tokens.rotate(id, days, grace * 3_600_000);
-    if (out.kind === 'not_found') return fail(`token rotate: no token ${id}`);
+    if (out.kind === 'not_found' || !before) return fail(`token rotate: no token ${id}`);
     if (out.kind !== 'rotated') return fail(`token rotate: token ${id} is revoked or expired`);
+    // The old token is the target; `after` digests it as it now is (shortened, pointing at its successor) and the successor.
+    const old = tokens.get(id);
+    await chain(before.tenant_id, 'token.rotated', id, tokenDigestView(before), { old: old ? tokenDigestView(old) : null, successor: tokenDigestView(out.record) });
     process.stdout.write(`${out.token}\n`);
     process.stderr.write(`id ${out.record.id} succeeds ${id}; ${id} now expires ${out.oldExpiresAt} (the token is shown only this once)\n`);
     return 0;
-  }, config);
+  });
 });
 
 /**

@@ -3,6 +3,8 @@ import { loadGatewayConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import { openAdminStorage, type AdminStorage } from './admin-storage.js';
 import { createPasswordUser } from '../identity/users/create-user.js';
+import { userView } from '../identity/users/user-record.js';
+import { withOfflineChain, type ChainAction } from './offline-chain.js';
 import { isRole, ROLES } from '../identity/auth/principal.js';
 import { USER_CREATE, USER_DISABLE, USER_LIST } from './commands.js';
 
@@ -19,18 +21,32 @@ async function readPassword(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+type Config = ReturnType<typeof loadGatewayConfig>;
+
 /** Runs `act` on the store of a tenant that exists; a refusal of the user store (GatewayError) is a usage error. */
-async function onTenant(sub: string, tenantId: string, act: (store: AdminStorage, config: ReturnType<typeof loadGatewayConfig>) => Promise<number>): Promise<number> {
+async function onTenant(sub: string, tenantId: string, act: (store: AdminStorage, config: Config) => Promise<number>): Promise<number> {
   const config = loadGatewayConfig();
   const store = await openAdminStorage(config);
   try {
-    if (!store.tenants.get(tenantId)) return fail(`user ${sub}: no tenant ${tenantId}`);
-    return await act(store, config);
+    return await checked(sub, tenantId, store, () => act(store, config));
+  } finally {
+    await store.close();
+  }
+}
+
+/** `onTenant` for a change, chained in the tenant's ledger (offline-chain.ts). */
+function changeOnTenant(sub: string, tenantId: string, act: (store: AdminStorage, config: Config, chain: ChainAction) => Promise<number>): Promise<number> {
+  const config = loadGatewayConfig();
+  return withOfflineChain(config, `user ${sub}`, (store, chain) => checked(sub, tenantId, store, () => act(store, config, chain)));
+}
+
+async function checked(sub: string, tenantId: string, store: AdminStorage, act: () => Promise<number>): Promise<number> {
+  if (!store.tenants.get(tenantId)) return fail(`user ${sub}: no tenant ${tenantId}`);
+  try {
+    return await act();
   } catch (err) {
     if (err instanceof GatewayError) return fail(`user ${sub}: ${err.message}`);
     throw err;
-  } finally {
-    await store.close();
   }
 }
 
@@ -40,9 +56,10 @@ const create = command(USER_CREATE, async ({ values }) => {
   if (!isRole(role)) return fail(`user create: --role must be one of ${ROLES.join(', ')}`);
   if (process.stdin.isTTY) process.stderr.write('password (end with Ctrl-D): ');
   const password = await readPassword();
-  return onTenant('create', tenant, async ({ users, tenants }, config) => {
+  return changeOnTenant('create', tenant, async ({ users, tenants }, config, chain) => {
     const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
     const rec = await createPasswordUser(users, tenants, rules, { tenantId: tenant, email, name, role, password });
+    await chain(tenant, 'user.created', rec.id, null, userView(rec));
     process.stdout.write(`${rec.id}\n`);
     process.stderr.write(`user ${rec.email}, role ${rec.role}, tenant ${rec.tenant_id}: sign in with POST /login or at /console\n`);
     return 0;
@@ -58,8 +75,11 @@ const list = command(USER_LIST, ({ values }) =>
 );
 
 const disable = command(USER_DISABLE, ({ values, args: [id] }) =>
-  onTenant('disable', values.tenant, async ({ users }) => {
-    if (!(await users.disable(values.tenant, id))) return fail(`user disable: no user ${id} in tenant ${values.tenant}`);
+  changeOnTenant('disable', values.tenant, async ({ users }, _config, chain) => {
+    const before = users.get(id);
+    const rec = await users.disable(values.tenant, id);
+    if (!rec) return fail(`user disable: no user ${id} in tenant ${values.tenant}`);
+    await chain(values.tenant, 'user.disabled', id, before ? userView(before) : null, userView(rec));
     process.stdout.write(`disabled ${id}\n`);
     return 0;
   }),
