@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerShipper, type LedgerShipperOptions } from '../src/fleet/shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../src/fleet/shipping/ship-cursor-store.js';
-import { shipBackoffMs } from '../src/fleet/shipping/ship-backoff.js';
 import { LedgerRetention } from '../src/ledger/index.js';
 import { TempLedger } from './helpers/ledger/temp-ledger.js';
 import { poll } from '../../shared/test/helpers/poll.js';
@@ -194,14 +193,6 @@ describe('ledger shipper (sidecar -> control plane)', () => {
       await shipper.close();
       await side.dispose();
     }
-  });
-
-  it('backs off exponentially with jitter, capped', () => {
-    expect(shipBackoffMs(1, 100, 1000, () => 0)).toBe(50);
-    expect(shipBackoffMs(1, 100, 1000, () => 1)).toBe(100);
-    expect(shipBackoffMs(3, 100, 1000, () => 1)).toBe(400);
-    expect(shipBackoffMs(30, 100, 1000, () => 1)).toBe(1000);
-    expect(shipBackoffMs(30, 100, 1000, () => 0)).toBe(500);
   });
 });
 

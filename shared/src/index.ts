@@ -16,6 +16,7 @@ export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/t
 export { openStore, type Database, type RootDatabase } from './storage/open-store.js';
 export { ulid, newId, uuid } from './ids/new-id.js';
 export { isoTime } from './time/iso-time.js';
+export { backoffMs, type BackoffOptions } from './time/backoff.js';
 export { NetGuard, defaultHostLookup, type NetGuardOptions, type CheckedTarget, type ResolvedAddress, type HostLookup } from './net/net-guard.js';
 export { NetGuardError, isNetGuardError, type NetGuardErrorCode } from './net/net-guard-error.js';
 export { classifyAddress, parseAllowList, EMPTY_ALLOW_LIST, type AllowList, type AddressVerdict } from './net/address-policy.js';

@@ -1,8 +1,7 @@
 import type { Dispatcher } from 'undici';
-import { request } from '@aduana/shared';
+import { backoffMs, request } from '@aduana/shared';
 import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/log/cursor.js';
-import { shipBackoffMs } from './ship-backoff.js';
 import type { ShipCursor, ShipCursorStore } from './ship-cursor-store.js';
 import { SHIPPING_FORMAT, type ShippedAck, type ShippedBatch } from './shipping-format.js';
 
@@ -170,7 +169,7 @@ export class LedgerShipper {
       this.#lastError = err instanceof Error ? err.message : String(err);
       this.#lastErrorAt = new Date().toISOString();
       this.#o.onError?.(err);
-      const delay = shipBackoffMs(this.#failures, this.#o.backoffBaseMs, this.#o.backoffMaxMs, this.#o.random);
+      const delay = backoffMs(this.#failures, { baseMs: this.#o.backoffBaseMs, maxMs: this.#o.backoffMaxMs, jitter: true, random: this.#o.random });
       this.#retry = setTimeout(() => {
         this.#retry = null;
         this.wake();

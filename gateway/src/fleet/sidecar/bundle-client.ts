@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { Egress, type Logger } from '@aduana/shared';
+import { backoffMs, Egress, type Logger } from '@aduana/shared';
 import type { BundleApplier } from './bundle-applier.js';
 
 export interface BundleClientOptions {
@@ -66,15 +66,9 @@ export class BundleClient {
         failures++;
         this.#status.lastError = err instanceof Error ? err.message : String(err);
         this.logger.warn({ err: this.#status.lastError, failures }, 'bundle request failed; retrying');
-        await this.#sleep(this.#backoff(failures));
+        await this.#sleep(backoffMs(failures, { baseMs: this.opts.retryBaseMs, maxMs: this.opts.retryMaxMs, jitter: true }));
       }
     }
-  }
-
-  /** Full jitter over a doubling, capped delay. */
-  #backoff(failures: number): number {
-    const ceiling = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** Math.min(failures - 1, 30));
-    return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
   async #poll(): Promise<void> {

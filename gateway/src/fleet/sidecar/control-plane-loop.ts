@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { request, type Logger } from '@aduana/shared';
-import { shipBackoffMs } from '../shipping/ship-backoff.js';
+import { backoffMs, request, type Logger } from '@aduana/shared';
 
 /** What `/health` says of a sidecar's periodic sender. */
 export interface ControlPlaneLoopStatus {
@@ -98,7 +97,7 @@ export class ControlPlaneLoop {
       this.status.failures++;
       this.status.last_error = err instanceof Error ? err.message : String(err);
       this.o.logger.warn({ err }, `${this.o.what} to the control plane failed; retrying`);
-      this.#schedule(Math.max(shipBackoffMs(this.status.failures, this.o.backoffBaseMs, this.o.backoffMaxMs), Math.min(this.o.intervalMs, this.o.backoffBaseMs)));
+      this.#schedule(Math.max(backoffMs(this.status.failures, { baseMs: this.o.backoffBaseMs, maxMs: this.o.backoffMaxMs, jitter: true }), Math.min(this.o.intervalMs, this.o.backoffBaseMs)));
     }
   }
 }

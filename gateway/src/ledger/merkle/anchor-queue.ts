@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { X509Certificate } from 'node:crypto';
 import type { Dispatcher } from 'undici';
+import { backoffMs } from '@aduana/shared';
 import { checkpointSigningInput, type Checkpoint } from './checkpoint.js';
 import type { LedgerDbs } from '../storage/store.js';
 import { requestTimestamp } from './tsa-client.js';
@@ -105,7 +106,7 @@ export class AnchorQueue {
   }
 
   async #drain(): Promise<void> {
-    let delay = this.#baseDelayMs;
+    let failedInRow = 0;
     for (;;) {
       this.#again = false;
       const key = this.#oldest();
@@ -117,12 +118,12 @@ export class AnchorQueue {
         continue;
       }
       if (await this.#anchor(key, cp)) {
-        delay = this.#baseDelayMs;
+        failedInRow = 0;
         continue;
       }
       if (this.#closed) return;
+      const delay = backoffMs(++failedInRow, { baseMs: this.#baseDelayMs, maxMs: this.#maxDelayMs, jitter: false });
       await sleep(delay, undefined, { signal: this.#abort.signal, ref: false }).catch(() => {});
-      delay = Math.min(delay * 2, this.#maxDelayMs);
     }
   }
 

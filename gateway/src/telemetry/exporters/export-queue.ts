@@ -1,3 +1,5 @@
+import { backoffMs } from '@aduana/shared';
+
 export type ProviderStatus = 'ACTIVE' | 'DEGRADED' | 'DISABLED';
 
 /** The characters of a flat record's keys and string values (8 for another value): an item's size in its queue. */
@@ -133,7 +135,7 @@ export class ExportQueue<T> {
             continue;
           }
           this.#failuresInRow++;
-          const delay = Math.min(this.options.retryMaxMs, this.options.retryBaseMs * 2 ** Math.min(20, this.#failuresInRow - 1));
+          const delay = backoffMs(this.#failuresInRow, { baseMs: this.options.retryBaseMs, maxMs: this.options.retryMaxMs, jitter: false });
           this.#nextAttempt = this.#now() + delay;
           return;
         }
