@@ -47,6 +47,12 @@ describe('CSP parser', () => {
     expect(p2 && scriptSources(p2)).toBeUndefined();
     expect(scriptSources(parseCsp("default-src 'none'")[0]!)).toEqual(["'none'"]);
   });
+
+  it('skips a directive a browser skips: one with a non-ASCII character (CSP3 parse a serialized policy)', () => {
+    const [p] = parseCsp("default-src 'self'; script-src 'self' https://cdn.exämple");
+    expect(p && scriptSources(p)).toEqual(["'self'"]);
+    expect(p?.has('script-src')).toBe(false);
+  });
 });
 
 describe('Set-Cookie parser', () => {

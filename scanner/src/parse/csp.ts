@@ -1,24 +1,19 @@
+import parseSerializedPolicy from 'content-security-policy-parser';
+
 /** One Content-Security-Policy: directive name (lower-case) to its source list (keywords keep their quotes). */
 export type CspPolicy = ReadonlyMap<string, readonly string[]>;
 
 /**
- * Parses a Content-Security-Policy header value (CSP3 §2.2.1). Several policies may arrive joined with ", " (repeated
- * headers); each is returned separately, since every one of them is enforced. A repeated directive keeps its first
- * occurrence, as browsers do.
+ * Parses a Content-Security-Policy header value. Several policies may arrive joined with ", " (repeated headers);
+ * each is returned separately, since every one of them is enforced. Each policy is read by the CSP3 algorithm (helmet's
+ * content-security-policy-parser): a repeated directive keeps its first occurrence, one with a non-ASCII character is
+ * skipped, as browsers do. Quoted keywords are lower-cased here, so checks compare them as written in the standard.
  */
 export function parseCsp(header: string): CspPolicy[] {
   const policies: CspPolicy[] = [];
   for (const text of header.split(',')) {
-    const policy = new Map<string, string[]>();
-    for (const part of text.split(';')) {
-      const tokens = part.trim().split(/\s+/).filter(Boolean);
-      const name = tokens.shift()?.toLowerCase();
-      if (!name || policy.has(name)) continue;
-      policy.set(
-        name,
-        tokens.map((t) => (t.startsWith("'") ? t.toLowerCase() : t)),
-      );
-    }
+    const policy = parseSerializedPolicy(text);
+    for (const [name, sources] of policy) policy.set(name, sources.map((t) => (t.startsWith("'") ? t.toLowerCase() : t)));
     if (policy.size > 0) policies.push(policy);
   }
   return policies;
