@@ -15,7 +15,9 @@ export interface SchedulerSettings {
 /**
  * The monitor scheduler (docs/scanner.md, "Monitors"): every tick it claims the due monitors in one transaction
  * (see claimDue) and runs each claimed one. Its owner id is new at every start, so a lease left by a process that
- * died is only taken over once it expires.
+ * died is only taken over once it expires. No cron library (croner): a monitor has a cadence in hours, not a cron
+ * expression, and when it is due lives in the store, where every scanner process sees it; what is left here is a
+ * timer and an overrun guard.
  */
 export class MonitorScheduler {
   readonly owner = uuid();

@@ -2,7 +2,9 @@
  * A small robots.txt parser after RFC 9309: groups of user-agent lines with allow/disallow rules, longest match wins,
  * allow wins a tie, `*` and `$` wildcards. It also keeps what the checks report on: sitemaps, lines it did not
  * understand (for the validity check, like Lighthouse's robots-txt audit) and the AI-preference lines that sites add
- * (`Content-Signal`, `Content-Usage`).
+ * (`Content-Signal`, `Content-Usage`). Not robots-parser: it answers only whether a URL is allowed, while the checks
+ * need the groups themselves (does a crawler have a group of its own), the lines it did not understand, the
+ * AI-preference lines and caps on what a target's file may make the matcher do.
  */
 
 export interface RobotsRule {
