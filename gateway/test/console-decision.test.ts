@@ -2,6 +2,7 @@ import { createPublicKey, verify } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
@@ -211,6 +212,24 @@ describe('the decision page in a real headless Chromium', () => {
       await page.context().close();
     }, 60_000);
   }
+
+  it('axe-core finds no serious or critical violation at desktop and at 390 px, and the page fits the screen', async () => {
+    const page = await signIn('viewer@decision.example');
+    const problems: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const id of [ids.proxied, ids.held, ids.orphan]) {
+        await page.goto(`${t.authUrl}/console/decisions/${id}`);
+        const { violations } = await new AxeBuilder({ page }).analyze();
+        for (const v of violations) if (v.impact === 'serious' || v.impact === 'critical') problems.push(`${id} at ${width}px: ${v.id} ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);
+        const scrollWidth = await page.evaluate<number>('document.documentElement.scrollWidth');
+        if (scrollWidth > width) problems.push(`${id} at ${width}px: the page is ${scrollWidth}px wide`);
+      }
+    }
+    await page.screenshot({ path: `${ARTIFACTS}decision-proxied-390px.png`, fullPage: true });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
 
   it('the pages broke nothing under the CSP', () => {
     expect(pageProblems).toEqual([]);

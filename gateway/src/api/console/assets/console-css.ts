@@ -56,4 +56,6 @@ button.secondary { background: #fff; color: var(--accent); }
   .cards { grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); }
 }
 .legend-ALLOW { color: var(--allow); } .legend-DENY { color: var(--deny); } .legend-HELD { color: var(--hold); }
+/* Decision page: its title holds the decision id (one long word), which must wrap at phone width. */
+body[data-page="decisions"] h1 { overflow-wrap: anywhere; }
 `;
