@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
+import { LocalTsa } from './helpers/ledger/local-tsa.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const PASSWORD = 'decision page password 1';
@@ -14,6 +15,7 @@ const PASSWORD = 'decision page password 1';
 let g: GatewayWithMock;
 let t: TestGateway;
 let browser: Browser;
+let tsa: LocalTsa;
 const ids = { deny: '', proxied: '', held: '', orphan: '' };
 const policyIds = { secrets: '', pii: '', temporary: '' };
 let resolution: { resolved_by: string; resolved_at: string; note: string };
@@ -57,8 +59,10 @@ function checkpointSignatureValid(cp: { tenant_id: string; tree_size: number; ro
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  // A checkpoint after every entry, so the decisions' entries are covered by one before the pages are read.
-  g = await startGatewayWithMock({ passwordScryptLogN: 12, checkpointEvery: 1 });
+  // A checkpoint after every entry, so the decisions' entries are covered by one before the pages are read; each
+  // time-stamped by a TSA (the test tenant is on the enterprise plan), so the page shows the token's status.
+  tsa = await LocalTsa.start();
+  g = await startGatewayWithMock({ passwordScryptLogN: 12, checkpointEvery: 1, anchorTsaUrl: tsa.url, anchorTsaCert: tsa.certPath, anchorRetryBaseMs: 10, anchorRetryMaxMs: 50 });
   t = g.t;
   const admin = t.adminToken;
   for (const [email, role] of [['admin@decision.example', 'admin'], ['viewer@decision.example', 'viewer']]) {
@@ -93,7 +97,7 @@ beforeAll(async () => {
   const size = await head();
   for (let i = 0; i < 200; i++) {
     const latest = await call(t.url, 'GET', '/v1/events/checkpoints/latest', { token: admin });
-    if (latest.status === 200 && latest.body.checkpoint.tree_size >= size) break;
+    if (latest.status === 200 && latest.body.checkpoint.tree_size >= size && latest.body.checkpoint.anchor?.status === 'anchored') break;
     await new Promise((r) => setTimeout(r, 50));
   }
   browser = await chromium.launch({
@@ -105,6 +109,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await closeGatewayWithMock(g);
+  await tsa?.close();
 });
 
 async function signIn(email: string): Promise<Page> {
@@ -131,7 +136,7 @@ async function openFromList(page: Page, id: string): Promise<void> {
 const text = async (page: Page, selector: string): Promise<string> => ((await page.textContent(selector)) ?? '').trim();
 
 /** Reads the page's proof and checkpoint and checks them with the verifier above and the ledger's public key from the API. */
-async function verifyShownProof(page: Page): Promise<void> {
+async function verifyShownProof(page: Page): Promise<boolean> {
   const seq = Number(await text(page, '#entry-seq'));
   const entryHash = await text(page, '#proof-entry-hash');
   // The entry the page shows is the ledger's entry of this seq (read through the API).
@@ -161,7 +166,13 @@ async function verifyShownProof(page: Page): Promise<void> {
   expect(await text(page, '#public-key')).toBe(key.raw);
   expect(checkpointSignatureValid(cp, key.raw)).toBe(true);
   expect(checkpointSignatureValid({ ...cp, root_hash: '00'.repeat(32) }, key.raw)).toBe(false);
-  expect(await text(page, '#checkpoint-anchor')).toContain('not time-stamped');
+  // The checkpoint's RFC 3161 token, as the API lists it: the page names its time once the TSA answered.
+  const listed = (await call(t.url, 'GET', `/v1/events/checkpoints?from_size=${cp.tree_size}&limit=1`, { token: t.adminToken })).body.data[0];
+  expect(listed).toMatchObject({ tree_size: cp.tree_size, root_hash: cp.root_hash, signature: cp.signature });
+  const anchor = await text(page, '#checkpoint-anchor');
+  if (listed.anchor?.status === 'anchored') expect(anchor).toBe(`time-stamped by the TSA at ${listed.anchor.gen_time}`);
+  else expect(anchor).toBe('awaiting the time-stamp authority');
+  return listed.anchor?.status === 'anchored';
 }
 
 describe('the decision page in a real headless Chromium', () => {
@@ -176,7 +187,13 @@ describe('the decision page in a real headless Chromium', () => {
       expect(await text(page, `#rules tr[data-triggered="${policyIds.secrets}"] td:first-child`)).toBe('no secrets');
       expect(await text(page, '#event-type')).toBe('decision');
       expect(await text(page, '#agent')).toBe('agent-beta');
-      await verifyShownProof(page);
+      // Its checkpoint was time-stamped before the pages were read; a newer one (entries chained since) may still wait
+      // for its token, so the page is read again until it shows one that has it.
+      for (let i = 0; !(await verifyShownProof(page)); i++) {
+        expect(i).toBeLessThan(100);
+        await new Promise((r) => setTimeout(r, 50));
+        await page.reload();
+      }
       await page.screenshot({ path: `${ARTIFACTS}decision-deny-${who}.png`, fullPage: true });
       // The rule's link leads to the policy's row.
       await Promise.all([page.waitForURL(/\/console\/policies#policy-/), page.click('#rule a')]);
