@@ -63,7 +63,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 }
 
 /** Every page of the console a signed-in person can open (GET), the overview first. */
-const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/policies', '/console/ledger'];
+const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/policies', '/console/ledger', '/console/audit'];
 
 async function checkPage(page: Page, label: string, width: number): Promise<string[]> {
   if (label.startsWith('/console?') || label === '/console') await page.waitForSelector('#chart-verdicts[data-drawn="true"] canvas');

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { CONSOLE_CSS } from './assets/console-css.js';
 import { CONSOLE_JS } from './assets/console-js.js';
+import { LOCAL_TIME_JS } from './assets/local-time-js.js';
 
 export interface Asset {
   body: Buffer;
@@ -19,6 +20,7 @@ export function loadConsoleAssets(): ReadonlyMap<string, Asset> {
   return new Map<string, Asset>([
     ['console.css', { body: Buffer.from(CONSOLE_CSS), type: 'text/css; charset=utf-8' }],
     ['console.js', { body: Buffer.from(CONSOLE_JS), type: 'text/javascript; charset=utf-8' }],
+    ['local-time.js', { body: Buffer.from(LOCAL_TIME_JS), type: 'text/javascript; charset=utf-8' }],
     ['uplot.js', { body: uplotJs, type: 'text/javascript; charset=utf-8' }],
     ['uplot.css', { body: uplotCss, type: 'text/css; charset=utf-8' }],
   ]);

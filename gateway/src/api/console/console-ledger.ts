@@ -4,6 +4,7 @@ import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
 import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import { decisionLedgerView, type DecisionLedgerView } from './decision-entry.js';
+import { readAuditTrail, type AuditFilter, type AuditPage } from '../../ledger/admin-actions.js';
 
 /**
  * What the console's ledger page shows: the tenant's entry count and latest signed checkpoint, and a verify on
@@ -14,6 +15,8 @@ export interface ConsoleLedger {
   verify(tenantId: string): Promise<VerifyReport>;
   /** A decision's entry and its inclusion proof (the decision page); absent where the chains are not held here. */
   decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView>;
+  /** The admin actions chained in the tenant's ledger (the audit trail page); absent where no chain is kept. */
+  auditTrail?(tenantId: string, filter: AuditFilter): AuditPage;
 }
 
 /** The embedded gateway's ledger, as the console reads it. */
@@ -22,5 +25,6 @@ export function localConsoleLedger(ledger: Ledger): ConsoleLedger {
     summary: (tenantId) => ({ size: ledger.head(tenantId).size, checkpoint: ledger.latestCheckpoint(tenantId) }),
     verify: (tenantId) => ledger.verify(tenantId),
     decision: (d) => decisionLedgerView(ledger, d),
+    auditTrail: (tenantId, filter) => readAuditTrail(ledger, tenantId, filter),
   };
 }

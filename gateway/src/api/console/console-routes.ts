@@ -19,7 +19,10 @@ import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
 import { decisionsPage } from './pages/decisions-page.js';
 import { decisionPage } from './pages/decision-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
-import { candidateCompiler } from '../policies-routes.js';
+import { candidateCompiler, policyView } from '../policies-routes.js';
+import { auditPage } from './pages/audit-page.js';
+import { parseAuditQuery } from './audit-query.js';
+import { actorOf } from '../../ledger/admin-actions.js';
 
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
@@ -48,7 +51,7 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
  * shipped, its ledger every shipped chain). At a sidecar its admin forms are refused by the server's route guard, as
  * the API's admin writes are (held decisions are resolved at the control plane).
  */
-export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved'> & {
+export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> & {
   decisions: DecisionSource;
   ledger: ConsoleLedger;
 };
@@ -204,9 +207,21 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const current = policies.get(tenantId, ctx.params[0] as string);
       if (!current) throw new GatewayError('not_found', 'policy not found');
       const patch = policyValidator.patch({ enabled: !current.enabled }, current.type);
-      const { compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
+      const { record, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
       runtimes.install(compiled);
+      await deps.onAdminAction(tenantId, { actor: actorOf(v.principal), action: 'policy.updated', target: record.id, before: policyView(current), after: policyView(record) }, ctx.trace.traceId);
       return redirect('/console/policies');
+    }),
+  );
+
+  // Who changed what (the admin actions chained in the tenant's ledger): read-only, every role.
+  server.route(
+    'get',
+    '/console/audit',
+    PAGE,
+    signedIn((v, ctx) => {
+      const q = parseAuditQuery(ctx.query);
+      return html(200, auditPage(v, ledger.auditTrail ? ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
     }),
   );
 

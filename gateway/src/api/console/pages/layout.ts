@@ -13,6 +13,7 @@ const PAGES = [
   ['agents', '/console/agents', 'Agents'],
   ['policies', '/console/policies', 'Policies'],
   ['ledger', '/console/ledger', 'Ledger'],
+  ['audit', '/console/audit', 'Audit trail'],
 ] as const;
 
 export type PageName = (typeof PAGES)[number][0];
