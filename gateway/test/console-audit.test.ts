@@ -97,7 +97,7 @@ describe('the audit trail page', () => {
       expect(await page.textContent('[data-time-zone]')).toBe(ZONE);
       // The resolution links to its decision; the actor of the API's changes is the bootstrap token.
       expect(await page.getAttribute('tr[data-action="decision.resolved"] a', 'href')).toBe(`/console/decisions/${heldId}`);
-      await page.screenshot({ path: `${ARTIFACTS}audit-${who}.png`, fullPage: true });
+      await page.screenshot({ path: `${ARTIFACTS}audit-${who}.png` });
 
       // The next page: the rest, older, none repeated.
       await Promise.all([page.waitForURL(/before=/), page.click('#older')]);
