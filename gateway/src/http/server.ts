@@ -40,6 +40,11 @@ export type RouteOptions = RouteAuth & {
   readonly maxBody?: number;
   /** Extra request headers (lower case) the handler reads, with `ctx.header(name)`; read once with the head. */
   readonly headers?: readonly string[];
+  /**
+   * The shape every path parameter must have: a path whose parameter does not is a 404 (it names nothing), decided
+   * before the guard, so a page that sends the signed-out to its sign-in page still refuses a path like `..`.
+   */
+  readonly params?: RegExp;
 };
 
 export type { AccessControl };
@@ -115,6 +120,7 @@ export class HttpServer {
     // The proxy answers its refusals and waits for its admission itself (RouteAuth's refusedBy).
     const waits = options.auth !== 'pat' || options.refusedBy !== 'handler';
     const signIn = options.auth === 'session' ? (options.signIn ?? null) : null;
+    const paramShape = options.params ?? null;
     registerUws(this.app, method, pattern, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
@@ -123,6 +129,7 @@ export class HttpServer {
         // plan room costs no memory): a malformed head, shutdown, then the route's guard.
         if (ctx.rejection) throw ctx.rejection;
         if (this.#draining) throw new GatewayError('shutting_down');
+        if (paramShape !== null && !ctx.params.every((p) => paramShape.test(p))) throw new GatewayError('route_not_found');
         if (check !== null) check(ctx);
         const admission = waits ? ctx.admission : null;
         if (options.body === 'none') {

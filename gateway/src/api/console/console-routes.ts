@@ -27,6 +27,8 @@ import { actorOf } from '../../ledger/admin-actions.js';
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
 const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
+/** A decision id as the gateway makes them (`dec_` and a ULID): anything else names no decision. */
+const DECISION_ID = /^dec_[0-9A-Za-z]{1,64}$/;
 /** A form post of a signed-in person; refused 401 `session_required` without a session, before its body is read. */
 const FORM: RouteOptions = { auth: 'session', body: 'raw' };
 /** A form post only an admin may make (403 `missing_scope` for any other role, before its body is read). */
@@ -159,7 +161,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   server.route(
     'get',
     '/console/decisions/:id',
-    PAGE,
+    { ...PAGE, params: DECISION_ID },
     signedIn(async (v, ctx) => {
       const tenantId = v.principal.tenantId;
       const d = await data.decision(tenantId, (ctx.params[0] as string).slice(0, 64));
