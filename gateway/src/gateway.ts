@@ -304,23 +304,27 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
-  mcp = new McpGateway({
-    upstreams: parseMcpUpstreams(config.mcpUpstreams),
-    runtimes,
-    agents,
-    judge: new ToolCallJudge(runtimes, audit, decisions, new HeldToolCalls(store.heldToolCalls)),
-    audit,
-    sessions: new McpSessions(),
-    logger,
-    readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
-    complete: (ctx, status) => api.complete(ctx, status),
-    maxBodyBytes: config.proxyBodyLimit,
-    maxAnswerBytes: config.mcpAnswerLimit,
-    timeoutMs: config.upstreamTimeoutMs,
-    streamIdleMs: config.mcpStreamIdleS * 1000,
-    egress,
-  });
-  registerMcpRoutes(api, mcp);
+  // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
+  const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
+  if (mcpUpstreams.size > 0) {
+    mcp = new McpGateway({
+      upstreams: mcpUpstreams,
+      runtimes,
+      agents,
+      judge: new ToolCallJudge(runtimes, audit, decisions, new HeldToolCalls(store.heldToolCalls)),
+      audit,
+      sessions: new McpSessions(),
+      logger,
+      readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
+      complete: (ctx, status) => api.complete(ctx, status),
+      maxBodyBytes: config.proxyBodyLimit,
+      maxAnswerBytes: config.mcpAnswerLimit,
+      timeoutMs: config.upstreamTimeoutMs,
+      streamIdleMs: config.mcpStreamIdleS * 1000,
+      egress,
+    });
+  }
+  if (mcp !== null) registerMcpRoutes(api, mcp);
   api.finish();
 
   const authGuards = { session: consoleSessionGuard(authenticator, sessions) };

@@ -16,7 +16,8 @@ export interface SessionOwner {
 export class McpSessions {
   readonly #owners: LRUCache<string, SessionOwner>;
 
-  constructor(max = 100_000, idleMs = 24 * 3_600_000) {
+  // lru-cache allocates its arrays for `max` entries up front (~35 bytes each): sized for the agents of one sidecar.
+  constructor(max = 10_000, idleMs = 24 * 3_600_000) {
     this.#owners = new LRUCache({ max, ttl: idleMs, updateAgeOnGet: true });
   }
 
