@@ -17,6 +17,7 @@ import { DecideRequestValidator } from './policy/decisions/decide-request.js';
 import { HttpServer, type RouteInfo } from './http/server.js';
 import { BodyBudget } from './http/body-budget.js';
 import { registerPolicyRoutes } from './api/policies-routes.js';
+import { registerPolicyDryRunRoutes } from './api/policy-dry-run-routes.js';
 import { registerDecisionRoutes } from './api/decision-routes.js';
 import { registerHealthRoutes } from './api/health-routes.js';
 import { registerAuthRoutes } from './identity/auth-service/auth-routes.js';
@@ -279,6 +280,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const api = new HttpServer({ logger, requestLog: requestLines, access, guards: apiGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
   registerHealthRoutes(api, deps, sidecar);
   registerPolicyRoutes(api, deps);
+  registerPolicyDryRunRoutes(api, deps);
   registerDecisionRoutes(api, deps);
   registerEventRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
