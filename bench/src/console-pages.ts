@@ -133,6 +133,14 @@ try {
     ['audit trail, filtered', '/console/audit?action=policy.created'],
     ['sign-in page', '/console/login'],
   ];
+  // Pages of issue 34 still being built elsewhere: timed when this build serves them, listed as absent otherwise.
+  const absent: string[] = [];
+  for (const [name, path] of [['costs', '/console/costs']] as const) {
+    const res = await request(`${gw.authUrl}${path}`, { dispatcher: client, headers: { cookie } });
+    await res.body.dump();
+    if (res.statusCode === 200) pages.push([name, path]);
+    else absent.push(`${path} (${res.statusCode})`);
+  }
   const get = async (path: string): Promise<{ ms: number; html: string }> => {
     const t = performance.now();
     const res = await request(`${gw.authUrl}${path}`, { dispatcher: client, headers: { cookie } });
@@ -167,6 +175,7 @@ try {
       rows.map((r) => [r.page, fmt(r.p50), fmt(r.p95), fmt(r.p99), r.p95 <= TARGET_P95_MS ? 'met' : 'MISSED']),
     ),
   );
+  if (absent.length) console.log(`Not served by this build, not timed: ${absent.join(', ')}`);
   console.log(`The 7-day overview counts ${overviewTotal} of them (the newest CONSOLE_SCAN_LIMIT).`);
   console.log(misses.length ? `\n${misses.length} page(s) missed the target: ${misses.map((m) => m.page).join(', ')}` : '\nEvery page met the target.');
   writeResults('console-pages', {
@@ -174,6 +183,7 @@ try {
     fillSeconds: fillS,
     overview7dTotal: overviewTotal,
     pages: rows,
+    absent,
     allMet: misses.length === 0,
   });
 } finally {
