@@ -27,6 +27,7 @@ import { Ledger, LedgerRetention } from './ledger/index.js';
 import { AuditTrail } from './ledger/audit-trail.js';
 import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
+import { usdBrlRate } from './proxy/pricing/usd-rate.js';
 import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
 import { ProxyPipeline } from './proxy/pipeline.js';
 import { EvalPool } from './policy/runtime/eval-pool.js';
@@ -113,7 +114,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config));
   const decisions = new DecisionStore(store);
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
-  const prices = new PriceTable(config.priceTable);
+  const prices = PriceTable.load(config.priceTable, config.priceFile);
+  usdBrlRate(config.usdBrlRate);
   const ledger = Ledger.open(store.root, {
     keyDir: config.dataDir,
     checkpointEvery: config.checkpointEvery,

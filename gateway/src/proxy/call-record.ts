@@ -76,6 +76,13 @@ export class CallRecorder {
       latency_ms: Math.round(c.governanceMs * 1000) / 1000,
       cost_brl: c.costBrl,
     };
+    // What the console's costs page sums by model: only for calls whose usage was reported.
+    if (c.usage) {
+      d.model = c.model;
+      d.prompt_tokens = c.usage.prompt_tokens;
+      d.completion_tokens = c.usage.completion_tokens;
+      if (!c.priced) d.unpriced = true;
+    }
     this.audit.chain(
       d,
       // Keys in code-unit order: the ledger's canonical JSON is then the native stringify (AuditTrail.record).
@@ -91,6 +98,8 @@ export class CallRecorder {
         ...(c.outputRedactionEntities ? { output_redaction_entities: c.outputRedactionEntities } : undefined),
         output_redactions: c.outputRedactions,
         output_sha256: c.outputHash,
+        // Only on a call whose model no price table lists (its cost_brl is then 0): the other entries keep their shape.
+        ...(c.priced ? undefined : { priced: false }),
         stream: c.stream,
         upstream_status: c.upstreamStatus,
         usage: c.usage,

@@ -85,6 +85,8 @@ export class ProxyContext {
   outputWindow = '';
   usage: Usage | null = null;
   costBrl = 0;
+  /** False when the model is in no price table: its cost is 0 and it is reported apart (never priced as another). */
+  priced = true;
   /** SHA-256 hex of the bytes relayed to the client. */
   outputHash = '';
   outcome: Outcome = 'completed';

@@ -31,6 +31,12 @@ export interface DecisionRecord {
   latency_ms?: number;
   /** Provider cost of a proxied call, BRL (absent or 0 for decide calls). */
   cost_brl?: number;
+  /** A proxied call's model and reported token usage (absent for decide calls and calls without usage). */
+  model?: string;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  /** The model is in no price table: cost_brl is 0 (absent when priced). */
+  unpriced?: true;
 }
 
 /**
@@ -64,6 +70,10 @@ function toStored(rec: DecisionRecord): StoredDecision {
   };
   if (rec.latency_ms !== undefined) out.latency_ms = rec.latency_ms;
   if (rec.cost_brl !== undefined) out.cost_brl = rec.cost_brl;
+  if (rec.model !== undefined) out.model = rec.model;
+  if (rec.prompt_tokens !== undefined) out.prompt_tokens = rec.prompt_tokens;
+  if (rec.completion_tokens !== undefined) out.completion_tokens = rec.completion_tokens;
+  if (rec.unpriced) out.unpriced = true;
   return out;
 }
 

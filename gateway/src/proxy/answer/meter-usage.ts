@@ -4,7 +4,8 @@ import type { ProxyContext, Usage } from '../proxy-context.js';
 import type { ResponseStage } from './response-stage.js';
 
 /**
- * Token usage → BRL cost → the agent's budget totals (budget policies read them on the next call). A stream's usage
+ * Token usage → BRL cost → the agent's budget totals (budget policies read them on the next call; an unpriced model
+ * costs 0, so budgets count priced spend only). A stream's usage
  * event that the gateway asked for on the client's behalf (the request-usage stage) is counted, then dropped.
  */
 export function meterUsageStage(runtimes: TenantRuntimes, prices: PriceTable): ResponseStage {
@@ -29,7 +30,8 @@ function recordUsage(c: ProxyContext, runtimes: TenantRuntimes, prices: PriceTab
   const prompt = u.prompt_tokens !== undefined ? Number(u.prompt_tokens) || 0 : (before?.prompt_tokens ?? 0);
   const completion = u.completion_tokens !== undefined ? Number(u.completion_tokens) || 0 : (before?.completion_tokens ?? 0);
   c.usage = { completion_tokens: completion, prompt_tokens: prompt, total_tokens: Number(u.total_tokens) || prompt + completion };
-  const cost = prices.cost(c.model, prompt, completion);
+  const { brl: cost, priced } = prices.cost(c.model, prompt, completion);
+  c.priced = priced;
   const added = cost - c.costBrl;
   c.costBrl = cost;
   if (added !== 0) runtimes.addSpend(c.principal!.tenantId, c.http.agentId, added, Date.now());

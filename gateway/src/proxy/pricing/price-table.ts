@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+
 /**
- * Model prices in BRL per 1,000 tokens, for budgets. Built-in figures are list prices converted at an indicative
- * rate; operators set their own with MODEL_PRICES_BRL (JSON, merged over these). A model name matches its longest
- * listed prefix (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`); anything else costs `default`.
+ * Model prices in BRL per 1,000 tokens, for budgets and the console's costs. Built-in figures are list prices converted
+ * at an indicative rate; operators extend or replace them with MODEL_PRICES_FILE (a JSON file read at start) and
+ * MODEL_PRICES_BRL (the same JSON in the environment), each merged over what came before, the environment last. A model
+ * name matches its longest listed prefix (`gpt-4o-mini-2024-07-18` → `gpt-4o-mini`); a model nothing matches is
+ * unpriced (cost 0, reported apart), never priced as another model, unless the operator names a `default` price.
  */
 export interface ModelPrice {
   input: number;
@@ -34,45 +38,74 @@ export const BUILT_IN_PRICES_BRL: Readonly<Record<string, ModelPrice>> = {
   'gemini-2.0-flash': { input: 0.00055, output: 0.0022 },
   'gemini-2.0-flash-lite': { input: 0.0004125, output: 0.00165 },
   'gemini-embedding-001': { input: 0.000825, output: 0 },
-  default: { input: 0.01375, output: 0.055 },
 };
+
+/** A call's cost: `priced` false when its model is in no price table (then `brl` is 0). */
+export interface Cost {
+  brl: number;
+  priced: boolean;
+}
+
+/** `{model: {input, output}}` read from `source` (named in errors), checked entry by entry. */
+function parsePrices(json: string, source: string): Record<string, ModelPrice> {
+  const out: Record<string, ModelPrice> = {};
+  if (json.trim() === '') return out;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error(`${source}: not valid JSON`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${source}: must be an object {model: {input, output}}`);
+  for (const [model, p] of Object.entries(parsed as Record<string, unknown>)) {
+    const price = p as Partial<ModelPrice> | null;
+    if (!price || typeof price.input !== 'number' || typeof price.output !== 'number' || !(price.input >= 0) || !(price.output >= 0)) {
+      throw new Error(`${source}: ${model} needs non-negative numbers input and output`);
+    }
+    out[model] = { input: price.input, output: price.output };
+  }
+  return out;
+}
 
 export class PriceTable {
   readonly #prices: Map<string, ModelPrice>;
   readonly #names: string[];
 
-  constructor(overridesJson = '') {
-    const merged: Record<string, ModelPrice> = { ...BUILT_IN_PRICES_BRL };
-    if (overridesJson.trim() !== '') {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(overridesJson);
-      } catch {
-        throw new Error('MODEL_PRICES_BRL: not valid JSON');
-      }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('MODEL_PRICES_BRL: must be an object {model: {input, output}}');
-      for (const [model, p] of Object.entries(parsed as Record<string, unknown>)) {
-        const price = p as Partial<ModelPrice> | null;
-        if (!price || typeof price.input !== 'number' || typeof price.output !== 'number' || price.input < 0 || price.output < 0) {
-          throw new Error(`MODEL_PRICES_BRL: ${model} needs non-negative numbers input and output`);
-        }
-        merged[model] = { input: price.input, output: price.output };
-      }
-    }
+  /** The built-in table, then `fileJson` (MODEL_PRICES_FILE's text) over it, then `overridesJson` (MODEL_PRICES_BRL). */
+  constructor(overridesJson = '', fileJson = '', fileName = '') {
+    const merged: Record<string, ModelPrice> = {
+      ...BUILT_IN_PRICES_BRL,
+      ...parsePrices(fileJson, `MODEL_PRICES_FILE (${fileName})`),
+      ...parsePrices(overridesJson, 'MODEL_PRICES_BRL'),
+    };
     this.#prices = new Map(Object.entries(merged));
     // Longest first, so the first prefix that matches is the most specific.
     this.#names = [...this.#prices.keys()].filter((k) => k !== 'default').sort((a, b) => b.length - a.length);
   }
 
-  priceOf(model: string): ModelPrice {
+  /** The table the gateway starts with: MODEL_PRICES_FILE (path, '' for none) read now, MODEL_PRICES_BRL over it. */
+  static load(overridesJson: string, filePath: string): PriceTable {
+    if (filePath === '') return new PriceTable(overridesJson);
+    let text: string;
+    try {
+      text = readFileSync(filePath, 'utf8');
+    } catch (err) {
+      throw new Error(`MODEL_PRICES_FILE (${filePath}): cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    }
+    return new PriceTable(overridesJson, text, filePath);
+  }
+
+  /** The model's price, or null when no table lists it (nor a `default`). */
+  priceOf(model: string): ModelPrice | null {
     const exact = this.#prices.get(model);
     if (exact) return exact;
     for (const name of this.#names) if (model.startsWith(name)) return this.#prices.get(name) as ModelPrice;
-    return this.#prices.get('default') as ModelPrice;
+    return this.#prices.get('default') ?? null;
   }
 
-  cost(model: string, promptTokens: number, completionTokens: number): number {
+  cost(model: string, promptTokens: number, completionTokens: number): Cost {
     const p = this.priceOf(model);
-    return (promptTokens * p.input + completionTokens * p.output) / 1000;
+    if (p === null) return { brl: 0, priced: false };
+    return { brl: (promptTokens * p.input + completionTokens * p.output) / 1000, priced: true };
   }
 }
