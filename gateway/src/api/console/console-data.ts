@@ -44,6 +44,30 @@ export interface Overview {
   spendByAgent: { agent_id: string; spend_brl: number }[];
 }
 
+/** Tokens and cost of a group of proxied calls; unpriced calls (a model no price table lists) are counted apart. */
+export interface CostRow {
+  key: string;
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** Priced calls only. */
+  cost_brl: number;
+  unpriced_calls: number;
+  unpriced_prompt_tokens: number;
+  unpriced_completion_tokens: number;
+}
+
+export interface Costs {
+  total: CostRow;
+  byModel: CostRow[];
+  byAgent: CostRow[];
+  /** UTC days, oldest first; only days with calls. */
+  byDay: CostRow[];
+  /** Decisions read; `complete` false when the scan limit was reached before the range's start. */
+  scanned: number;
+  complete: boolean;
+}
+
 /**
  * What the console reads, kept behind one small interface so its pages do not depend on where the data lives: the
  * agent registry for agents (status, last seen, risk), the decision store for the rest (verdicts, latency, cost and
@@ -54,7 +78,32 @@ export interface ConsoleData {
   decision(tenantId: string, id: string): MaybePromise<DecisionRecord | undefined>;
   listAgents(tenantId: string, now: number): MaybePromise<AgentSummary[]>;
   overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): MaybePromise<Overview>;
+  costs(tenantId: string, fromMs: number, toMs: number): MaybePromise<Costs>;
 }
+
+const emptyRow = (key: string): CostRow => ({ key, calls: 0, prompt_tokens: 0, completion_tokens: 0, cost_brl: 0, unpriced_calls: 0, unpriced_prompt_tokens: 0, unpriced_completion_tokens: 0 });
+
+function addTo(rows: Map<string, CostRow>, key: string, d: DecisionRecord): void {
+  let r = rows.get(key);
+  if (!r) rows.set(key, (r = emptyRow(key)));
+  addCall(r, d);
+}
+
+function addCall(r: CostRow, d: DecisionRecord): void {
+  const input = d.prompt_tokens ?? 0;
+  const output = d.completion_tokens ?? 0;
+  r.calls++;
+  r.prompt_tokens += input;
+  r.completion_tokens += output;
+  if (d.unpriced) {
+    r.unpriced_calls++;
+    r.unpriced_prompt_tokens += input;
+    r.unpriced_completion_tokens += output;
+  } else r.cost_brl += d.cost_brl ?? 0;
+}
+
+/** Most expensive first, then most tokens (unpriced models cost 0), then by name. */
+const byCost = (a: CostRow, b: CostRow): number => b.cost_brl - a.cost_brl || b.prompt_tokens + b.completion_tokens - (a.prompt_tokens + a.completion_tokens) || (a.key < b.key ? -1 : 1);
 
 const VERDICTS: readonly Verdict[] = ['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE'];
 /** Agents shown on the console's page (the API pages through all of them). */
@@ -154,6 +203,41 @@ export class DecisionConsoleData implements ConsoleData {
       spendByAgent: [...spend].map(([agent_id, spend_brl]) => ({ agent_id, spend_brl })).sort((a, b) => b.spend_brl - a.spend_brl),
     };
   }
+
+  costs(tenantId: string, fromMs: number, toMs: number): Costs {
+    return sumCosts(this.store.recent(tenantId, this.scanLimit), fromMs, toMs, this.scanLimit);
+  }
+}
+
+/** One pass over the newest decisions, proxied calls only (those with usage or a cost): totals by model, agent, UTC day. */
+function sumCosts(recent: Iterable<DecisionRecord>, fromMs: number, toMs: number, scanLimit: number): Costs {
+  const total = emptyRow('total');
+  const byModel = new Map<string, CostRow>();
+  const byAgent = new Map<string, CostRow>();
+  const byDay = new Map<string, CostRow>();
+  let scanned = 0;
+  let complete = true;
+  for (const d of recent) {
+    scanned++;
+    const at = Date.parse(d.created_at);
+    if (at < fromMs) break;
+    if (scanned >= scanLimit) complete = false;
+    if (at >= toMs) continue;
+    if (d.model === undefined && !d.cost_brl) continue;
+    addCall(total, d);
+    // Records written before the model was kept in the index.
+    addTo(byModel, d.model ?? '(not recorded)', d);
+    addTo(byAgent, d.agent_id, d);
+    addTo(byDay, d.created_at.slice(0, 10), d);
+  }
+  return {
+    total,
+    byModel: [...byModel.values()].sort(byCost),
+    byAgent: [...byAgent.values()].sort(byCost),
+    byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
+    scanned,
+    complete,
+  };
 }
 
 /** Nearest-rank percentile of sorted values; null when there are none. */

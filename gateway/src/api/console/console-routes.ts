@@ -21,6 +21,9 @@ import { decisionPage } from './pages/decision-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
 import { candidateCompiler, policyView } from '../policies-routes.js';
 import { auditPage } from './pages/audit-page.js';
+import { costsPage } from './pages/costs-page.js';
+import { parseCostRange } from './cost-range.js';
+import { usdBrlRate } from '../../proxy/pricing/usd-rate.js';
 import { parseAuditQuery } from './audit-query.js';
 import { actorOf } from '../../ledger/admin-actions.js';
 
@@ -190,6 +193,18 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     '/console/agents',
     PAGE,
     signedIn(async (v) => html(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
+  );
+
+  // Tokens and cost by model, agent and UTC day: one pass over the newest decisions (CONSOLE_SCAN_LIMIT).
+  const usd = usdBrlRate(config.usdBrlRate);
+  server.route(
+    'get',
+    '/console/costs',
+    PAGE,
+    signedIn(async (v, ctx) => {
+      const r = parseCostRange(ctx.query, Date.now());
+      return html(200, costsPage(v, await data.costs(v.principal.tenantId, r.fromMs, r.toMs), r.shown, usd));
+    }),
   );
 
   server.route(

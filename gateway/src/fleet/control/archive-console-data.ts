@@ -1,4 +1,4 @@
-import type { AgentSummary, ConsoleData, DecisionFilter, Overview } from '../../api/console/console-data.js';
+import type { AgentSummary, ConsoleData, Costs, DecisionFilter, Overview } from '../../api/console/console-data.js';
 import { DecisionConsoleData } from '../../api/console/console-data.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
@@ -33,6 +33,10 @@ export class ArchiveConsoleData implements ConsoleData {
 
   async overview(tenantId: string, fromMs: number, toMs: number, bucketCount: number): Promise<Overview> {
     return (await this.#snapshot(tenantId)).overview(tenantId, fromMs, toMs, bucketCount);
+  }
+
+  async costs(tenantId: string, fromMs: number, toMs: number): Promise<Costs> {
+    return (await this.#snapshot(tenantId)).costs(tenantId, fromMs, toMs);
   }
 
   /** The embedded console's computation over what was read now (a decision list and an agent page). */

@@ -11,6 +11,7 @@ const PAGES = [
   ['overview', '/console', 'Overview'],
   ['decisions', '/console/decisions', 'Decisions'],
   ['agents', '/console/agents', 'Agents'],
+  ['costs', '/console/costs', 'Costs'],
   ['policies', '/console/policies', 'Policies'],
   ['ledger', '/console/ledger', 'Ledger'],
   ['audit', '/console/audit', 'Audit trail'],
