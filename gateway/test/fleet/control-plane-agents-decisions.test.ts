@@ -10,6 +10,7 @@ import { openPostgresRepositories } from '../../src/fleet/postgres/open-postgres
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
 import { startTcpRelay } from '../helpers/fleet/tcp-relay.js';
+import { MockUpstream } from '../helpers/mock-upstream.js';
 
 /**
  * Agents, held decisions and the console at the control plane (docs/fleet.md, "Agents and decisions"): a real
@@ -23,6 +24,7 @@ const dirs: string[] = [];
 let cp: RunningControlPlane;
 let cp2: RunningControlPlane;
 let sidecar: TestSidecar;
+let mock: MockUpstream;
 let sidecarToken = '';
 let admin = '';
 let operator = '';
@@ -60,12 +62,14 @@ beforeAll(async () => {
   const hold = await call(cp.url, 'POST', '/v1/policies', { token: admin, body: { name: 'hold', type: 'content_filter', risk: 40, rules: { patterns: ['wire money'], action: 'REQUIRE_APPROVAL' } } });
   expect(hold.status, hold.text).toBe(200);
   // The sidecar reports its agents every 100 ms here (FLEET_AGENT_REPORT_MS).
-  sidecar = await startSidecar(cp.url, sidecarToken, tmp('sidecar'), { fleetAgentReportMs: 100, shipLingerMs: 0 });
+  mock = await new MockUpstream().start();
+  sidecar = await startSidecar(cp.url, sidecarToken, tmp('sidecar'), { fleetAgentReportMs: 100, shipLingerMs: 0, upstreamBaseUrl: mock.url });
   await vi.waitFor(async () => expect((await decide(sidecar.url, 'warm-up', 'hello')).body?.envelope?.execution_status).toBe('ALLOW'), { timeout: 10_000, interval: 50 });
 }, 120_000);
 
 afterAll(async () => {
   await sidecar?.close();
+  await mock?.close();
   await cp2?.close();
   await cp?.close();
   await pg?.stop();
@@ -290,6 +294,31 @@ describe('the console at the control plane', () => {
     // The same code path as the API: a second resolve from the console is 409.
     expectEnvelope(await call(cp.authUrl, 'POST', `/console/decisions/${id}/resolve`, { rawBody: `csrf=${encodeURIComponent(csrf)}&resolution=APPROVED`, headers: form }), 409, 'invalid_request');
     await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution?.status).toBe('REJECTED'), { timeout: 5000, interval: 25 });
+  });
+});
+
+describe('costs at the control plane', () => {
+  it("the costs page sums the sidecars' proxied calls by model and agent, an unpriced model's apart", async () => {
+    const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'costs-viewer@cpad.example', name: 'Costs viewer', role: 'viewer', password: PASSWORD } });
+    expect(created.status, created.text).toBe(201);
+    const ids: string[] = [];
+    for (const [agent, model, input, output] of [['cost-a', 'gpt-4o-mini', 1000, 200], ['cost-b', 'local-llama', 3000, 400]] as const) {
+      mock.next({ usage: { prompt_tokens: input, completion_tokens: output } });
+      const r = await call(sidecar.url, 'POST', '/v1/proxy/chat/completions', { token: operator, headers: { 'x-svc-agent-id': agent }, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+      expect(r.status, r.text).toBe(200);
+      ids.push(r.headers['x-svc-trace-id'] as string);
+    }
+    for (const id of ids) await vi.waitFor(async () => expect((await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator })).status).toBe(200), { timeout: 5000, interval: 25 });
+    const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'costs-viewer@cpad.example', password: PASSWORD } });
+    expect(login.status, login.text).toBe(200);
+    const page = await call(cp.authUrl, 'GET', '/console/costs', { headers: { cookie: `aduana_session=${login.body.session_token}` } });
+    expect(page.status).toBe(200);
+    const row = (table: string, key: string) => new RegExp(`<table id="${table}">.*?<tr data-key="${key}">(.*?)</tr>`, 's').exec(page.text)?.[1] ?? '';
+    const cost = ((1000 * 0.000825 + 200 * 0.0033) / 1000).toFixed(6);
+    expect(row('costs-by-model', 'gpt-4o-mini')).toContain(`<td data-col="in">1,000</td><td data-col="out">200</td><td data-col="brl">${cost}</td>`);
+    expect(row('costs-by-model', 'local-llama')).toContain('<td data-col="in">3,000</td><td data-col="out">400</td><td data-col="brl"><span class="muted">unpriced</span></td><td data-col="unpriced">1</td>');
+    expect(row('costs-by-agent', 'cost-a')).toContain(`<td data-col="brl">${cost}</td>`);
+    expect(page.text).toMatch(/id="stat-unpriced">1</);
   });
 });
 

@@ -14,6 +14,8 @@ interface DecisionEntry {
   created_at: string;
   event_type: string;
   metadata: { agent_id?: unknown; trace_id?: unknown };
+  /** A proxied call's fields (call-record.ts): model, usage, cost, `priced: false` for an unpriced model. */
+  payload?: { model?: unknown; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null; cost_brl?: unknown; priced?: unknown };
   decision: {
     decision_id: string;
     execution_status?: unknown;
@@ -99,7 +101,7 @@ function triggeredOf(v: unknown): Triggered[] {
 function toRecord(tenantId: string, r: Row): DecisionRecord {
   const e = JSON.parse(r.entry) as DecisionEntry;
   const d = e.decision;
-  return {
+  const rec: DecisionRecord = {
     decision_id: d.decision_id,
     tenant_id: tenantId,
     agent_id: text(e.metadata.agent_id),
@@ -117,4 +119,14 @@ function toRecord(tenantId: string, r: Row): DecisionRecord {
         ? { status: r.status, note: r.note ?? '', resolved_by: r.resolved_by ?? '', resolved_at: r.resolved_at.toISOString() }
         : null,
   };
+  // A proxied call's model, tokens and cost, as the sidecar's own index keeps them (the console's costs and spend).
+  const p = e.payload;
+  if (typeof p?.cost_brl === 'number') rec.cost_brl = num(p.cost_brl);
+  if (typeof p?.model === 'string' && p.usage && typeof p.usage === 'object') {
+    rec.model = p.model;
+    rec.prompt_tokens = num(p.usage.prompt_tokens);
+    rec.completion_tokens = num(p.usage.completion_tokens);
+    if (p.priced === false) rec.unpriced = true;
+  }
+  return rec;
 }
