@@ -141,6 +141,17 @@ describe('the costs page', () => {
     });
   }
 
+  it("an unpriced call's decision page says unpriced, not a cost of 0", async () => {
+    const page = await signIn('viewer@costs.example');
+    // The decision of the call that reported these input tokens, by its ledger entry.
+    const idOf = async (promptTokens: number) => ((await entryWithPromptTokens(t.url, t.adminToken, promptTokens)) as unknown as { metadata: { decision_id: string } }).metadata.decision_id;
+    await page.goto(`${t.authUrl}/console/decisions/${await idOf(5000)}`);
+    expect(await page.textContent('#cost')).toBe('unpriced (the model is in no price table)');
+    await page.goto(`${t.authUrl}/console/decisions/${await idOf(4000)}`);
+    expect(await page.textContent('#cost')).toBe(fmt(costOf('house-model-v2', 4000, 1000)));
+    await page.context().close();
+  });
+
   it('a range it cannot mean is a 400 and shows nothing', async () => {
     const page = await signIn('viewer@costs.example');
     for (const q of ['from=yesterday', 'from=2026-02-10&to=2026-02-01', 'to=2026-13-45']) {

@@ -75,7 +75,8 @@ function actionSection(d: DecisionRecord, payload: Payload | null): string {
       row('Outcome', esc(p['outcome']), 'outcome'),
       row('Streamed', p['stream'] ? 'yes' : 'no'),
       row('Tokens (prompt / completion / total)', `${num(usage['prompt_tokens'])} / ${num(usage['completion_tokens'])} / ${num(usage['total_tokens'])}`, 'usage'),
-      row('Cost (BRL)', typeof p['cost_brl'] === 'number' ? p['cost_brl'].toFixed(6) : '—', 'cost'),
+      // An unpriced model's cost is unknown, not 0 (console.md, "Costs").
+      row('Cost (BRL)', p['priced'] === false ? 'unpriced (the model is in no price table)' : typeof p['cost_brl'] === 'number' ? p['cost_brl'].toFixed(6) : '—', 'cost'),
       row('Upstream status', num(p['upstream_status']), 'upstream-status'),
       row('Governance time', typeof p['governance_us'] === 'number' ? `${(p['governance_us'] / 1000).toFixed(3)} ms` : '—', 'latency'),
     );
