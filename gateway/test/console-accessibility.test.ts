@@ -111,6 +111,18 @@ describe('console accessibility and layout (axe-core in real Chromium, desktop a
         await Promise.all([page.waitForLoadState('load'), page.click('#verify')]);
         await page.waitForSelector('#verify-result');
         problems.push(...(await checkPage(page, `${email} ledger verified`, viewport.width)));
+        // The policy editor (admins only): as opened, after a dry run (its result table) and with a validation error.
+        if (email.startsWith('admin')) {
+          await page.goto(`${g.t.authUrl}/console/policies/editor`);
+          problems.push(...(await checkPage(page, `${email} policy editor`, viewport.width)));
+          await Promise.all([page.waitForLoadState('load'), page.click('#dry-run-button')]);
+          await page.waitForSelector('#dry-run');
+          problems.push(...(await checkPage(page, `${email} policy editor's dry run`, viewport.width)));
+          await page.fill('#policy-json', '{"name": "no type"}');
+          await Promise.all([page.waitForLoadState('load'), page.click('#dry-run-button')]);
+          await page.waitForSelector('#editor-error');
+          problems.push(...(await checkPage(page, `${email} policy editor's error`, viewport.width)));
+        }
       }
       await context.close();
       expect(problems).toEqual([]);

@@ -42,8 +42,8 @@ afterAll(async () => {
 const PUBLIC = new Set(['get /health', 'get /healthz', 'post /login', 'get /verify', 'get /auth/idp', 'get /auth/idp/callback', 'get /console/login', 'post /console/login', 'get /console/assets/:name', 'post /v1/proxy/*']);
 /** The control plane's routes for sidecars. */
 const SIDECAR = new Set(['get /v1/fleet/bundle', 'post /v1/fleet/ledger', 'post /v1/fleet/agents', 'post /v1/fleet/telemetry']);
-/** The console's forms only an admin may send. */
-const ADMIN_FORMS = new Set(['post /console/decisions/:id/resolve', 'post /console/policies/:id/toggle']);
+/** The console's forms and pages only an admin may use. */
+const ADMIN_FORMS = new Set(['post /console/decisions/:id/resolve', 'post /console/policies/:id/toggle', 'get /console/policies/editor', 'post /console/policies/editor']);
 const PROXY = new Set(['post /v1/proxy/chat/completions', 'post /v1/proxy/completions', 'post /v1/proxy/embeddings', 'get /v1/proxy/models']);
 
 const name = (r: RouteInfo): string => `${r.method} ${r.pattern}`;
@@ -89,7 +89,7 @@ describe('how routes authenticate', () => {
         seen.add(name(r));
         const what = `${server}: ${name(r)}`;
         expect(r.auth, what).toBe(expectedKind(r));
-        // The scope only where the kind takes one: always for a PAT, on the console's admin forms, nowhere else.
+        // The scope only where the kind takes one: always for a PAT, on the console's admin forms and pages, nowhere else.
         if (r.auth === 'pat') expect(r.scope, what).toMatch(/^(runtime:read|runtime:write|admin:manage)$/);
         else if (ADMIN_FORMS.has(name(r))) expect(r.scope, what).toBe('admin:manage');
         else expect(r.scope, what).toBeNull();

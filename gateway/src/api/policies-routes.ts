@@ -8,6 +8,7 @@ import type { CompileCandidate } from '../policy/policy-store.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { actorOf } from '../ledger/admin-actions.js';
+import type { Principal } from '../identity/auth/principal.js';
 
 /** The public view of a policy (the stored record minus internal bookkeeping). */
 export function policyView(p: PolicyRecord) {
@@ -43,23 +44,15 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
 
   server.route('post', '/v1/policies', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
-    const body = stripTenant(ctx.body);
-    const input = policyValidator.create(body);
-    const { record: rec, compiled } = await policies.create(ctx.auth.tenantId, input, candidateCompiler(runtimes, ctx.auth.tenantId));
-    const set = runtimes.install(compiled);
-    await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'policy.created', target: rec.id, before: null, after: policyView(rec) }, ctx.trace.traceId);
+    const { record: rec, set } = await createPolicy(deps, ctx.auth.tenantId, stripTenant(ctx.body), ctx.auth, ctx.trace.traceId);
     return { status: 200, body: { id: rec.id, name: rec.name, created_at: rec.created_at, policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
   server.route('put', '/v1/policies/:id', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
-    const tenantId = ctx.auth.tenantId;
-    const current = policies.get(tenantId, ctx.params[0] as string);
-    if (!current) throw new GatewayError('not_found', 'policy not found');
+    const id = ctx.params[0] as string;
+    if (!policies.get(ctx.auth.tenantId, id)) throw new GatewayError('not_found', 'policy not found');
     assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
-    const patch = policyValidator.patch(stripTenant(ctx.body), current.type);
-    const { record: next, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
-    const set = runtimes.install(compiled);
-    await onAdminAction(tenantId, { actor: actorOf(ctx.auth), action: 'policy.updated', target: next.id, before: policyView(current), after: policyView(next) }, ctx.trace.traceId);
+    const { record: next, set } = await updatePolicy(deps, ctx.auth.tenantId, id, stripTenant(ctx.body), ctx.auth, ctx.trace.traceId);
     return { status: 200, body: { ...policyView(next), policy_version: set.label }, headers: { 'x-svc-policy': set.label } };
   });
 
@@ -97,6 +90,31 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
       headers: { 'x-svc-policy': set.label },
     };
   });
+}
+
+type PolicyWriteDeps = Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'onAdminAction'>;
+
+/**
+ * A new policy, validated, compiled with the tenant's set, stored, installed and chained as an admin action: what
+ * `POST /v1/policies` and the console's policy editor do.
+ */
+export async function createPolicy(deps: PolicyWriteDeps, tenantId: string, body: unknown, actor: Pick<Principal, 'id' | 'userId'>, traceId: string): Promise<{ record: PolicyRecord; set: PolicySet }> {
+  const input = deps.policyValidator.create(body);
+  const { record, compiled } = await deps.policies.create(tenantId, input, candidateCompiler(deps.runtimes, tenantId));
+  const set = deps.runtimes.install(compiled);
+  await deps.onAdminAction(tenantId, { actor: actorOf(actor), action: 'policy.created', target: record.id, before: null, after: policyView(record) }, traceId);
+  return { record, set };
+}
+
+/** A policy's edit (`PUT /v1/policies/{id}`'s body), as `createPolicy` does a new one; 404 for an unknown id. */
+export async function updatePolicy(deps: PolicyWriteDeps, tenantId: string, id: string, body: unknown, actor: Pick<Principal, 'id' | 'userId'>, traceId: string): Promise<{ record: PolicyRecord; set: PolicySet }> {
+  const current = deps.policies.get(tenantId, id);
+  if (!current) throw new GatewayError('not_found', 'policy not found');
+  const patch = deps.policyValidator.patch(body, current.type);
+  const { record, compiled } = await deps.policies.update(tenantId, current, patch, candidateCompiler(deps.runtimes, tenantId));
+  const set = deps.runtimes.install(compiled);
+  await deps.onAdminAction(tenantId, { actor: actorOf(actor), action: 'policy.updated', target: record.id, before: policyView(current), after: policyView(record) }, traceId);
+  return { record, set };
 }
 
 /** Every change compiles the tenant's whole candidate set before it commits (400 and nothing stored when it cannot). */

@@ -4,7 +4,7 @@ import { assertOwnTenant } from '../http/list-params.js';
 import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
 import { fromLedgerError } from '../ledger/events/ledger-errors.js';
 import type { Ledger, LedgerEntry } from '../ledger/index.js';
-import { dryRun } from '../policy/dry-run.js';
+import { dryRun, type DryRunAction, type DryRunTotals } from '../policy/dry-run.js';
 import type { PolicyRecord } from '../policy/policy-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
@@ -29,50 +29,58 @@ const BODY = new OwnSchema({
   },
 });
 
+/** The answer of a dry run (`POST /v1/policies/dry-run`, the console's policy editor). */
+export interface DryRunAnswer {
+  candidate: { id: string | null; name: string; type: string; enabled: boolean };
+  policy_version: string;
+  totals: DryRunTotals;
+  actions: DryRunAction[];
+}
+
 /**
- * `POST /v1/policies/dry-run` (admin): a candidate policy (new, or an edit of `policy_id` in `PUT`'s form) validated
- * as a change would be, the tenant's set compiled with it, and the tenant's last `limit` recorded actions judged again
- * with it (policy/dry-run.ts says what can be). Nothing is stored or installed: the policies, their version and the
- * ledger are as they were.
+ * A dry run of a candidate policy (new, or an edit of `policy_id` in `PUT`'s form), validated as a change would be,
+ * the tenant's set compiled with it, and the tenant's last `limit` recorded actions (read by `read`) judged again with
+ * it (policy/dry-run.ts says what can be). Nothing is stored or installed: the policies, their version and the ledger
+ * are as they were.
  */
+export function policyDryRun(deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes'>, tenantId: string, body: unknown, read: (limit: number) => LedgerEntry[]): DryRunAnswer {
+  const { policies, policyValidator, runtimes } = deps;
+  assertValid(BODY, body);
+  const b = body as { policy: unknown; policy_id?: string; limit?: number };
+  const all = policies.all(tenantId);
+  let candidate: PolicyRecord;
+  if (b.policy_id !== undefined) {
+    const current = policies.get(tenantId, b.policy_id);
+    if (!current) throw new GatewayError('not_found', 'policy not found');
+    candidate = { ...current, ...policyValidator.patch(b.policy, current.type) } as PolicyRecord;
+  } else {
+    const input = policyValidator.create(b.policy);
+    const now = new Date().toISOString();
+    candidate = { ...input, id: CANDIDATE_ID, tenant_id: tenantId, created_at: now, updated_at: now, pack_key: null } as PolicyRecord;
+  }
+  // The set a save would install must compile within the limits (400 otherwise); it is not installed.
+  runtimes.compile(tenantId, policies.version(tenantId) + 1, [...all.filter((p) => p.id !== candidate.id), candidate]);
+  const names = new Map(all.map((p) => [p.id, p.name]));
+  const { actions, totals } = dryRun(candidate, read(b.limit ?? DRY_RUN_DEFAULT), names);
+  return {
+    candidate: { id: b.policy_id ?? null, name: candidate.name, type: candidate.type, enabled: candidate.enabled },
+    policy_version: runtimes.policySet(tenantId).label,
+    totals,
+    actions,
+  };
+}
+
+/** `POST /v1/policies/dry-run` (admin), on a gateway: its ledger holds the recorded actions. */
 export function registerPolicyDryRunRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runtimes' | 'ledger'>): void {
-  const { policies, policyValidator, runtimes, ledger } = deps;
   server.route('post', '/v1/policies/dry-run', { auth: 'pat', scope: 'admin:manage', body: 'json' }, (ctx) => {
+    assertOwnTenant(ctx, (ctx.body as Record<string, unknown> | null)?.['tenant_id']);
     const tenantId = ctx.auth.tenantId;
-    assertValid(BODY, ctx.body);
-    const body = ctx.body as { policy: unknown; policy_id?: string; limit?: number; tenant_id?: string };
-    assertOwnTenant(ctx, body.tenant_id);
-    const all = policies.all(tenantId);
-    let candidate: PolicyRecord;
-    if (body.policy_id !== undefined) {
-      const current = policies.get(tenantId, body.policy_id);
-      if (!current) throw new GatewayError('not_found', 'policy not found');
-      candidate = { ...current, ...policyValidator.patch(body.policy, current.type) } as PolicyRecord;
-    } else {
-      const input = policyValidator.create(body.policy);
-      const now = new Date().toISOString();
-      candidate = { ...input, id: CANDIDATE_ID, tenant_id: tenantId, created_at: now, updated_at: now, pack_key: null } as PolicyRecord;
-    }
-    // The set a save would install must compile within the limits (400 otherwise); it is not installed.
-    const set = [...all.filter((p) => p.id !== candidate.id), candidate];
-    runtimes.compile(tenantId, policies.version(tenantId) + 1, set);
-    const entries = recordedActions(ledger, tenantId, body.limit ?? DRY_RUN_DEFAULT);
-    const names = new Map(all.map((p) => [p.id, p.name]));
-    const { actions, totals } = dryRun(candidate, entries, names);
-    return {
-      status: 200,
-      body: {
-        candidate: { id: body.policy_id ?? null, name: candidate.name, type: candidate.type, enabled: candidate.enabled },
-        policy_version: runtimes.policySet(tenantId).label,
-        totals,
-        actions,
-      },
-    };
+    return { status: 200, body: policyDryRun(deps, tenantId, ctx.body, (limit) => recordedActions(deps.ledger, tenantId, limit)) };
   });
 }
 
 /** The tenant's last `limit` chained actions (entries with a decision), newest first. */
-function recordedActions(ledger: Ledger, tenantId: string, limit: number): LedgerEntry[] {
+export function recordedActions(ledger: Ledger, tenantId: string, limit: number): LedgerEntry[] {
   const out: LedgerEntry[] = [];
   let cursor: string | null = null;
   let read = 0;

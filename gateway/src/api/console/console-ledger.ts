@@ -1,5 +1,6 @@
 import type { MaybePromise } from '../../agents/agent-directory.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { Ledger, LedgerEntry } from '../../ledger/index.js';
+import { recordedActions } from '../policy-dry-run-routes.js';
 import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
 import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
@@ -17,6 +18,8 @@ export interface ConsoleLedger {
   decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView>;
   /** The admin actions chained in the tenant's ledger (the audit trail page); absent where no chain is kept. */
   auditTrail?(tenantId: string, filter: AuditFilter): AuditPage;
+  /** The tenant's last recorded actions, newest first (the policy editor's dry run); absent where no chain is kept. */
+  recordedActions?(tenantId: string, limit: number): LedgerEntry[];
 }
 
 /** The embedded gateway's ledger, as the console reads it. */
@@ -26,5 +29,6 @@ export function localConsoleLedger(ledger: Ledger): ConsoleLedger {
     verify: (tenantId) => ledger.verify(tenantId),
     decision: (d) => decisionLedgerView(ledger, d),
     auditTrail: (tenantId, filter) => readAuditTrail(ledger, tenantId, filter),
+    recordedActions: (tenantId, limit) => recordedActions(ledger, tenantId, limit),
   };
 }

@@ -19,7 +19,9 @@ import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
 import { decisionsPage } from './pages/decisions-page.js';
 import { decisionPage } from './pages/decision-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
-import { candidateCompiler, policyView } from '../policies-routes.js';
+import { candidateCompiler, createPolicy, policyView, updatePolicy } from '../policies-routes.js';
+import { policyDryRun } from '../policy-dry-run-routes.js';
+import { EDITOR_DEFAULT_LIMIT, NEW_POLICY_JSON, policyEditorPage, type EditorState } from './pages/policy-editor-page.js';
 import { auditPage } from './pages/audit-page.js';
 import { costsPage } from './pages/costs-page.js';
 import { parseCostRange } from './cost-range.js';
@@ -30,6 +32,8 @@ import { actorOf } from '../../ledger/admin-actions.js';
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
 const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
+/** A page only an admin may open (403 `missing_scope` for any other role). */
+const ADMIN_PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', scope: 'admin:manage', body: 'none' };
 /** A decision id as the gateway makes them (`dec_` and a ULID): anything else names no decision. */
 const DECISION_ID = /^dec_[0-9A-Za-z]{1,64}$/;
 /** A form post of a signed-in person; refused 401 `session_required` without a session, before its body is read. */
@@ -230,6 +234,61 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       return redirect('/console/policies');
     }),
   );
+
+  // The policy editor (admins): a policy's JSON validated as the API validates it, a dry run, save (policy-editor-page.ts).
+  server.route(
+    'get',
+    '/console/policies/editor',
+    ADMIN_PAGE,
+    signedIn((v, ctx) => {
+      const id = ctx.query.get('id');
+      const current = id === null ? undefined : policies.get(v.principal.tenantId, id);
+      if (id !== null && !current) throw new GatewayError('not_found', 'policy not found');
+      const json = current ? JSON.stringify({ name: current.name, risk: current.risk, enabled: current.enabled, rules: current.rules }, null, 2) : NEW_POLICY_JSON;
+      return html(200, policyEditorPage(v, editorState(current?.id ?? null, current?.name ?? null, json, EDITOR_DEFAULT_LIMIT)));
+    }),
+  );
+
+  server.route(
+    'post',
+    '/console/policies/editor',
+    ADMIN_FORM,
+    signedInPost(async (v, form, ctx) => {
+      const tenantId = v.principal.tenantId;
+      const policyId = form.get('policy_id') || null;
+      const current = policyId === null ? undefined : policies.get(tenantId, policyId);
+      if (policyId !== null && !current) throw new GatewayError('not_found', 'policy not found');
+      const json = (form.get('policy') ?? '').slice(0, 200_000);
+      const limitText = form.get('limit') ?? '';
+      const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : EDITOR_DEFAULT_LIMIT;
+      const state = editorState(policyId, current?.name ?? null, json, limit);
+      let policy: unknown;
+      try {
+        policy = JSON.parse(json);
+      } catch (err) {
+        return html(400, policyEditorPage(v, { ...state, error: `The policy is not JSON: ${err instanceof Error ? err.message : String(err)}` }));
+      }
+      try {
+        if (form.get('op') === 'save') {
+          const saved = policyId === null ? await createPolicy(deps, tenantId, policy, v.principal, ctx.trace.traceId) : await updatePolicy(deps, tenantId, policyId, policy, v.principal, ctx.trace.traceId);
+          return redirect(`/console/policies#policy-${encodeURIComponent(saved.record.id)}`);
+        }
+        const read = ledger.recordedActions;
+        if (!read) throw new GatewayError('invalid_request', 'the dry run needs a gateway\'s recorded actions');
+        const body = { policy, limit, ...(policyId === null ? {} : { policy_id: policyId }) };
+        return html(200, policyEditorPage(v, { ...state, result: policyDryRun(deps, tenantId, body, (n) => read(tenantId, n)) }));
+      } catch (err) {
+        // The validator's message, shown above the policy as typed.
+        if (!(err instanceof GatewayError) || err.code !== 'invalid_request') throw err;
+        return html(400, policyEditorPage(v, { ...state, error: err.message }));
+      }
+    }),
+  );
+
+  /** The editor as first shown, or re-shown with what was typed. */
+  function editorState(policyId: string | null, policyName: string | null, json: string, limit: number): EditorState {
+    return { policyId, policyName, json, limit, error: '', result: null, dryRunAvailable: ledger.recordedActions !== undefined };
+  }
 
   // Who changed what (the admin actions chained in the tenant's ledger): read-only, every role.
   server.route(

@@ -58,4 +58,9 @@ button.secondary { background: #fff; color: var(--accent); }
 .legend-ALLOW { color: var(--allow); } .legend-DENY { color: var(--deny); } .legend-HELD { color: var(--hold); }
 /* Decision page: its title holds the decision id (one long word), which must wrap at phone width. */
 body[data-page="decisions"] h1 { overflow-wrap: anywhere; }
+/* Policy editor: the JSON at the page's width, its buttons in a row; a verdict the dry run would change stands out. */
+.policy-editor { display: flex; flex-direction: column; gap: 10px; max-width: 900px; }
+.policy-editor textarea { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--fg); padding: 8px; border: 1px solid #b9c2d0; border-radius: 4px; width: 100%; }
+.editor-actions { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; }
+tr.changed td { background: #fff4d6; }
 `;

@@ -21,12 +21,14 @@ export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
   const admin = v.principal.scopes.includes('admin:manage');
   const toggle = (p: PolicyRecord) =>
     admin
-      ? `<td><form class="inline" method="post" action="/console/policies/${encodeURIComponent(p.id)}/toggle">${csrfField(v)}<button type="submit" class="secondary" data-toggle="${esc(p.id)}">${p.enabled ? 'Disable' : 'Enable'}</button></form></td>`
+      ? `<td><form class="inline" method="post" action="/console/policies/${encodeURIComponent(p.id)}/toggle">${csrfField(v)}<button type="submit" class="secondary" data-toggle="${esc(p.id)}">${p.enabled ? 'Disable' : 'Enable'}</button></form> <a href="/console/policies/editor?id=${encodeURIComponent(p.id)}" data-edit="${esc(p.id)}">Edit<span class="visually-hidden"> ${esc(p.name)}</span></a></td>`
       : '';
   const rows = policies
     .map((p) => `<tr id="policy-${esc(p.id)}" data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
     .join('');
-  const note = admin ? 'Switch a policy on or off here; create and edit policies through the API (/v1/policies).' : 'Read-only: only admins change policies.';
+  const note = admin
+    ? 'Switch a policy on or off here, or edit one (and dry-run the edit against the recorded actions before saving it). <a href="/console/policies/editor" id="new-policy">New policy</a>'
+    : 'Read-only: only admins change policies.';
   const cols = admin ? 7 : 6;
   return page(
     v,
