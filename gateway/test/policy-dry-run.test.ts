@@ -79,6 +79,8 @@ describe('POST /v1/policies/dry-run', () => {
   });
 
   it('answers 400 to an invalid policy, 404 to an unknown policy id, 403 to a viewer; none changes anything', async () => {
+    // The first test's last decision may still be in the ledger's next group commit: the snapshot waits for it.
+    await chained(4);
     const before = await state();
     expectEnvelope(await call(t.url, 'POST', '/v1/policies/dry-run', { token: a.admin, body: { policy: { name: 'x', type: 'tool_access', risk: 5, rules: { action: 'DENY' } } } }), 400, 'invalid_request');
     expectEnvelope(await call(t.url, 'POST', '/v1/policies/dry-run', { token: a.admin, body: { policy: secrets, limit: 1001 } }), 400, 'invalid_request');
