@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
+import { signInToConsole } from './helpers/console-sign-in.js';
 
 /** The audit trail page (issue 34, "who changed what"), in Chromium, as an admin and as a viewer. */
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
@@ -47,20 +48,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function signIn(email: string): Promise<Page> {
-  const context = await browser.newContext({ timezoneId: ZONE, locale: 'en-GB' });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageProblems.push(`console: ${m.text()}`);
-  });
-  await page.goto(`${t.authUrl}/console/login`);
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', PASSWORD);
-  await Promise.all([page.waitForURL(`${t.authUrl}/console`), page.click('button[type=submit]')]);
-  return page;
-}
+const signIn = (email: string): Promise<Page> => signInToConsole(browser, t.authUrl, email, PASSWORD, pageProblems, { timezoneId: ZONE, locale: 'en-GB' });
 
 const actions = (page: Page) => page.$$eval('#audit tbody tr[data-action]', (rows) => rows.map((r) => r.getAttribute('data-action')));
 const seqs = (page: Page) => page.$$eval('#audit tbody tr[data-seq]', (rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
+import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 import { entryWithPromptTokens } from './helpers/proxy-ledger.js';
 import { BUILT_IN_PRICES_BRL } from '../src/proxy/pricing/price-table.js';
@@ -62,20 +63,7 @@ afterAll(async () => {
   await closeGatewayWithMock(g);
 });
 
-async function signIn(email: string): Promise<Page> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  page.on('pageerror', (e) => pageProblems.push(`pageerror: ${e.message}`));
-  page.on('console', (m) => {
-    if (m.type() === 'error') pageProblems.push(`console: ${m.text()}`);
-  });
-  await page.goto(`${t.authUrl}/console/login`);
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', PASSWORD);
-  await Promise.all([page.waitForURL(`${t.authUrl}/console`), page.click('button[type=submit]')]);
-  return page;
-}
+const signIn = (email: string): Promise<Page> => signInToConsole(browser, t.authUrl, email, PASSWORD, pageProblems);
 
 /** A table's rows as {key: {column: text}}. */
 const rows = (page: Page, id: string) =>
