@@ -200,6 +200,19 @@ describe('the decision page in a real headless Chromium', () => {
       expect(await text(page, '#usage')).toBe('1000 / 500 / 1500');
       expect(Number(await text(page, '#cost'))).toBeGreaterThan(0);
       expect(await text(page, '#latency')).toMatch(/^\d+\.\d{3} ms$/);
+      // Latency by stage: every stage shown, the two governance parts adding up to the whole (to the rounding of µs),
+      // evaluation and redaction within the request checks, and the provider's time apart from governance.
+      const stage = async (name: string) => {
+        const shown = await text(page, `#latency-by-stage tr[data-stage="${name}"] .count`);
+        expect(shown).toMatch(/^\d+\.\d{3} ms$/);
+        return Number(shown.replace(' ms', ''));
+      };
+      const [request, policies, redaction, upstream, answer, governance] = [await stage('request'), await stage('policies'), await stage('redaction'), await stage('upstream'), await stage('answer'), await stage('governance')];
+      expect(Math.abs(request + answer - governance)).toBeLessThanOrEqual(0.002);
+      expect(policies + redaction).toBeLessThanOrEqual(request + 0.002);
+      expect(redaction).toBeGreaterThan(0);
+      expect(upstream).toBeGreaterThan(0);
+      expect(await text(page, '#latency')).toBe(`${governance.toFixed(3)} ms`);
       await verifyShownProof(page);
       await page.screenshot({ path: `${ARTIFACTS}decision-proxied-${who}.png`, fullPage: true });
 

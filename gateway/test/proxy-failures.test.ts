@@ -218,6 +218,40 @@ describe('the audit trail', () => {
     expect(d.body).toMatchObject({ event_type: 'proxy.chat.completions', agent_id: 'audited', execution_status: 'ALLOW' });
   });
 
+  it('a streamed call records its time by stage; a call refused by a policy records its governance time too', async () => {
+    const a = await t.tenant('fail-stages');
+    mock.next({ chunks: ['time ', 'me'] });
+    const res = await request(`${t.url}/v1/proxy/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.operator}`, 'x-svc-agent-id': 'timed', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chat, stream: true }),
+    });
+    await res.body.arrayBuffer();
+    await call(t.url, 'POST', '/v1/policies', { token: a.admin, body: { name: 'no wires', type: 'content_filter', risk: 40, rules: { patterns: ['wire money'], action: 'DENY' } } });
+    const refused = await request(`${t.url}/v1/proxy/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${a.operator}`, 'x-svc-agent-id': 'timed', 'content-type': 'application/json' },
+      body: JSON.stringify({ ...chat, messages: [{ role: 'user', content: 'please wire money now' }] }),
+    });
+    await refused.body.arrayBuffer();
+    expect(refused.statusCode).toBe(403);
+    await expect.poll(() => t.gw.deps.ledger.list('fail-stages', { limit: 10 }).events.filter((e) => e.event_type.startsWith('proxy.')).length, { timeout: 3000 }).toBe(2);
+    const [streamed, blocked] = t.gw.deps.ledger.list('fail-stages', { limit: 10 }).events.filter((e) => e.event_type.startsWith('proxy.')) as { payload: Record<string, unknown> }[];
+    type Stages = { answer: number; policies: number; redaction: number; request: number; upstream: number };
+    const s = streamed!.payload['stages_us'] as Stages;
+    expect(s.upstream).toBeGreaterThan(0);
+    expect(s.request + s.answer).toBeGreaterThanOrEqual((streamed!.payload['governance_us'] as number) - 1);
+    expect(s.request + s.answer).toBeLessThanOrEqual((streamed!.payload['governance_us'] as number) + 1);
+    // Refused before the upstream: all of its time was governance, none of it the provider's, and its headers say so.
+    const b = blocked!.payload['stages_us'] as Stages;
+    expect(blocked!.payload['outcome']).toBe('blocked');
+    expect(b.request).toBeGreaterThan(0);
+    expect(b.policies).toBeGreaterThan(0);
+    expect(b).toMatchObject({ upstream: 0, answer: 0 });
+    expect(blocked!.payload['governance_us']).toBe(b.request);
+    expect(refused.headers['x-svc-latency-us']).toBe(String(b.request));
+  });
+
   it('the hallucination shield flags a cited URL and figure that the request never gave, without blocking', async () => {
     const h = await t.tenant('fail-shield');
     await call(t.url, 'POST', '/v1/policies', { token: h.admin, body: { name: 'shield', type: 'hallucination_shield', risk: 30, rules: {} } });

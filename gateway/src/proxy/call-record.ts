@@ -5,6 +5,20 @@ import { GatewayError } from '../errors.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Stage } from './stages/stage.js';
 
+const us = (ms: number): number => Math.round(ms * 1000);
+
+/**
+ * Where a call's time went, µs (the decision page's latency by stage, docs/console.md): governance before the upstream
+ * request (`request`, of which `policies` and `redaction`), the provider's time (`upstream`; for a stream, until its
+ * last event was relayed, less the time spent judging its events) and the checks on the answer (`answer`). Zero where
+ * a call never got that far.
+ */
+function stagesUs(c: ProxyContext): { answer: number; policies: number; redaction: number; request: number; upstream: number } {
+  const answer = c.governanceMs - c.beforeUpstreamMs;
+  const upstream = c.forwardedAt === 0 || c.upstreamDoneAt === 0 ? 0 : c.upstreamDoneAt - c.forwardedAt - (c.streamed ? answer : 0);
+  return { answer: us(answer), policies: us(c.policiesMs), redaction: us(c.redactionMs), request: us(c.beforeUpstreamMs), upstream: us(Math.max(0, upstream)) };
+}
+
 /**
  * A proxied call's record, owned here from start to end (as OPA's decision-log plugin owns a decision's life): its
  * chain entry, handed to the ledger before a whole answer is written (committed in the group commit after it: no wait
@@ -89,7 +103,7 @@ export class CallRecorder {
       {
         cost_brl: c.costBrl,
         endpoint: c.endpoint.kind,
-        governance_us: Math.round(c.governanceMs * 1000),
+        governance_us: us(c.governanceMs),
         // Per entity only when something was redacted: the other entries keep their shape.
         ...(c.inputRedactionEntities ? { input_redaction_entities: c.inputRedactionEntities } : undefined),
         input_redactions: c.inputRedactions,
@@ -100,6 +114,7 @@ export class CallRecorder {
         output_sha256: c.outputHash,
         // Only on a call whose model no price table lists (its cost_brl is then 0): the other entries keep their shape.
         ...(c.priced ? undefined : { priced: false }),
+        stages_us: stagesUs(c),
         stream: c.stream,
         upstream_status: c.upstreamStatus,
         usage: c.usage,

@@ -17,8 +17,13 @@ export function writeProxyAnswer(edge: ProxyEdge, c: ProxyContext, status: numbe
  */
 export function answerProxyFailure(edge: ProxyEdge, logger: Logger, c: ProxyContext, err: unknown): void {
   const http = c.http;
-  // Refused before forwarding (size, auth, validation): the call did not get through.
-  if (c.forwardedAt === 0) c.deniedBeforeForward = true;
+  // Refused before forwarding (size, auth, validation, a policy): the call did not get through, and all its time so
+  // far was governance (its verdict headers and ledger entry report it).
+  if (c.forwardedAt === 0) {
+    c.deniedBeforeForward = true;
+    c.beforeUpstreamMs = performance.now() - http.startedAt;
+    c.governanceMs = c.beforeUpstreamMs;
+  }
   if (err instanceof GatewayError && (err.code === 'upstream_unavailable' || err.code === 'upstream_error')) {
     c.outcome = err.code === 'upstream_error' ? 'upstream_error' : 'upstream_unavailable';
   } else if (!(err instanceof GatewayError)) {

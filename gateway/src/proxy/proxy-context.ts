@@ -96,6 +96,13 @@ export class ProxyContext {
   deniedBeforeForward = false;
   /** Milliseconds spent in governance (never upstream time). */
   governanceMs = 0;
+  /**
+   * Parts of it, for the decision page's latency by stage (docs/console.md): everything before the upstream request
+   * was sent, and within that the policy evaluation and the input redaction. Set from clock reads the stages make anyway.
+   */
+  beforeUpstreamMs = 0;
+  policiesMs = 0;
+  redactionMs = 0;
   /** performance.now() when the upstream request was sent / when its answer was complete. */
   forwardedAt = 0;
   upstreamDoneAt = 0;

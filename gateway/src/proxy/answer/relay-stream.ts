@@ -78,6 +78,7 @@ async function relay(edge: ProxyEdge, stages: ResponseStages, c: ProxyContext, u
       await out.write(run.take());
     }
   } finally {
+    c.upstreamDoneAt = performance.now();
     c.outputHash = out.digest();
     c.governanceMs += governed;
     edge.end(http);

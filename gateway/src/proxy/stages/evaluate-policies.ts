@@ -63,7 +63,8 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
       result = await pool.run(set, strings);
     } finally {
       // Worker time is the tenant's too: its budget bounds how long it may keep the worker busy.
-      runtimes.chargeEvaluation(tenantId, performance.now() - started);
+      c.policiesMs = performance.now() - started;
+      runtimes.chargeEvaluation(tenantId, c.policiesMs);
     }
     await decide(c, result.findings ?? undefined);
     if (c.evaluation!.redactInput && result.redacted) {
@@ -82,7 +83,16 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
         // Past the cap the evaluator refuses (413) at once: no point sending the text to the worker.
         if (c.inputText.length <= set.maxTextChars) return inWorker(c);
       }
-      return decide(c, undefined);
+      const started = performance.now();
+      let judged: void | Promise<void> = undefined;
+      try {
+        judged = decide(c, undefined);
+      } finally {
+        // A judge waiting on Redis (shared limits) is timed to its answer; inline, to its return or its refusal.
+        if (judged instanceof Promise) judged = judged.finally(() => void (c.policiesMs = performance.now() - started));
+        else c.policiesMs = performance.now() - started;
+      }
+      return judged;
     },
   };
 }

@@ -16,8 +16,9 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
       const http = c.http;
       // What was judged is what is sent: raw bytes could differ from the parsed object (escapes, duplicate keys).
       if (c.request) c.upstreamBody = Buffer.from(JSON.stringify(c.request));
-      c.governanceMs += performance.now() - http.startedAt;
       c.forwardedAt = performance.now();
+      c.beforeUpstreamMs = c.forwardedAt - http.startedAt;
+      c.governanceMs += c.beforeUpstreamMs;
       // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
       const upstream = upstreams[c.endpoint.provider];
       // A provider's routes exist only when its upstream is configured: this is a wiring error, not a client's.

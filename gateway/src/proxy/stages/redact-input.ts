@@ -23,7 +23,8 @@ export function redactInputStage(runtimes: TenantRuntimes): Stage {
       c.inputRedactions = count;
       c.inputRedactionEntities = entities;
       // Redaction is evaluation work too: it counts against the tenant's evaluation-time budget.
-      runtimes.chargeEvaluation(c.principal!.tenantId, performance.now() - started);
+      c.redactionMs = performance.now() - started;
+      runtimes.chargeEvaluation(c.principal!.tenantId, c.redactionMs);
     },
   };
 }

@@ -78,7 +78,7 @@ function actionSection(d: DecisionRecord, payload: Payload | null): string {
       // An unpriced model's cost is unknown, not 0 (console.md, "Costs").
       row('Cost (BRL)', p['priced'] === false ? 'unpriced (the model is in no price table)' : typeof p['cost_brl'] === 'number' ? p['cost_brl'].toFixed(6) : '—', 'cost'),
       row('Upstream status', num(p['upstream_status']), 'upstream-status'),
-      row('Governance time', typeof p['governance_us'] === 'number' ? `${(p['governance_us'] / 1000).toFixed(3)} ms` : '—', 'latency'),
+      row('Governance time', ms(p['governance_us']), 'latency'),
     );
   } else if ('tool' in p) {
     rows.push(
@@ -96,6 +96,27 @@ function actionSection(d: DecisionRecord, payload: Payload | null): string {
   }
   rows.push(row('Trace id', mono(d.trace_id)), row('Policy set', mono(d.policy_version)), row('Policies evaluated', String(d.policies_evaluated)));
   return `<h2>Action</h2><table id="action"><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const ms = (v: unknown): string => (typeof v === 'number' ? `${(v / 1000).toFixed(3)} ms` : '—');
+
+/**
+ * A proxied call's time by stage, as its entry records it (`stages_us`, entries of earlier builds have none): the
+ * governance before and after the upstream, and the provider's own time beside them, never counted as governance.
+ */
+function latencySection(payload: Payload | null): string {
+  const s = payload?.['stages_us'];
+  if (!s || typeof s !== 'object') return '';
+  const t = s as Payload;
+  const rows = [
+    ['request', 'Request checks (before the upstream request)'],
+    ['policies', '… of which policy evaluation'],
+    ['redaction', '… of which input redaction'],
+    ['upstream', 'Upstream (the provider; not governance)'],
+    ['answer', 'Answer checks'],
+  ].map(([key, label]) => `<tr data-stage="${key}"><td>${label}</td><td class="count">${ms(t[key as string])}</td></tr>`);
+  rows.push(`<tr data-stage="governance"><td>Governance in all</td><td class="count">${ms(payload?.['governance_us'])}</td></tr>`);
+  return `<h2>Latency by stage</h2><table id="latency-by-stage"><thead><tr><th>Stage</th><th>Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function ledgerSection(view: DecisionLedgerView | null): string {
@@ -129,6 +150,6 @@ function resolutionSection(d: DecisionRecord): string {
 export function decisionPage(v: Viewer, d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>, view: DecisionLedgerView | null): string {
   const payload = view?.entry?.payload ?? null;
   const summary = `<table id="summary"><tbody>${row('Verdict', `<span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span>`, 'verdict')}${row('Deciding rule', ruleCell(d.rule, policies), 'rule')}${row('Risk score', String(d.risk_score))}${row('Decision', mono(d.decision_id))}${row('Time', mono(d.created_at))}</tbody></table>`;
-  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${resolutionSection(d)}${ledgerSection(view)}`;
+  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${latencySection(payload)}${resolutionSection(d)}${ledgerSection(view)}`;
   return page(v, 'decisions', `Decision ${d.decision_id}`, body);
 }
