@@ -42,6 +42,9 @@ export interface Overview {
   latencyP50Series: (number | null)[];
   latencyP99Series: (number | null)[];
   spendByAgent: { agent_id: string; spend_brl: number }[];
+  /** False when the newest CONSOLE_SCAN_LIMIT decisions did not reach back to the range's start: the figures are theirs. */
+  complete: boolean;
+  scanLimit: number;
 }
 
 /** Tokens and cost of a group of proxied calls; unpriced calls (a model no price table lists) are counted apart. */
@@ -177,9 +180,15 @@ export class DecisionConsoleData implements ConsoleData {
     let total = 0;
     let blocked = 0;
     let held = 0;
+    let scanned = 0;
+    let reachedStart = false;
     for (const d of this.store.recent(tenantId, this.scanLimit)) {
+      scanned++;
       const at = Date.parse(d.created_at);
-      if (at < fromMs) break;
+      if (at < fromMs) {
+        reachedStart = true;
+        break;
+      }
       if (at > toMs) continue;
       const i = Math.min(bucketCount - 1, Math.floor((at - fromMs) / width));
       (byVerdict[d.execution_status] as number[])[i]!++;
@@ -204,6 +213,8 @@ export class DecisionConsoleData implements ConsoleData {
       latencyP50Series: perBucket.map((b) => percentile(b, 0.5)),
       latencyP99Series: perBucket.map((b) => percentile(b, 0.99)),
       spendByAgent: [...spend].map(([agent_id, spend_brl]) => ({ agent_id, spend_brl })).sort((a, b) => b.spend_brl - a.spend_brl),
+      complete: reachedStart || scanned < this.scanLimit,
+      scanLimit: this.scanLimit,
     };
   }
 

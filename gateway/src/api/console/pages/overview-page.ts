@@ -13,7 +13,9 @@ function jsonBlock(value: unknown): string {
 export function overviewPage(v: Viewer, o: Overview, range: RangeName): string {
   const ranges = (Object.keys(RANGES) as RangeName[]).map((r) => (r === range ? `<strong>${r}</strong>` : `<a href="/console?range=${r}">${r}</a>`)).join(' · ');
   const spendRows = o.spendByAgent.map((s) => `<tr><td>${esc(s.agent_id)}</td><td>${s.spend_brl.toFixed(4)}</td></tr>`).join('') || '<tr><td colspan="2" class="muted">No spend recorded in this range.</td></tr>';
-  const body = `<p class="muted">Range: ${ranges}</p>
+  // Figures come from the newest CONSOLE_SCAN_LIMIT decisions (console.md, "Overview"): say so when the range holds more.
+  const partial = o.complete ? '' : `<p class="notice" id="partial">This range holds more decisions than the newest ${o.scanLimit.toLocaleString('en')} that the overview reads (CONSOLE_SCAN_LIMIT): its figures are theirs.</p>`;
+  const body = `<p class="muted">Range: ${ranges}</p>${partial}
 <div class="cards">
 <div class="card"><div class="label">Decisions</div><div class="value" id="stat-total">${o.total}</div></div>
 <div class="card"><div class="label">Blocked rate</div><div class="value" id="stat-blocked">${(o.blockedRate * 100).toFixed(1)}%</div></div>

@@ -13,7 +13,7 @@ export function agentsPage(v: Viewer, agents: AgentSummary[]): string {
     v,
     'agents',
     'Agents',
-    `<p class="muted">The tenant's agents (registered, or registered on first use). Decisions, blocked and spend count the recent decisions.</p><table id="agents"><thead><tr><th>Agent</th><th>Status</th><th>Last seen</th><th>Pack</th><th>Decisions</th><th>Blocked</th><th>Risk</th><th>Spend (BRL)</th></tr></thead><tbody>${rows || '<tr><td colspan="8" class="muted">No agent yet.</td></tr>'}</tbody></table>`,
+    `<p class="muted">The tenant's agents (registered, or registered on first use). Decisions, blocked and spend count the tenant's newest decisions (at most CONSOLE_SCAN_LIMIT of them).</p><table id="agents"><thead><tr><th>Agent</th><th>Status</th><th>Last seen</th><th>Pack</th><th>Decisions</th><th>Blocked</th><th>Risk</th><th>Spend (BRL)</th></tr></thead><tbody>${rows || '<tr><td colspan="8" class="muted">No agent yet.</td></tr>'}</tbody></table>`,
   );
 }
 
