@@ -38,7 +38,7 @@ import { runLoad } from './harness/load.js';
 import { gatewayNodeFlags, spawnGateway } from './harness/spawn-gateway.js';
 import { spawnRelay } from './harness/spawn-relay.js';
 import { aduana } from './harness/cli.js';
-import { summary, memoryMiB, processCpuMs } from './harness/stats.js';
+import { summary, memoryMiB, cpuPerCallUs, threadCpuMs } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 import { SYSTEM, USER, chatBody as body } from './harness/chat-request.js';
@@ -308,26 +308,26 @@ async function main() {
 
     const tput: Record<string, unknown> = {};
     const trows: (string | number)[][] = [];
-    let cpuPerCallUs = NaN;
+    let cpu = { main: NaN, all: NaN };
     let loadWindow = { from: 0, to: 0 };
     let stepsUnderLoad: Map<string, number> | null = null;
     for (const t of targets) {
-      const cpu0 = t.name === 'aduana' ? await processCpuMs(gw.pid) : 0;
+      const cpu0 = t.name === 'aduana' ? await threadCpuMs(gw.pid) : null;
       const from = Math.ceil(Date.now() / 1000);
       const stepsFrom = opt.steps && t.name === 'aduana' ? await stepTotals(gw.url, admin) : null;
       const r = await throughput(t, body(false));
       if (stepsFrom) stepsUnderLoad = stepMeans(stepsFrom, await stepTotals(gw.url, admin));
-      if (t.name === 'aduana') {
-        cpuPerCallUs = ((await processCpuMs(gw.pid)) - cpu0) * 1000 / (r.reqPerSec * DURATION);
+      if (cpu0) {
+        cpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
         loadWindow = { from, to: Math.floor(Date.now() / 1000) - 1 };
       }
       tput[t.name] = r;
       trows.push([t.name, Math.round(r.reqPerSec), fmt(r.p50, 2), fmt(r.p99, 2), r.non2xx, r.errors]);
     }
-    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, gatewayCpuPerCallUs: cpuPerCallUs, ...tput };
+    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, gatewayCpuPerCallUs: cpu.all, gatewayMainThreadCpuPerCallUs: cpu.main, ...tput };
     console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (${(tput['direct'] as { tool: string }).tool} on the same 2 cores)`);
     console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
-    console.log(`gateway CPU per call (all its threads, during the aduana run): ${fmt(cpuPerCallUs, 0)} µs`);
+    console.log(`gateway CPU per call during the aduana run: ${fmt(cpu.main, 0)} µs on its main thread, ${fmt(cpu.all, 0)} µs on all its threads`);
     // The gateway's own record of its governance time under that load (whole seconds inside the run; the stats API
     // gives the mean and tail of the samples, not the median).
     const stats = await fetch(`${gw.url}/v1/telemetry/query/stats?metric=decision.latency_ms&from=${loadWindow.from}&to=${loadWindow.to}`, { headers: { authorization: `Bearer ${admin}` } });

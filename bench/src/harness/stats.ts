@@ -28,8 +28,29 @@ export async function memoryMiB(pid: number): Promise<{ rss: number; anon: numbe
  * CPU per call is a steadier comparison between two builds than throughput, which the neighbours' load moves.
  */
 export async function processCpuMs(pid: number): Promise<number> {
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** user + system ms of a /proc stat line (a process's, or one of its threads'). */
+async function statCpuMs(path: string): Promise<number> {
   const { readFileSync } = await import('node:fs');
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  // The command name may hold spaces and parentheses: the fields start after its last ') '.
+  const text = readFileSync(path, 'utf8');
+  const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
   const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
   return (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+}
+
+/**
+ * CPU a process has used so far, ms: its main thread (the request thread of a gateway with one) apart from the whole
+ * process (every thread: the evaluation worker, LMDB's writer, V8's compiler and GC threads, libuv's pool).
+ */
+export async function threadCpuMs(pid: number): Promise<{ main: number; all: number }> {
+  return { main: await statCpuMs(`/proc/${pid}/task/${pid}/stat`), all: await processCpuMs(pid) };
+}
+
+/** CPU per call, µs, between two threadCpuMs readings. */
+export function cpuPerCallUs(before: { main: number; all: number }, after: { main: number; all: number }, calls: number): { main: number; all: number } {
+  const n = Math.max(1, calls);
+  return { main: ((after.main - before.main) * 1000) / n, all: ((after.all - before.all) * 1000) / n };
 }
