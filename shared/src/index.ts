@@ -10,6 +10,7 @@ export {
   type TraceContext,
 } from './trace/trace-context.js';
 export { canonicalJson, sha256Hex } from './hashing/canonical-json.js';
+export { secretBoxFrom, type SecretBox } from './crypto/secret-box.js';
 export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, type TokenKind } from './tokens/token-format.js';
 export { growingLru } from './cache/growing-lru.js';
 export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';

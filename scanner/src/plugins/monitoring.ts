@@ -1,8 +1,7 @@
-import { ConfigError, NetGuard, parseAllowList, type AllowList } from '@aduana/shared';
+import { ConfigError, NetGuard, parseAllowList, secretBoxFrom, type AllowList, type SecretBox } from '@aduana/shared';
 import { listSetting, type ScannerConfig } from '../config.js';
 import { executeRun } from '../monitors/run-monitor.js';
 import { MonitorScheduler } from '../monitors/scheduler.js';
-import { secretBoxFrom, type SecretBox } from '../webhooks/secret-box.js';
 import { WebhookNotifier } from '../webhooks/webhook-notifier.js';
 import { sharedPlugin } from './shared-plugin.js';
 
@@ -39,7 +38,7 @@ export const monitoringPlugin = sharedPlugin<MonitoringOptions>('monitoring', as
     throw new ConfigError('allowPrivate', 'SCANNER_ALLOW_PRIVATE', err instanceof Error ? err.message : String(err));
   }
   const guard = new NetGuard({ allowPrivate, connect: { timeout: config.webhookTimeoutMs, ...(webhookCa === undefined ? {} : { ca: webhookCa }) } });
-  const box = secretBoxFrom(config.secretKey);
+  const box = secretBoxFrom(config.secretKey, 'secretKey', 'SCANNER_SECRET_KEY');
   const notifier = new WebhookNotifier({
     store: app.store,
     box,

@@ -1,7 +1,6 @@
-import { formatTraceparent, uuid, type NetGuard, type TraceContext } from '@aduana/shared';
+import { formatTraceparent, uuid, type NetGuard, type SecretBox, type TraceContext } from '@aduana/shared';
 import type { ScannerStore } from '../storage/scanner-store.js';
 import { deliverWebhook } from './deliver-webhook.js';
-import type { SecretBox } from './secret-box.js';
 import { orgWebhooks, recordAttempt } from './webhook-store.js';
 
 /** What a monitor run reports when its score moved (docs/scanner.md, "Webhooks"). */

@@ -3,7 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ScannerConfig } from '../../config.js';
 import { ScannerError } from '../../errors.js';
 import { keyOf, requireKey } from '../../keys/key-auth.js';
-import { newSigningSecret } from '../../webhooks/secret-box.js';
+import { newSigningSecret } from '../../webhooks/signing-secret.js';
 import { createWebhook, deactivateWebhook, listDeliveries, orgWebhooks, webhookView } from '../../webhooks/webhook-store.js';
 import { ID_PARAMS_SCHEMA, LIMIT_QUERY_SCHEMA, listLimit, normaliseId, type IdParams, type LimitQuery } from '../key-params.js';
 import { refuseSelf } from '../target.js';
