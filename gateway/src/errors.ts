@@ -48,6 +48,7 @@ export const ERRORS = {
   upstream_unavailable: { status: 503, type: 'upstream_unavailable', message: 'upstream LLM provider unavailable' },
   identity_provider_unavailable: { status: 503, type: 'upstream_unavailable', message: 'the identity provider cannot be reached' },
   shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
+  request_log_key_missing: { status: 503, type: 'upstream_unavailable', message: 'the request log cannot be enabled: this gateway has no REQUEST_LOG_KEY' },
   no_bundle: { status: 503, type: 'upstream_unavailable', message: 'this sidecar has not received a bundle from its control plane yet' },
   server_busy: { status: 503, type: 'upstream_unavailable', message: 'gateway is busy reading other request bodies; retry shortly' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;

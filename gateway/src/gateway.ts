@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
 // they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './identity/tenants/tenant-store.js';
@@ -68,6 +68,9 @@ import { scrapeGuard } from './telemetry/scrape-guard.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 import { compileOwnSchemasSoon } from './http/gateway-ajv.js';
 import { ledgerCompression } from './proxy/ledger-compression.js';
+import { RequestLog } from './request-log/request-log.js';
+import { RequestLogPruner } from './request-log/request-log-pruner.js';
+import { registerRequestLogRoutes } from './api/request-log-routes.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -83,6 +86,8 @@ export interface RunningGateway {
   readonly sidecar: SidecarMode | null;
   /** Ledger retention's schedule (runs only with LEDGER_RETENTION_DAYS > 0). */
   readonly retention: LedgerRetention;
+  /** The sampled request log and its retention sweep (REQUEST_LOG_PRUNE_INTERVAL_S). */
+  readonly requestLog: { readonly log: RequestLog; readonly pruner: RequestLogPruner };
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
@@ -134,6 +139,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
+  // The opt-in sampled request log (docs/console.md, "Request log"): its records sealed under REQUEST_LOG_KEY.
+  const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
+  const requestLogPruner = new RequestLogPruner(callSamples, config.requestLogPruneIntervalS * 1000, logger);
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
   const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
@@ -289,6 +297,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerUserRoutes(api, deps);
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
   registerAgentRoutes(api, deps);
+  registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
   const proxy = new ProxyPipeline({
     edge: proxyEdge(api),
     runtimes,
@@ -305,6 +314,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     maxBodyBytes: config.proxyBodyLimit,
     maxAnswerBytes: 64 * 1024 * 1024,
     sharedLimits: shared !== null,
+    // Without a key nothing can be enabled, and a sidecar cannot change the setting: their calls skip the sampler.
+    requestLog: callSamples.keyed && !sidecar ? callSamples : null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
@@ -336,7 +347,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(
     auth,
-    { ...deps, ledger: localConsoleLedger(ledger) },
+    { ...deps, ledger: localConsoleLedger(ledger), requestLog: callSamples },
     new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();
@@ -363,6 +374,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   telemetry.start();
   sidecar?.start();
   sessionPruner.start();
+  requestLogPruner.start();
   retention.start();
   // Request schemas not needed to start are compiled in the turns after listening (http/gateway-ajv.ts).
   compileOwnSchemasSoon();
@@ -376,6 +388,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     bodyBytesInFlight: () => budget.bytesInFlight,
     sidecar,
     retention,
+    requestLog: { log: callSamples, pruner: requestLogPruner },
     bootstrapToken: boot?.adminToken ?? null,
     close() {
       closing ??= (async () => {
@@ -384,6 +397,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await closeUpstreams();
         await heartbeats.stop();
         await sessionPruner.close();
+        await requestLogPruner.close();
         await retention.close();
         await telemetry.close();
         await shared?.close();

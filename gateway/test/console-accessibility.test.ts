@@ -17,7 +17,7 @@ let heldIds: string[] = [];
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  g = await startGatewayWithMock({ passwordScryptLogN: 12 });
+  g = await startGatewayWithMock({ passwordScryptLogN: 12, requestLogKey: 'a1'.repeat(32) });
   const { t } = g;
   const admin = t.adminToken;
   for (const [email, role] of [['admin@a11y.example', 'admin'], ['viewer-with-a-rather-long-address@a11y.example', 'viewer']]) {
@@ -32,6 +32,8 @@ beforeAll(async () => {
   // One held decision resolved: the pages show it resolved, and Held no longer counts it.
   const resolved = await call(t.url, 'POST', `/admin/decisions/${heldIds[0]}/resolve`, { token: admin, body: { resolution: 'APPROVED' } });
   expect(resolved.status, resolved.text).toBe(200);
+  // The request log on at rate 1: the proxied calls' pages show their sampled texts.
+  expect((await call(t.url, 'PUT', '/v1/settings/request-log', { token: admin, body: { enabled: true, sample_rate: 1 } })).status).toBe(200);
   // Two proxied calls with a small cost each (gpt-4o): spend well under one real, the range whose axis read 0.001, 0, 0, 0.
   for (const agent of ['agent-spender', 'agent-thrifty']) {
     g.mock.next({ usage: { prompt_tokens: 100, completion_tokens: agent === 'agent-spender' ? 100 : 20 } });
@@ -66,7 +68,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 }
 
 /** Every page of the console a signed-in person can open (GET), the overview first. */
-const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit'];
+const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit', '/console/settings'];
 
 async function checkPage(page: Page, label: string, width: number): Promise<string[]> {
   // The overview is checked with its charts drawn (legends included).

@@ -19,17 +19,23 @@ function stagesUs(c: ProxyContext): { answer: number; policies: number; redactio
   return { answer: us(answer), policies: us(c.policiesMs), redaction: us(c.redactionMs), request: us(c.beforeUpstreamMs), upstream: us(Math.max(0, upstream)) };
 }
 
+/** What sees each indexed call once it was answered: the sampled request log (request-log/request-log.ts). */
+export interface CallSampler {
+  afterCall(c: ProxyContext): void;
+}
+
 /**
  * A proxied call's record, owned here from start to end (as OPA's decision-log plugin owns a decision's life): its
  * chain entry, handed to the ledger before a whole answer is written (committed in the group commit after it: no wait
- * on the request path), then the decision index and the observers once the answer went out. A whole answer whose
- * entry the ledger refuses is withheld (500); a stream, already relayed, and a refusal are recorded after the answer,
- * where a refusal can only be logged.
+ * on the request path), then the decision index, the observers and the request log's sampler once the answer went out.
+ * A whole answer whose entry the ledger refuses is withheld (500); a stream, already relayed, and a refusal are
+ * recorded after the answer, where a refusal can only be logged.
  */
 export class CallRecorder {
   constructor(
     private readonly audit: AuditTrail,
     private readonly logger: Logger,
+    private readonly sampler: CallSampler | null = null,
   ) {}
 
   /** The pipeline's stage for a whole answer's entry, before the answer is written. */
@@ -61,6 +67,7 @@ export class CallRecorder {
     if (d === null) return;
     c.indexed = null;
     this.audit.index(d, c.governanceMs, c.outcome, c.costBrl);
+    this.sampler?.afterCall(c);
   }
 
   /**

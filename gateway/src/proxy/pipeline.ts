@@ -15,7 +15,7 @@ import { relayStreamStage } from './answer/relay-stream.js';
 import { ResponseStages } from './answer/response-stage.js';
 import { overWholeAnswer, readAnswerStage, sealAnswerStage } from './answer/whole-answer.js';
 import { writeAnswerStage } from './answer/write-answer.js';
-import { CallRecorder } from './call-record.js';
+import { CallRecorder, type CallSampler } from './call-record.js';
 import type { Endpoint, Provider } from './endpoints.js';
 import type { ToolCallValidator } from './output/tool-call-validator.js';
 import type { PriceTable } from './pricing/price-table.js';
@@ -61,6 +61,8 @@ export interface PipelineDeps {
   maxAnswerBytes: number;
   /** Plan limits counted on Redis: the admission may be pending after authentication, and is waited for. */
   sharedLimits: boolean;
+  /** The sampled request log (null: no REQUEST_LOG_KEY, or a test without one). */
+  requestLog?: CallSampler | null;
   /** PROXY_STEP_TIMINGS: where each stage's time goes (a histogram with one series per label); null: stages are not timed. */
   stepTimes: { series(label: string): BucketSeries } | null;
 }
@@ -147,7 +149,7 @@ export class ProxyPipeline {
 
   constructor(d: PipelineDeps) {
     this.#d = d;
-    this.#recorder = new CallRecorder(d.audit, d.logger);
+    this.#recorder = new CallRecorder(d.audit, d.logger, d.requestLog ?? null);
     this.#governed = governedStages(d, this.#recorder);
     this.#passthrough = passthroughStages(d, this.#recorder);
     const times = d.stepTimes;

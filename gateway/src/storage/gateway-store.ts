@@ -46,6 +46,10 @@ export interface GatewayStore {
   readonly storedResponses: Database;
   /** sha256(tenant, agent, server, tool, arguments) -> {decision_id, at}: a tool call held for approval (mcp/held-tool-calls.ts) */
   readonly heldToolCalls: Database;
+  /** tenant id -> StoredRequestLogSettings: the sampled request log's settings (request-log/request-log-settings.ts) */
+  readonly requestLogSettings: Database;
+  /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-samples.ts) */
+  readonly requestSamples: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
   close(): Promise<void>;
@@ -88,6 +92,8 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     shipCursors: db('ledger_ship_cursors'),
     storedResponses: db('stored_responses'),
     heldToolCalls: db('held_tool_calls'),
+    requestLogSettings: db('request_log_settings'),
+    requestSamples: db('request_samples'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;

@@ -28,6 +28,8 @@ import { parseCostRange } from './cost-range.js';
 import { usdBrlRate } from '../../proxy/pricing/usd-rate.js';
 import { parseAuditQuery } from './audit-query.js';
 import { actorOf } from '../../ledger/admin-actions.js';
+import type { RequestLog } from '../../request-log/request-log.js';
+import { registerSettingsRoutes } from './settings-routes.js';
 
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
@@ -63,6 +65,8 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
 export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> & {
   decisions: DecisionSource;
   ledger: ConsoleLedger;
+  /** The gateway's sampled request log (console.md, "Request log"); absent at a control plane, which keeps none. */
+  requestLog?: RequestLog | undefined;
 };
 
 /**
@@ -175,7 +179,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       if (!d) throw new GatewayError('not_found', 'decision not found');
       const named = new Map(policies.all(tenantId).map((p) => [p.id, p]));
       const view = ledger.decision ? await ledger.decision(d) : null;
-      return html(200, decisionPage(v, d, named, view));
+      return html(200, decisionPage(v, d, named, view, deps.requestLog ? deps.requestLog.lookup(tenantId, d.decision_id) : { kind: 'elsewhere' }));
     }),
   );
 
@@ -300,6 +304,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       return html(200, auditPage(v, ledger.auditTrail ? ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
     }),
   );
+
+  registerSettingsRoutes(server, deps);
 
   server.route(
     'get',

@@ -1,6 +1,7 @@
 import type { DecisionRecord } from '../../../policy/decisions/decision-store.js';
 import type { PolicyRecord } from '../../../policy/policy-record.js';
 import type { DecisionLedgerView } from '../decision-entry.js';
+import type { SampleLookup } from '../../../request-log/request-log.js';
 import { esc } from '../html-headers.js';
 import { page, type Viewer } from './layout.js';
 
@@ -146,10 +147,36 @@ function resolutionSection(d: DecisionRecord): string {
   return `<h2>Resolution</h2><table id="resolution"><tbody>${row('Resolution', esc(r.status), 'resolution-status')}${row('By', esc(r.resolved_by), 'resolution-by')}${row('At', mono(r.resolved_at), 'resolution-at')}${row('Note', esc(r.note) || '<span class="muted">none</span>', 'resolution-note')}</tbody></table>`;
 }
 
+function sampledText(id: string, label: string, text: string | null, truncated: boolean, none: string): string {
+  if (text === null) return `<h3>${esc(label)}</h3><p class="muted" id="${id}">${esc(none)}</p>`;
+  const cut = truncated ? `<p class="muted" id="${id}-truncated">Truncated: only its first 64 KiB were kept.</p>` : '';
+  return `<h3>${esc(label)}</h3><pre class="sample" id="${id}" tabindex="0">${esc(text)}</pre>${cut}`;
+}
+
+/** The call's sampled texts (docs/console.md, "Request log"): only ever as redacted, escaped here. */
+function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
+  const h = '<h2>Sampled request and answer</h2>';
+  if (!d.event_type.startsWith('proxy.')) return `${h}<p class="muted" id="sample">Only proxied calls are sampled.</p>`;
+  switch (lookup.kind) {
+    case 'off':
+      return `${h}<p class="muted" id="sample" data-sample="off">Not sampled: the request log is off (see <a href="/console/settings">settings</a>).</p>`;
+    case 'not_sampled':
+      return `${h}<p class="muted" id="sample" data-sample="not-sampled">Not sampled: this call was not drawn for the request log.</p>`;
+    case 'unreadable':
+      return `${h}<p class="muted" id="sample" data-sample="unreadable">A sample was kept but cannot be opened with this gateway's REQUEST_LOG_KEY.</p>`;
+    case 'elsewhere':
+      return `${h}<p class="muted" id="sample" data-sample="elsewhere">Samples stay at the gateway that made the call; this control plane keeps none.</p>`;
+    case 'sampled': {
+      const s = lookup.sample;
+      return `${h}<div id="sample" data-sample="sampled"><p class="muted">As forwarded and as returned, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (a streamed answer: the text its events carried)' : ''}.</p>${sampledText('sample-request', 'Request (as sent upstream)', s.request, s.request_truncated, 'Nothing was forwarded upstream.')}${sampledText('sample-answer', 'Answer (as returned to the agent)', s.answer, s.answer_truncated, 'Not kept: the answer was the gateway\'s own (a refusal or an error), or an output policy cut it.')}</div>`;
+    }
+  }
+}
+
 /** Why a decision was judged so (docs/console.md, "Decision page"). */
-export function decisionPage(v: Viewer, d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>, view: DecisionLedgerView | null): string {
+export function decisionPage(v: Viewer, d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>, view: DecisionLedgerView | null, sample: SampleLookup | null = null): string {
   const payload = view?.entry?.payload ?? null;
   const summary = `<table id="summary"><tbody>${row('Verdict', `<span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span>`, 'verdict')}${row('Deciding rule', ruleCell(d.rule, policies), 'rule')}${row('Risk score', String(d.risk_score))}${row('Decision', mono(d.decision_id))}${row('Time', mono(d.created_at))}</tbody></table>`;
-  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${latencySection(payload)}${resolutionSection(d)}${ledgerSection(view)}`;
+  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${latencySection(payload)}${sample ? sampleSection(d, sample) : ''}${resolutionSection(d)}${ledgerSection(view)}`;
   return page(v, 'decisions', `Decision ${d.decision_id}`, body);
 }

@@ -15,6 +15,7 @@ const PAGES = [
   ['policies', '/console/policies', 'Policies'],
   ['ledger', '/console/ledger', 'Ledger'],
   ['audit', '/console/audit', 'Audit trail'],
+  ['settings', '/console/settings', 'Settings'],
 ] as const;
 
 export type PageName = (typeof PAGES)[number][0];

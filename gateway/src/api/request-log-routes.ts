@@ -1,0 +1,29 @@
+import type { HttpServer } from '../http/server.js';
+import { assertValid } from '../http/gateway-ajv.js';
+import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
+import type { RequestLog } from '../request-log/request-log.js';
+import { requestLogChangeSchema, type RequestLogChange } from '../request-log/request-log-settings.js';
+
+export interface RequestLogRouteDeps {
+  requestLog: RequestLog;
+  onAdminAction: RecordAdminAction;
+}
+
+/**
+ * The caller's tenant's request-log settings (docs/console.md, "Request log"): every role reads them; an admin changes
+ * them (`PUT`, the fields sent replace the current ones), each change chained in the tenant's ledger. Enabling without
+ * REQUEST_LOG_KEY is a 503 `request_log_key_missing`, and changes nothing.
+ */
+export function registerRequestLogRoutes(server: HttpServer, deps: RequestLogRouteDeps): void {
+  const { requestLog } = deps;
+  server.route('get', '/v1/settings/request-log', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => ({
+    status: 200,
+    body: { ...requestLog.settings(ctx.auth.tenantId), key_configured: requestLog.keyed },
+  }));
+
+  server.route('put', '/v1/settings/request-log', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
+    assertValid(requestLogChangeSchema, ctx.body);
+    const next = await requestLog.update(ctx.auth.tenantId, ctx.body as RequestLogChange, actorOf(ctx.auth), ctx.trace.traceId, deps.onAdminAction);
+    return { status: 200, body: { ...next, key_configured: requestLog.keyed } };
+  });
+}

@@ -1,0 +1,143 @@
+import { isoTime, type Logger, type SecretBox } from '@aduana/shared';
+import { GatewayError } from '../errors.js';
+import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
+import type { ProxyContext } from '../proxy/proxy-context.js';
+import type { GatewayStore } from '../storage/gateway-store.js';
+import { REQUEST_LOG_DEFAULT, settingsView, type RequestLogChange, type StoredRequestLogSettings } from './request-log-settings.js';
+import { sampleOf, type RequestSample } from './request-sample.js';
+
+/** A sample as stored: when it was taken (for retention) and its texts sealed under REQUEST_LOG_KEY. */
+interface RequestSampleRecord {
+  at: number;
+  sealed: Buffer;
+}
+
+/**
+ * What a decision page shows of a call's sample: its texts; none (`not_sampled` while the log is on, `off` while it is
+ * off); `unreadable` (sealed under another key, or not for this decision); `elsewhere` (a control plane: samples stay
+ * at the gateway that made them).
+ */
+export type SampleLookup = { kind: 'sampled'; sample: RequestSample } | { kind: 'not_sampled' } | { kind: 'off' } | { kind: 'unreadable' } | { kind: 'elsewhere' };
+
+const DAY_MS = 86_400_000;
+
+/** Binds a sealed record to its tenant and decision: copied under another key, it does not open. */
+function associated(tenantId: string, decisionId: string): string {
+  return `aduana.request-sample.v1\u0000${tenantId}\u0000${decisionId}`;
+}
+
+/**
+ * The opt-in, sampled log of proxied calls' redacted texts (docs/console.md, "Request log"): each tenant's settings in
+ * LMDB, the enabled tenants' sample rates in one map (what the proxy reads per call), and the samples, each sealed
+ * with AES-256-GCM bound to its tenant and decision. Without a key (REQUEST_LOG_KEY) nothing can be enabled.
+ */
+export class RequestLog {
+  /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
+  readonly #rates = new Map<string, number>();
+
+  constructor(
+    private readonly store: Pick<GatewayStore, 'requestLogSettings' | 'requestSamples' | 'root'>,
+    private readonly box: SecretBox | undefined,
+    private readonly logger: Logger,
+  ) {
+    for (const { key, value } of store.requestLogSettings.getRange({})) {
+      const s = value as StoredRequestLogSettings;
+      // A tenant enabled before the key was removed stays off until the key is back (and its samples unreadable).
+      if (s.enabled && box) this.#rates.set(key as string, s.sample_rate);
+    }
+  }
+
+  /** Whether a key is configured (without one the log cannot be enabled). */
+  get keyed(): boolean {
+    return this.box !== undefined;
+  }
+
+  settings(tenantId: string): StoredRequestLogSettings {
+    return (this.store.requestLogSettings.get(tenantId) as StoredRequestLogSettings | undefined) ?? REQUEST_LOG_DEFAULT;
+  }
+
+  /**
+   * Applies a validated change, then chains it in the tenant's ledger (`settings.request_log_updated`, digests of the
+   * settings before and after). Enabling without a key is refused before anything changes. Disabling keeps the
+   * samples already taken: retention removes them.
+   */
+  async update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings> {
+    const before = this.settings(tenantId);
+    const next: StoredRequestLogSettings = {
+      enabled: change.enabled ?? before.enabled,
+      sample_rate: change.sample_rate ?? before.sample_rate,
+      retention_days: change.retention_days ?? before.retention_days,
+      updated_at: isoTime(Date.now()),
+      updated_by: actor.by,
+    };
+    if (next.enabled && !this.box) throw new GatewayError('request_log_key_missing');
+    await this.store.requestLogSettings.put(tenantId, next);
+    if (next.enabled) this.#rates.set(tenantId, next.sample_rate);
+    else this.#rates.delete(tenantId);
+    await onAdminAction(tenantId, { actor, action: 'settings.request_log_updated', target: 'request_log', before: settingsView(before), after: settingsView(next) }, traceId);
+    return next;
+  }
+
+  /**
+   * Once a proxied call was answered and its decision indexed: one map lookup, and for an enabled tenant one draw;
+   * a call not drawn costs nothing more. A drawn one's texts are read from the call (no copy was kept before), sealed
+   * and written off the request path (the LMDB write is asynchronous).
+   */
+  afterCall(c: ProxyContext): void {
+    const rate = this.#rates.get(c.principal!.tenantId);
+    if (rate === undefined || (rate < 1 && Math.random() >= rate)) return;
+    this.#keep(c);
+  }
+
+  #keep(c: ProxyContext): void {
+    const tenantId = c.principal!.tenantId;
+    const box = this.box;
+    if (!box || c.decisionId === '') return;
+    try {
+      const now = Date.now();
+      const sealed = box.sealBytes(JSON.stringify(sampleOf(c, isoTime(now))), associated(tenantId, c.decisionId));
+      const record: RequestSampleRecord = { at: now, sealed };
+      this.store.requestSamples.put([tenantId, c.decisionId], record).catch((err: unknown) => this.logger.error({ err, tenantId }, 'a request-log sample could not be stored'));
+    } catch (err) {
+      this.logger.error({ err, tenantId }, 'a request-log sample could not be sealed');
+    }
+  }
+
+  /** A decision's sample, the caller's tenant's only (the key starts with the tenant id, and the seal is bound to it). */
+  lookup(tenantId: string, decisionId: string): SampleLookup {
+    const record = this.store.requestSamples.get([tenantId, decisionId]) as RequestSampleRecord | undefined;
+    if (!record) return this.#rates.has(tenantId) ? { kind: 'not_sampled' } : { kind: 'off' };
+    if (!this.box) return { kind: 'unreadable' };
+    try {
+      return { kind: 'sampled', sample: JSON.parse(this.box.openBytes(Buffer.from(record.sealed), associated(tenantId, decisionId)).toString('utf8')) as RequestSample };
+    } catch {
+      // Another key, or a record not sealed for this decision.
+      return { kind: 'unreadable' };
+    }
+  }
+
+  /**
+   * Deletes up to `limit` samples older than their tenant's retention_days (enabled or not: disabling keeps samples
+   * until retention removes them) and says how many went; a caller loops until fewer than `limit` go.
+   */
+  async pruneExpired(now: number, limit: number): Promise<number> {
+    const expired: [string, string][] = [];
+    for (const { key, value } of this.store.requestLogSettings.getRange({})) {
+      const tenantId = key as string;
+      const cutoff = now - (value as StoredRequestLogSettings).retention_days * DAY_MS;
+      for (const sample of this.store.requestSamples.getRange({ start: [tenantId], end: [tenantId, '\uffff'] })) {
+        // Decision ids are ULIDs: a tenant's samples are in the order they were taken, the oldest first.
+        if ((sample.value as RequestSampleRecord).at >= cutoff) break;
+        expired.push(sample.key as [string, string]);
+        if (expired.length >= limit) break;
+      }
+      if (expired.length >= limit) break;
+    }
+    if (expired.length === 0) return 0;
+    let pruned = 0;
+    await this.store.root.transaction(() => {
+      for (const key of expired) if (this.store.requestSamples.removeSync(key)) pruned++;
+    });
+    return pruned;
+  }
+}

@@ -1,0 +1,50 @@
+import type { ProxyContext } from '../proxy/proxy-context.js';
+
+/** Each stored text is cut at this many bytes (UTF-8) and marked truncated. */
+export const SAMPLE_TEXT_CAP = 64 * 1024;
+
+/** A sampled call's texts, as kept (sealed) and shown on its decision page. Only ever redacted text. */
+export interface RequestSample {
+  readonly endpoint: string;
+  readonly stream: boolean;
+  readonly sampled_at: string;
+  /** The request as forwarded upstream, after input redaction; null when nothing was forwarded (refused before). */
+  readonly request: string | null;
+  readonly request_truncated: boolean;
+  /**
+   * The answer as the agent got it, after output redaction: a whole answer's body, a stream's text. Null when the
+   * answer was the gateway's own (a refusal, an error) or an output policy cut it.
+   */
+  readonly answer: string | null;
+  readonly answer_truncated: boolean;
+}
+
+function capped(bytes: Buffer | null): { text: string | null; truncated: boolean } {
+  if (bytes === null) return { text: null, truncated: false };
+  if (bytes.length <= SAMPLE_TEXT_CAP) return { text: bytes.toString('utf8'), truncated: false };
+  return { text: bytes.subarray(0, SAMPLE_TEXT_CAP).toString('utf8'), truncated: true };
+}
+
+/**
+ * The call's redacted texts, read once it was answered: `upstreamBody` is the request object re-serialised after
+ * redaction (what the upstream got); a whole answer's bytes are those sealed for the client (only once sealed: a
+ * refused answer never is), a stream's text is what its events carried after redaction (proxy/answer/redact-output.ts).
+ */
+export function sampleOf(c: ProxyContext, at: string): RequestSample {
+  const request = capped(c.upstreamBody);
+  let answerBytes: Buffer | null = null;
+  if (c.outcome !== 'blocked') {
+    if (c.streamed) answerBytes = Buffer.from(c.answerText, 'utf8');
+    else if (c.outputHash !== '' && c.answerBytes !== null) answerBytes = c.answerBytes;
+  }
+  const answer = capped(answerBytes);
+  return {
+    endpoint: c.endpoint.kind,
+    stream: c.streamed,
+    sampled_at: at,
+    request: request.text,
+    request_truncated: request.truncated,
+    answer: answer.text,
+    answer_truncated: answer.truncated,
+  };
+}
