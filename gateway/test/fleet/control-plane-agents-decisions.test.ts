@@ -379,3 +379,26 @@ describe('events ingested at a sidecar, read at the control plane', () => {
     );
   });
 });
+
+describe('the request log in fleet mode', () => {
+  it('is configured per gateway: the control plane says so and keeps no samples; a sidecar reads its setting, off, and refuses to change it', async () => {
+    const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'settings@cpad.example', name: 'Settings', role: 'admin', password: PASSWORD } });
+    expect(created.status, created.text).toBe(201);
+    const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'settings@cpad.example', password: PASSWORD } });
+    expect(login.status, login.text).toBe(200);
+    const cookie = `aduana_session=${login.body.session_token}`;
+    const settings = await call(cp.authUrl, 'GET', '/console/settings', { headers: { cookie } });
+    expect(settings.status).toBe(200);
+    expect(settings.text).toContain('The request log is configured per gateway');
+    expect(settings.text).not.toContain('id="request-log-form"');
+    const proxied = await call(sidecar.url, 'POST', '/v1/proxy/chat/completions', { token: operator, headers: { 'x-svc-agent-id': 'sampled-agent' }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
+    expect(proxied.status, proxied.text).toBe(200);
+    const id = proxied.headers['x-svc-trace-id'] as string;
+    await vi.waitFor(async () => expect((await call(cp.url, 'GET', `/admin/decisions/${id}`, { token: operator })).status).toBe(200), { timeout: 5000, interval: 25 });
+    expect((await call(cp.authUrl, 'GET', `/console/decisions/${id}`, { headers: { cookie } })).text).toContain('data-sample="elsewhere"');
+
+    expect((await call(sidecar.url, 'GET', '/v1/settings/request-log', { token: operator })).body).toMatchObject({ enabled: false });
+    expectEnvelope(await call(sidecar.url, 'PUT', '/v1/settings/request-log', { token: admin, body: { enabled: true } }), 409, 'invalid_request');
+    expect((await call(sidecar.url, 'GET', '/v1/settings/request-log', { token: operator })).body).toMatchObject({ enabled: false });
+  });
+});
