@@ -177,6 +177,8 @@ export function loadGatewayConfig(
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
   proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);
   checkBootstrap(config);
+  // Checked here, before the data dir is opened; the key itself is never part of the message.
+  if (config.requestLogKey !== '' && !/^[0-9a-fA-F]{64}$/.test(config.requestLogKey)) throw new Error('REQUEST_LOG_KEY: must be 64 hexadecimal characters (32 bytes)');
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
 }

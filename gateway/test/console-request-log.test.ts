@@ -6,6 +6,7 @@ import { call, expectEnvelope, startTestGateway, type TestGateway } from './help
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 import { viewDigest } from '../src/ledger/admin-actions.js';
+import { loadGatewayConfig } from '../src/config.js';
 
 /**
  * The opt-in sampled request log (docs/console.md, "Request log"): per-tenant settings on the API and the console,
@@ -225,6 +226,17 @@ describe('the sampled request log', () => {
 });
 
 describe('a gateway without REQUEST_LOG_KEY', () => {
+  it('refuses to start with a malformed key, naming the setting but never the value', () => {
+    for (const key of ['5a'.repeat(31), 'z'.repeat(64), `${'5a'.repeat(32)}00`]) {
+      expect(() => loadGatewayConfig({ REQUEST_LOG_KEY: key })).toThrow(/^REQUEST_LOG_KEY: must be 64 hexadecimal characters/);
+      try {
+        loadGatewayConfig({ REQUEST_LOG_KEY: key });
+      } catch (err) {
+        expect(String(err)).not.toContain(key);
+      }
+    }
+  });
+
   it('answers 503 request_log_key_missing to enabling the log and changes nothing', async () => {
     const bare = await startTestGateway();
     try {
