@@ -220,6 +220,35 @@ describe('the sampled request log', () => {
     expect(t.gw.requestLog.log.lookup('default', ids.whole).kind).toBe('off');
   });
 
+  it('concurrent changes are applied one at a time: each chained change starts from the one before it', async () => {
+    const rates = [0.25, 0.5, 0.75, 1];
+    const answers = await Promise.all(rates.map((sample_rate) => call(t.url, 'PUT', '/v1/settings/request-log', { token: t.adminToken, body: { enabled: true, sample_rate } })));
+    for (const a of answers) expect(a.status, a.text).toBe(200);
+    const changes = t.gw.deps.ledger.list('default', { limit: rates.length, order: 'desc', eventType: 'settings.request_log_updated', cursor: null }).events.reverse();
+    expect(changes).toHaveLength(rates.length);
+    for (let i = 1; i < changes.length; i++) expect(changes[i]!.payload['before']).toBe(changes[i - 1]!.payload['after']);
+    expect(changes.at(-1)!.payload['after']).toBe(viewDigest({ enabled: true, sample_rate: (await settings()).sample_rate, retention_days: 30 }));
+  });
+
+  it('keeps no answer the output checks did not read: an upstream error that echoes personal data', async () => {
+    expect((await settings()).sample_rate).toBeGreaterThan(0);
+    await call(t.url, 'PUT', '/v1/settings/request-log', { token: t.adminToken, body: { enabled: true, sample_rate: 1 } });
+    g.mock.next({ status: 400, json: { error: { message: `bad request for ${ANSWER_EMAIL}`, type: 'invalid_request_error' } } });
+    const r = await call(t.url, 'POST', '/v1/proxy/chat/completions', {
+      token: t.adminToken,
+      headers: { 'x-svc-agent-id': 'agent-log' },
+      body: { model: 'gpt-4o', messages: [{ role: 'user', content: `REQUEST-error: write to ${EMAIL}` }] },
+    });
+    expect(r.status).toBe(400);
+    const id = r.headers['x-svc-trace-id'] as string;
+    await sampled(id);
+    const s = t.gw.requestLog.log.lookup('default', id);
+    if (s.kind !== 'sampled') throw new Error(s.kind);
+    expect(s.sample.request).toContain('REQUEST-error');
+    expect(s.sample.request).not.toContain(EMAIL);
+    expect(s.sample.answer).toBeNull();
+  });
+
   it('left no page errors (the refusals above are the answers asserted)', () => {
     expect(pageProblems.filter((p) => !/^console: Failed to load resource: the server responded with a status of (400|403|404) /.test(p))).toEqual([]);
   });

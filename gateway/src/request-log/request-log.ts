@@ -34,6 +34,7 @@ function associated(tenantId: string, decisionId: string): string {
 export class RequestLog {
   /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
   readonly #rates = new Map<string, number>();
+  #updates: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly store: Pick<GatewayStore, 'requestLogSettings' | 'requestSamples' | 'root'>,
@@ -61,7 +62,14 @@ export class RequestLog {
    * settings before and after). Enabling without a key is refused before anything changes. Disabling keeps the
    * samples already taken: retention removes them.
    */
-  async update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings> {
+  update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings> {
+    // One change at a time: each one's `before` is the previous one's `after`, in the ledger as in the store.
+    const run = this.#updates.then(() => this.#update(tenantId, change, actor, traceId, onAdminAction));
+    this.#updates = run.catch(() => undefined);
+    return run;
+  }
+
+  async #update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings> {
     const before = this.settings(tenantId);
     const next: StoredRequestLogSettings = {
       enabled: change.enabled ?? before.enabled,

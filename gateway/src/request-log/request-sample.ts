@@ -13,7 +13,8 @@ export interface RequestSample {
   readonly request_truncated: boolean;
   /**
    * The answer as the agent got it, after output redaction: a whole answer's body, a stream's text. Null when the
-   * answer was the gateway's own (a refusal, an error) or an output policy cut it.
+   * answer was the gateway's own (a refusal, an error), an output policy cut it, or the output checks did not read it
+   * (an upstream error, a body that is not JSON): only text that passed output redaction is kept.
    */
   readonly answer: string | null;
   readonly answer_truncated: boolean;
@@ -35,7 +36,8 @@ export function sampleOf(c: ProxyContext, at: string): RequestSample {
   let answerBytes: Buffer | null = null;
   if (c.outcome !== 'blocked') {
     if (c.streamed) answerBytes = Buffer.from(c.answerText, 'utf8');
-    else if (c.outputHash !== '' && c.answerBytes !== null) answerBytes = c.answerBytes;
+    // Only an answer the output checks read (a JSON answer of 2xx): any other body never passed output redaction.
+    else if (c.outputHash !== '' && c.answerBytes !== null && c.answer !== null) answerBytes = c.answerBytes;
   }
   const answer = capped(answerBytes);
   return {

@@ -168,7 +168,7 @@ function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
       return `${h}<p class="muted" id="sample" data-sample="elsewhere">Samples stay at the gateway that made the call; this control plane keeps none.</p>`;
     case 'sampled': {
       const s = lookup.sample;
-      return `${h}<div id="sample" data-sample="sampled"><p class="muted">As forwarded and as returned, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (a streamed answer: the text its events carried)' : ''}.</p>${sampledText('sample-request', 'Request (as sent upstream)', s.request, s.request_truncated, 'Nothing was forwarded upstream.')}${sampledText('sample-answer', 'Answer (as returned to the agent)', s.answer, s.answer_truncated, 'Not kept: the answer was the gateway\'s own (a refusal or an error), or an output policy cut it.')}</div>`;
+      return `${h}<div id="sample" data-sample="sampled"><p class="muted">As forwarded and as returned, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (a streamed answer: the text its events carried)' : ''}.</p>${sampledText('sample-request', 'Request (as sent upstream)', s.request, s.request_truncated, 'Nothing was forwarded upstream.')}${sampledText('sample-answer', 'Answer (as returned to the agent)', s.answer, s.answer_truncated, 'Not kept: the answer was the gateway\'s own (a refusal or an error), an output policy cut it, or it was not a JSON answer the output checks read.')}</div>`;
     }
   }
 }
