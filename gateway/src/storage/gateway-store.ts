@@ -48,7 +48,7 @@ export interface GatewayStore {
   readonly heldToolCalls: Database;
   /** tenant id -> StoredRequestLogSettings: the sampled request log's settings (request-log/request-log-settings.ts) */
   readonly requestLogSettings: Database;
-  /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-samples.ts) */
+  /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-log.ts) */
   readonly requestSamples: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
