@@ -7,7 +7,7 @@ const PAGE_SIZE = 50;
 const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 /** A typed time, read in the viewer's zone (`tzo`: minutes behind UTC, as Date#getTimezoneOffset), as epoch ms. */
-function localTime(name: string, value: string, tzoMinutes: number, endOfMinute: boolean): number | null {
+export function localTime(name: string, value: string, tzoMinutes: number, endOfMinute: boolean): number | null {
   if (value === '') return null;
   const ms = LOCAL_TIME.test(value) ? Date.parse(`${value}Z`) : NaN;
   if (!Number.isFinite(ms)) throw new GatewayError('invalid_request', `${name}: a date and time (YYYY-MM-DDTHH:MM)`);
@@ -16,14 +16,20 @@ function localTime(name: string, value: string, tzoMinutes: number, endOfMinute:
   return ms + tzoMinutes * 60_000 + whole;
 }
 
+/** The form's `tzo` (the viewer's zone, minutes behind UTC), checked; 0 (UTC) when absent. */
+export function viewerZone(query: URLSearchParams): { tzo: string; tzoMinutes: number } {
+  const tzo = query.get('tzo') ?? '';
+  const tzoMinutes = tzo === '' ? 0 : Number(tzo);
+  if (!Number.isInteger(tzoMinutes) || Math.abs(tzoMinutes) > 18 * 60) throw new GatewayError('invalid_request', 'tzo: minutes from UTC, -1080 to 1080');
+  return { tzo, tzoMinutes };
+}
+
 /** The audit page's query string, checked (400 for a value it cannot mean), as the filter and the form's echo. */
 export function parseAuditQuery(query: URLSearchParams): { filter: AuditFilter; shown: AuditQuery; tzo: string } {
   const action = query.get('action') ?? '';
   if (action !== '' && !AUDITED_EVENT_TYPES.includes(action)) throw new GatewayError('invalid_request', `action: one of ${AUDITED_EVENT_TYPES.join(', ')}`);
   const actor = (query.get('actor') ?? '').trim().slice(0, 256);
-  const tzo = query.get('tzo') ?? '';
-  const tzoMinutes = tzo === '' ? 0 : Number(tzo);
-  if (!Number.isInteger(tzoMinutes) || Math.abs(tzoMinutes) > 18 * 60) throw new GatewayError('invalid_request', 'tzo: minutes from UTC, -1080 to 1080');
+  const { tzo, tzoMinutes } = viewerZone(query);
   const from = query.get('from') ?? '';
   const to = query.get('to') ?? '';
   const rawBefore = query.get('before');

@@ -2,9 +2,10 @@ import type { MaybePromise } from '../../agents/agent-directory.js';
 import type { Ledger, LedgerEntry } from '../../ledger/index.js';
 import { recordedActions } from '../policy-dry-run-routes.js';
 import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
-import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
+import type { AnchoredCheckpoint, Checkpoint } from '../../ledger/merkle/checkpoint.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import { decisionLedgerView, type DecisionLedgerView } from './decision-entry.js';
+import { ledgerCheckpoints, ledgerEntries, ledgerEntryView, type EntriesPage } from './ledger-browser.js';
 import { readAuditTrail, type AuditFilter, type AuditPage } from '../../ledger/admin-actions.js';
 
 /**
@@ -20,6 +21,12 @@ export interface ConsoleLedger {
   auditTrail?(tenantId: string, filter: AuditFilter): AuditPage;
   /** The tenant's last recorded actions, newest first (the policy editor's dry run); absent where no chain is kept. */
   recordedActions?(tenantId: string, limit: number): LedgerEntry[];
+  /** The ledger browser (ledger-browser.ts): entries newest first by cursor; absent where the chains are not held here. */
+  entries?(tenantId: string, cursor: string | null, limit: number): MaybePromise<EntriesPage>;
+  /** One entry with its inclusion proof against the latest signed checkpoint; null when the tenant has no such entry. */
+  entry?(tenantId: string, seq: number): MaybePromise<DecisionLedgerView | null>;
+  /** Signed checkpoints in tree-size order from `fromSize`, with their time-stamp status. */
+  checkpoints?(tenantId: string, fromSize: number, limit: number): MaybePromise<AnchoredCheckpoint[]>;
 }
 
 /** The embedded gateway's ledger, as the console reads it. */
@@ -30,5 +37,8 @@ export function localConsoleLedger(ledger: Ledger): ConsoleLedger {
     decision: (d) => decisionLedgerView(ledger, d),
     auditTrail: (tenantId, filter) => readAuditTrail(ledger, tenantId, filter),
     recordedActions: (tenantId, limit) => recordedActions(ledger, tenantId, limit),
+    entries: (tenantId, cursor, limit) => ledgerEntries(ledger, tenantId, cursor, limit),
+    entry: (tenantId, seq) => ledgerEntryView(ledger, tenantId, seq),
+    checkpoints: (tenantId, fromSize, limit) => ledgerCheckpoints(ledger, tenantId, fromSize, limit),
   };
 }

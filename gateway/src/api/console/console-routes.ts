@@ -6,7 +6,6 @@ import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../..
 import type { RequestContext } from '../../http/request-context.js';
 import { resolveDecision } from '../../policy/decisions/resolve-decision.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
-import type { Verdict } from '../../policy/verdict.js';
 import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
 import { loadConsoleAssets } from './console-assets.js';
 import type { ConsoleData } from './console-data.js';
@@ -16,7 +15,6 @@ import { assertCsrf, formBody, viewerOf, type SessionViewer } from './console-se
 import type { Viewer } from './pages/layout.js';
 import { loginPage } from './pages/login-page.js';
 import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
-import { decisionsPage } from './pages/decisions-page.js';
 import { decisionPage } from './pages/decision-page.js';
 import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
 import { candidateCompiler, createPolicy, policyView, updatePolicy } from '../policies-routes.js';
@@ -30,6 +28,8 @@ import { parseAuditQuery } from './audit-query.js';
 import { actorOf } from '../../ledger/admin-actions.js';
 import type { RequestLog } from '../../request-log/request-log.js';
 import { registerSettingsRoutes } from './settings-routes.js';
+import { registerDecisionListRoutes } from './decision-list-routes.js';
+import { registerLedgerBrowserRoutes } from './ledger-browser-routes.js';
 
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
@@ -42,9 +42,6 @@ const DECISION_ID = /^dec_[0-9A-Za-z]{1,64}$/;
 const FORM: RouteOptions = { auth: 'session', body: 'raw' };
 /** A form post only an admin may make (403 `missing_scope` for any other role, before its body is read). */
 const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
-const VERDICTS = new Set(['ALLOW', 'DENY', 'REQUIRE_APPROVAL', 'ESCALATE']);
-const SINCE_MS: Record<string, number> = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000, all: Infinity };
-const LIST_LIMIT = 200;
 
 function html(status: number, body: string, extra?: Readonly<Record<string, string>>): Reply {
   return { status, raw: body, contentType: HTML_TYPE, headers: extra ? { ...HTML_HEADERS, ...extra } : HTML_HEADERS };
@@ -152,21 +149,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     }),
   );
 
-  server.route(
-    'get',
-    '/console/decisions',
-    PAGE,
-    signedIn(async (v, ctx) => {
-      const verdict = ctx.query.get('verdict') ?? '';
-      const agent = (ctx.query.get('agent') ?? '').slice(0, 256);
-      const since = ctx.query.get('since') ?? '24h';
-      if (verdict && !VERDICTS.has(verdict)) throw new GatewayError('invalid_request', 'verdict: ALLOW, DENY, REQUIRE_APPROVAL or ESCALATE');
-      if (!(since in SINCE_MS)) throw new GatewayError('invalid_request', 'since: 1h, 24h, 7d or all');
-      const rows = await data.decisions(v.principal.tenantId, { verdict: verdict as Verdict | '', agent, since: Date.now() - (SINCE_MS[since] as number), limit: LIST_LIMIT });
-      const resolved = ctx.query.get('resolved');
-      return html(200, decisionsPage(v, rows, { verdict, agent, since }, resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : ''));
-    }),
-  );
+  registerDecisionListRoutes(server, data, policies, config.consoleCsvMaxRows);
 
   // Why a decision was judged so: its rules by name, redactions, action, ledger entry and inclusion proof.
   server.route(
@@ -307,15 +290,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
 
   registerSettingsRoutes(server, deps);
 
-  server.route(
-    'get',
-    '/console/ledger',
-    PAGE,
-    signedIn(async (v) => {
-      const { size, checkpoint } = await ledger.summary(v.principal.tenantId);
-      return html(200, ledgerPage(v, size, checkpoint, null));
-    }),
-  );
+  registerLedgerBrowserRoutes(server, ledger);
 
   server.route(
     'post',

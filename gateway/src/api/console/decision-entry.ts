@@ -61,10 +61,6 @@ export function findDecisionEntry(ledger: Ledger, d: DecisionRecord): LedgerEntr
 
 /** The entry, the latest signed checkpoint and the entry's inclusion proof against it (the API's GET /v1/events/proofs/inclusion). */
 export function decisionLedgerView(ledger: Ledger, d: DecisionRecord): DecisionLedgerView {
-  const tenantId = d.tenant_id;
-  const latest = ledger.latestCheckpoint(tenantId);
-  const anchor = latest ? ledger.anchorOf(tenantId, latest.tree_size) : null;
-  const checkpoint: AnchoredCheckpoint | null = latest ? (anchor ? { ...latest, anchor } : latest) : null;
   let entry: LedgerEntry | null = null;
   let missing = '';
   try {
@@ -74,6 +70,14 @@ export function decisionLedgerView(ledger: Ledger, d: DecisionRecord): DecisionL
     if (!(err instanceof LedgerError)) throw err;
     missing = err.code === 'pruned' ? 'removed by ledger retention (a signed checkpoint covered it and it was exported)' : err.message;
   }
+  return entryLedgerView(ledger, d.tenant_id, entry, missing);
+}
+
+/** An entry (the decision page's, or the ledger browser's) with the latest signed checkpoint and its proof against it. */
+export function entryLedgerView(ledger: Ledger, tenantId: string, entry: LedgerEntry | null, missing: string): DecisionLedgerView {
+  const latest = ledger.latestCheckpoint(tenantId);
+  const anchor = latest ? ledger.anchorOf(tenantId, latest.tree_size) : null;
+  const checkpoint: AnchoredCheckpoint | null = latest ? (anchor ? { ...latest, anchor } : latest) : null;
   const proof = entry && checkpoint && checkpoint.tree_size >= entry.seq ? ledger.inclusionProof(tenantId, entry.seq, checkpoint.tree_size) : null;
   return { entry, missing, checkpoint, proof, publicKey: ledger.publicKey };
 }

@@ -1,4 +1,5 @@
-import type { AgentSummary, ConsoleData, Costs, DecisionFilter, Overview } from '../../api/console/console-data.js';
+import type { AgentSummary, ConsoleData, Costs, DecisionFilter, DecisionListPage, Overview } from '../../api/console/console-data.js';
+import { DECISION_ID, pageDecisions, readsOnlyItsRows, startBelow } from '../../api/console/decision-list.js';
 import { DecisionConsoleData } from '../../api/console/console-data.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
@@ -19,8 +20,12 @@ export class ArchiveConsoleData implements ConsoleData {
     private readonly scanLimit: number,
   ) {}
 
-  async decisions(tenantId: string, filter: DecisionFilter): Promise<DecisionRecord[]> {
-    return (await this.#snapshot(tenantId)).decisions(tenantId, filter);
+  /** One query: the page's rows and one more, or (filtered) the scan window below the cursor; then the embedded paging. */
+  async decisions(tenantId: string, f: DecisionFilter): Promise<DecisionListPage> {
+    const searched = DECISION_ID.test(f.search) ? await this.decisionArchive.get(tenantId, f.search) : undefined;
+    const read = DECISION_ID.test(f.search) ? [] : await this.decisionArchive.recent(tenantId, readsOnlyItsRows(f) && !Number.isFinite(f.to) ? f.limit + 1 : this.scanLimit, startBelow(f));
+    const recent = (limit: number, below: string | undefined) => (below === undefined ? read : read.filter((d) => d.decision_id < below)).slice(0, limit);
+    return pageDecisions(recent, () => searched, f, this.scanLimit);
   }
 
   decision(tenantId: string, id: string): Promise<DecisionRecord | undefined> {

@@ -51,8 +51,12 @@ WHERE e.tenant_id = $1 AND e.decision_id IS NOT NULL`;
 export class PgDecisionArchive implements DecisionSource {
   constructor(private readonly pool: pg.Pool) {}
 
-  async recent(tenantId: string, limit: number): Promise<DecisionRecord[]> {
-    const { rows } = await this.pool.query<Row>(`${SELECT} ORDER BY e.decision_id DESC LIMIT $2`, [tenantId, limit]);
+  /** Newest first; with `below`, only ids that sort before it (the console's cursor pages). */
+  async recent(tenantId: string, limit: number, below?: string): Promise<DecisionRecord[]> {
+    const { rows } =
+      below === undefined
+        ? await this.pool.query<Row>(`${SELECT} ORDER BY e.decision_id DESC LIMIT $2`, [tenantId, limit])
+        : await this.pool.query<Row>(`${SELECT} AND e.decision_id < $3 ORDER BY e.decision_id DESC LIMIT $2`, [tenantId, limit, below]);
     return rows.map((r) => toRecord(tenantId, r));
   }
 

@@ -114,14 +114,18 @@ export class DecisionStore {
     return written;
   }
 
-  recent(tenantId: string, limit: number): DecisionRecord[] {
+  /** The tenant's newest decisions, newest first; with `below`, only those whose id sorts before it (a page's cursor). */
+  recent(tenantId: string, limit: number, below?: string): DecisionRecord[] {
     const out: DecisionRecord[] = [];
-    for (const { key, value } of this.store.decisions.getRange({ start: [tenantId, '\uffff'], end: [tenantId], reverse: true, limit })) {
-      out.push(fromStored(value as StoredDecision, tenantId, (key as [string, string])[1]));
+    for (const { key, value } of this.store.decisions.getRange({ start: [tenantId, below ?? '\uffff'], end: [tenantId], reverse: true, limit: below === undefined ? limit : limit + 1 })) {
+      const id = (key as [string, string])[1];
+      // A reverse range includes its start key.
+      if (below !== undefined && id >= below) continue;
+      if (out.length < limit) out.push(fromStored(value as StoredDecision, tenantId, id));
     }
     if (this.#pending.size === 0) return out;
     const have = new Set(out.map((d) => d.decision_id));
-    for (const p of this.#pending.values()) if (p.rec.tenant_id === tenantId && !have.has(p.rec.decision_id)) out.push(p.rec);
+    for (const p of this.#pending.values()) if (p.rec.tenant_id === tenantId && !have.has(p.rec.decision_id) && (below === undefined || p.rec.decision_id < below)) out.push(p.rec);
     out.sort((a, b) => (a.decision_id < b.decision_id ? 1 : a.decision_id > b.decision_id ? -1 : 0));
     return out.slice(0, limit);
   }

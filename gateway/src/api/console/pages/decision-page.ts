@@ -120,7 +120,8 @@ function latencySection(payload: Payload | null): string {
   return `<h2>Latency by stage</h2><table id="latency-by-stage"><thead><tr><th>Stage</th><th>Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-function ledgerSection(view: DecisionLedgerView | null): string {
+/** The entry, the latest signed checkpoint and the inclusion proof (shared with the ledger browser's entry page). */
+export function ledgerSection(view: DecisionLedgerView | null): string {
   if (!view) return '<h2>Ledger</h2><p class="muted" id="ledger-entry">The entries are held in the sidecars\' shipped chains; see the ledger page.</p>';
   const { entry, checkpoint, proof, publicKey } = view;
   if (!entry) return `<h2>Ledger</h2><p class="muted" id="ledger-entry">Entry ${esc(view.missing)}.</p>`;

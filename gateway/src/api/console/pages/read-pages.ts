@@ -38,7 +38,8 @@ export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
   );
 }
 
-export function ledgerPage(v: Viewer, size: number, checkpoint: Checkpoint | null, report: VerifyReport | null): string {
+/** The ledger's summary, verify button and (`browser`, ledger-browser-page.ts) the tenant's entries. */
+export function ledgerPage(v: Viewer, size: number, checkpoint: Checkpoint | null, report: VerifyReport | null, browser = ''): string {
   const cp = checkpoint
     ? `<table id="checkpoint"><tbody><tr><th>Tree size</th><td>${checkpoint.tree_size}</td></tr><tr><th>Root hash</th><td class="mono">${esc(checkpoint.root_hash)}</td></tr><tr><th>Signed at</th><td class="mono">${esc(checkpoint.timestamp)}</td></tr><tr><th>Key</th><td class="mono">${esc(checkpoint.key_id)}</td></tr><tr><th>Signature (Ed25519)</th><td class="mono">${esc(checkpoint.signature)}</td></tr></tbody></table>`
     : '<p class="muted" id="checkpoint">No signed checkpoint yet.</p>';
@@ -51,6 +52,6 @@ export function ledgerPage(v: Viewer, size: number, checkpoint: Checkpoint | nul
     v,
     'ledger',
     'Ledger',
-    `${result}<p>Entries in the tenant's chain: <strong id="ledger-size">${size}</strong></p><h2>Latest signed checkpoint</h2>${cp}<h2>Verify</h2><p class="muted">Recomputes every entry's hash, the Merkle tree and each checkpoint's signature.</p><form method="post" action="/console/ledger/verify">${csrfField(v)}<button type="submit" id="verify">Verify the chain</button></form>`,
+    `${result}<p>Entries in the tenant's chain: <strong id="ledger-size">${size}</strong></p><h2>Latest signed checkpoint</h2>${cp}<h2>Verify</h2><p class="muted">Recomputes every entry's hash, the Merkle tree and each checkpoint's signature.</p><form method="post" action="/console/ledger/verify">${csrfField(v)}<button type="submit" id="verify">Verify the chain</button></form>${browser}`,
   );
 }
