@@ -68,7 +68,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 }
 
 /** Every page of the console a signed-in person can open (GET), the overview first. */
-const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit', '/console/settings'];
+const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit', '/console/settings', '/console/decisions?since=all&limit=2&verdict=ALLOW', '/console/ledger/entries/1', '/console/ledger/checkpoints'];
 
 async function checkPage(page: Page, label: string, width: number): Promise<string[]> {
   // The overview is checked with its charts drawn (legends included).
