@@ -149,13 +149,28 @@ try {
     if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
     return { ms, html };
   };
+  // The lists' later pages, by the cursors their first pages link to (issue 34, "Working the lists", "Ledger browser").
+  const linked = async (path: string, id: string): Promise<string> => {
+    const href = new RegExp(`id="${id}"[^>]* href="([^"]+)"`).exec((await get(path)).html)?.[1];
+    if (!href) throw new Error(`${path}: no #${id} link`);
+    return href.replace(/&amp;/g, '&');
+  };
+  pages.push(
+    ['decisions, rule by name', '/console/decisions?since=all&rule=no+secrets'],
+    ['decisions, page 2 by cursor', await linked('/console/decisions?since=all', 'older')],
+    ['decisions, DENY page 2', await linked('/console/decisions?verdict=DENY&since=all', 'older')],
+    ['decisions, search by id', `/console/decisions?since=all&q=${deniedId}`],
+    ['ledger, entries page 2', await linked('/console/ledger', 'entries-older')],
+    ['ledger entry', `/console/ledger/entries/${Math.floor(DECISIONS / 2)}`],
+    ['ledger checkpoints', '/console/ledger/checkpoints'],
+  );
   // Warm-up round, which also checks each page shows what it is timed for (a decision page its ledger entry and proof).
   const bytes: number[] = [];
   // The overview, lists and agents page read the newest CONSOLE_SCAN_LIMIT decisions (5,000 by default), not all of them.
   let overviewTotal = NaN;
   for (const [name, path] of pages) {
     const { html } = await get(path);
-    if (name.startsWith('decision,') && !html.includes('<h2>Inclusion proof</h2>')) throw new Error(`${path}: no inclusion proof on the page`);
+    if ((name.startsWith('decision,') || name === 'ledger entry') && !html.includes('<h2>Inclusion proof</h2>')) throw new Error(`${path}: no inclusion proof on the page`);
     bytes.push(Buffer.byteLength(html));
     if (path === '/console?range=7d') overviewTotal = Number(/id="stat-total">(\d+)</.exec(html)?.[1]);
   }
@@ -176,6 +191,16 @@ try {
     ),
   );
   if (absent.length) console.log(`Not served by this build, not timed: ${absent.join(', ')}`);
+  // The CSV export is a download, not a page: timed once each, apart from the target.
+  const exports: { path: string; ms: number; rows: number; bytes: number; truncated: string }[] = [];
+  for (const path of ['/console/decisions.csv?since=all&verdict=DENY', '/console/decisions.csv?since=all']) {
+    const t = performance.now();
+    const res = await request(`${gw.authUrl}${path}`, { dispatcher: client, headers: { cookie } });
+    const body = await res.body.arrayBuffer();
+    if (res.statusCode !== 200) throw new Error(`GET ${path}: ${res.statusCode}`);
+    exports.push({ path, ms: performance.now() - t, rows: Number(res.headers['x-aduana-rows']), bytes: body.byteLength, truncated: String(res.headers['x-aduana-truncated']) });
+  }
+  for (const e of exports) console.log(`CSV ${e.path}: ${e.rows} rows, ${fmt(e.bytes / 1e6)} MB in ${fmt(e.ms)} ms (truncated: ${e.truncated})`);
   console.log(`The 7-day overview counts ${overviewTotal} of them (the newest CONSOLE_SCAN_LIMIT).`);
   console.log(misses.length ? `\n${misses.length} page(s) missed the target: ${misses.map((m) => m.page).join(', ')}` : '\nEvery page met the target.');
   writeResults('console-pages', {
@@ -184,6 +209,7 @@ try {
     overview7dTotal: overviewTotal,
     pages: rows,
     absent,
+    csvExports: exports,
     allMet: misses.length === 0,
   });
 } finally {
