@@ -108,6 +108,9 @@ describe('decisions CSV', () => {
     expect(capped.truncated).toBe(true);
     const text = Buffer.concat(capped.chunks).toString();
     expect(text.split('\r\n').length).toBe(1 + 120 + 1);
+    // Exactly as many decisions as the cap: all of them, not truncated.
+    const exact = await decisionsCsv(read, filter({}), 1000);
+    expect([exact.rows, exact.truncated]).toEqual([1000, false]);
     const whole = await decisionsCsv(read, filter({ verdict: 'DENY' }), 100_000);
     expect(whole.truncated).toBe(false);
     expect(whole.rows).toBe(334);

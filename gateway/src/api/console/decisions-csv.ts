@@ -76,7 +76,8 @@ export async function decisionsCsv(
     const page = await readPage({ ...filter, before, limit: Math.min(MAX_PAGE_SIZE, maxRows - rows) });
     if (page.rows.length > 0) chunks.push(Buffer.from(page.rows.map(csvLine).join('')));
     rows += page.rows.length;
-    read += page.scanned;
+    // A full page's look-ahead row is the next page's first: counted once.
+    read += page.next !== null && page.complete ? page.scanned - 1 : page.scanned;
     if (page.next === null) return { chunks, truncated: false, rows };
     if (rows >= maxRows || read >= maxRows) return { chunks, truncated: true, rows };
     before = page.next;
