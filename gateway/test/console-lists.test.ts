@@ -265,6 +265,11 @@ describe('working the lists in a real headless Chromium', () => {
     expect(rootFromPath('00'.repeat(32), index, treeSize, path)).not.toBe(cp.root_hash);
     const key = (await call(t.url, 'GET', '/v1/events/checkpoints/latest', { token: t.adminToken })).body.public_key as { key_id: string; raw: string };
     expect(checkpointSignatureValid(cp, key.raw)).toBe(true);
+    // The chained fields, opened on a phone's width, wrap instead of widening the page.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.click('details summary');
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    expect(await page.locator('details pre').last().textContent()).toContain(target.id);
     await Promise.all([page.waitForURL(`${t.authUrl}/console/decisions/${target.id}`), page.click(`#field-decision a[data-decision-link="${target.id}"]`)]);
     expect(pageProblems).toEqual([]);
   });

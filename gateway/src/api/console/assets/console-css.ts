@@ -64,4 +64,5 @@ body[data-page="decisions"] h1 { overflow-wrap: anywhere; }
 .editor-actions { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; }
 tr.changed td { background: #fff4d6; }
 pre.sample { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-all; max-height: 420px; overflow: auto; padding: 8px; background: var(--card); border: 1px solid var(--line); border-radius: 4px; }
+pre.mono { white-space: pre-wrap; overflow-wrap: anywhere; }
 `;
