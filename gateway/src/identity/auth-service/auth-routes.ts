@@ -2,29 +2,12 @@ import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { bearerToken } from '../auth/authenticate.js';
-import { ROLES, ROLE_SCOPES, type Principal, type Role } from '../auth/principal.js';
+import { ROLE_SCOPES, type Principal } from '../auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
-import { isValidLedgerName } from '../../ledger/index.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerIdpRoutes } from './idp-routes.js';
-import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
-
-const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
-
-const validateTokenRequest = new OwnSchema({
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'role'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200 },
-    role: { type: 'string', enum: ROLES },
-    expires_in_days: { type: 'integer', minimum: 1, maximum: 3650 },
-    // Binds the token to one agent (docs/policies.md, "Agents and tokens"); a ledger name: no control characters.
-    agent_id: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[^\\u0000-\\u001f\\u007f]+$' },
-  },
-});
+import { issueToken } from './issue-token.js';
 
 /** What the authentication service needs: the gateway has all of it, the control plane the same parts on PostgreSQL. */
 export type AuthServiceDeps = Pick<GatewayDeps, 'authenticator' | 'tokens' | 'config' | 'runtimes' | 'passwordLogin' | 'sessions' | 'users' | 'tenants' | 'logger' | 'egress' | 'onAdminAction'>;
@@ -75,26 +58,9 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
   // Authenticated, scope-checked and plan-limited by the server from the headers, before the body is read or parsed.
   server.route('post', '/token', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     const caller = ctx.auth;
-    const body = structuredClone(ctx.body);
-    assertValid(validateTokenRequest, body);
-    const req = body as { name: string; role: Role; expires_in_days?: number; agent_id?: string };
-    if (req.agent_id !== undefined && !isValidLedgerName(req.agent_id)) throw new GatewayError('invalid_request', 'agent_id: at most 256 bytes, no control characters');
-    if (ROLE_RANK[req.role] > ROLE_RANK[caller.role]) throw new GatewayError('missing_scope', `a ${caller.role} cannot issue an ${req.role} token`);
-    const days = req.expires_in_days ?? config.patTtlDays;
-    if (days > config.patMaxTtlDays) throw new GatewayError('invalid_request', `expires_in_days: at most ${config.patMaxTtlDays}`);
-    // The minting credential's own expiry bounds the new one's (a token cannot extend its holder's access): a PAT's, or
-    // a login session's, so twelve hours of sign-in never turn into a year of access (docs/authentication.md).
+    // The minting credential: a PAT, or a login session (its expiry bounds the new token's).
     const minter = caller.kind === 'pat' ? tokens.get(caller.id) : sessions.find(bearerToken(ctx.authorization));
-    const { token, record } = await tokens.create({
-      tenantId: caller.tenantId,
-      role: req.role,
-      name: req.name,
-      expiresInDays: days,
-      userId: caller.userId,
-      notAfter: minter ? Date.parse(minter.expires_at) : undefined,
-      agentId: req.agent_id ?? null,
-    });
-    await deps.onAdminAction(caller.tenantId, { actor: actorOf(caller), action: 'token.created', target: record.id, before: null, after: tokenDigestView(record) }, ctx.trace.traceId);
+    const { token, record } = await issueToken(deps, caller, ctx.body, minter?.expires_at, ctx.trace.traceId);
     return {
       status: 200,
       body: { token, id: record.id, name: record.name, role: record.role, scope: ROLE_SCOPES[record.role].join(' '), expires_at: record.expires_at, agent_id: record.agent_id ?? null },
