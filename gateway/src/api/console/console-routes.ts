@@ -30,6 +30,7 @@ import type { RequestLog } from '../../request-log/request-log.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { registerDecisionListRoutes } from './decision-list-routes.js';
 import { registerLedgerBrowserRoutes } from './ledger-browser-routes.js';
+import { registerAccessRoutes, type AccessDeps } from './access-routes.js';
 
 const COOKIE = ['cookie'] as const;
 /** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
@@ -59,7 +60,7 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
  * shipped, its ledger every shipped chain). At a sidecar its admin forms are refused by the server's route guard, as
  * the API's admin writes are (held decisions are resolved at the control plane).
  */
-export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> & {
+export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> & AccessDeps & {
   decisions: DecisionSource;
   ledger: ConsoleLedger;
   /** The gateway's sampled request log (console.md, "Request log"); absent at a control plane, which keeps none. */
@@ -289,6 +290,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   );
 
   registerSettingsRoutes(server, deps);
+
+  registerAccessRoutes(server, deps);
 
   registerLedgerBrowserRoutes(server, ledger);
 

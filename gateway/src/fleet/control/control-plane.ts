@@ -134,7 +134,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction });
   registerConsoleRoutes(
     auth,
-    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive) },
+    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive), tokens, users, tenants },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();

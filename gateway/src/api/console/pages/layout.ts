@@ -15,8 +15,13 @@ const PAGES = [
   ['policies', '/console/policies', 'Policies'],
   ['ledger', '/console/ledger', 'Ledger'],
   ['audit', '/console/audit', 'Audit trail'],
+  ['tokens', '/console/tokens', 'Tokens'],
+  ['users', '/console/users', 'Users'],
   ['settings', '/console/settings', 'Settings'],
 ] as const;
+
+/** Pages only admins may open: not offered to anyone else. */
+const ADMIN_ONLY: ReadonlySet<string> = new Set(['tokens', 'users']);
 
 export type PageName = (typeof PAGES)[number][0];
 
@@ -42,7 +47,8 @@ function scrollableTables(title: string, body: string): string {
 
 /** A signed-in page: navigation, who is signed in, sign-out form, the page's body. */
 export function page(v: Viewer, active: PageName, title: string, body: string, opts: { charts?: boolean } = {}): string {
-  const nav = PAGES.map(([name, href, label]) => `<a href="${href}"${name === active ? ' class="active"' : ''}>${label}</a>`).join('');
+  const admin = v.principal.scopes.includes('admin:manage');
+  const nav = PAGES.filter(([name]) => admin || !ADMIN_ONLY.has(name)).map(([name, href, label]) => `<a href="${href}"${name === active ? ' class="active"' : ''}>${label}</a>`).join('');
   const charts = opts.charts ? '<link rel="stylesheet" href="/console/assets/uplot.css"><script src="/console/assets/uplot.js" defer></script><script src="/console/assets/console.js" defer></script>' : '';
   const p = v.principal;
   return `${head(title, charts)}<body data-page="${active}"><header><span class="brand">aduana</span><nav>${nav}</nav><div class="who"><span id="who">${esc(p.email || p.id)} · ${esc(p.role)} · ${esc(p.tenantId)}</span><form class="inline" method="post" action="/console/logout">${csrfField(v)}<button type="submit">Sign out</button></form></div></header><main><h1>${esc(title)}</h1>${scrollableTables(title, body)}</main></body></html>`;

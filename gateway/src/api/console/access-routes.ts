@@ -1,0 +1,168 @@
+import { GatewayError, type ErrorCode } from '../../errors.js';
+import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
+import type { RequestContext } from '../../http/request-context.js';
+import type { GatewayDeps } from '../../gateway-deps.js';
+import { ROLES } from '../../identity/auth/principal.js';
+import { issueToken } from '../../identity/auth-service/issue-token.js';
+import { addUser, checkUserRequest, disableUser, generatePassword, passwordRules } from '../../identity/users/user-admin.js';
+import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
+import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
+import { assertCsrf, formBody, viewerOf, type SessionViewer } from './console-session.js';
+import { tokensPage, type TokenForm, type TokensView } from './pages/tokens-page.js';
+import { usersPage, type UserForm, type UsersView } from './pages/users-page.js';
+
+/** Admins only, as console-routes.ts's ADMIN_PAGE and ADMIN_FORM: 403 `missing_scope` for any other role. */
+const ADMIN_PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', scope: 'admin:manage', body: 'none' };
+const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
+const TOKEN_ID = /^tok_[0-9A-Za-z]{1,64}$/;
+const USER_ID = /^usr_[0-9A-Za-z]{1,64}$/;
+/** Rows a page lists at most: the tenant's newest tokens or users (the rest: `aduana token list`, `aduana user list`). */
+export const ACCESS_LIST_LIMIT = 500;
+/** Refusals a create form answers by showing itself again with the message (anything else is the error envelope). */
+const FORM_ERRORS = new Set<ErrorCode>(['invalid_request', 'conflict']);
+
+export type AccessDeps = Pick<GatewayDeps, 'tokens' | 'users' | 'tenants' | 'sessions' | 'config' | 'onAdminAction'>;
+
+function html(status: number, body: string): Reply {
+  return { status, raw: body, contentType: HTML_TYPE, headers: HTML_HEADERS };
+}
+
+function redirect(location: string): Reply {
+  return { status: 303, headers: { location, 'cache-control': 'no-store' } };
+}
+
+/** The newest `limit` of records kept oldest first, newest first. */
+function newest<T>(all: readonly T[]): T[] {
+  return all.slice(-ACCESS_LIST_LIMIT).reverse();
+}
+
+/** A refusal to show on the form, or null (rethrow it). */
+function formError(err: unknown): GatewayError | null {
+  return err instanceof GatewayError && FORM_ERRORS.has(err.code) ? err : null;
+}
+
+/**
+ * Token and user management for admins (docs/console.md, "Tokens and users"): the same checks, limits and ledger
+ * entries as `POST /token` and `/admin/users` (the code is theirs: issue-token.ts, user-admin.ts). A new token's secret,
+ * or a generated password, is on the one page answering the POST (no-store), never in a redirect, URL or log.
+ */
+export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void {
+  const { tokens, users, sessions, config, onAdminAction } = deps;
+  const rules = passwordRules(config);
+
+  /** A form post of an admin, CSRF-checked before anything else is read (as console-routes.ts's). */
+  const adminPost =
+    (act: (v: SessionViewer, form: URLSearchParams, ctx: RequestContext) => Promise<Reply>): Handler =>
+    (ctx) => {
+      const v = viewerOf(ctx);
+      const form = formBody(ctx);
+      assertCsrf(form, v.csrf);
+      return act(v, form, ctx);
+    };
+
+  const emptyTokenForm = (): TokenForm => ({ name: '', role: 'operator', expiresInDays: String(config.patTtlDays), agentId: '' });
+  const tokensView = (v: SessionViewer, over: Partial<TokensView>): TokensView => {
+    const all = tokens.list(v.principal.tenantId);
+    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
+  };
+
+  server.route('get', '/console/tokens', ADMIN_PAGE, (ctx) => {
+    const v = viewerOf(ctx);
+    const revoked = ctx.query.get('revoked');
+    return html(200, tokensPage(v, tokensView(v, { notice: revoked ? `Token ${revoked.slice(0, 64)} revoked.` : '' })));
+  });
+
+  server.route(
+    'post',
+    '/console/tokens',
+    ADMIN_FORM,
+    adminPost(async (v, form, ctx) => {
+      const typed: TokenForm = { name: (form.get('name') ?? '').slice(0, 1000), role: (form.get('role') ?? '').slice(0, 64), expiresInDays: (form.get('expires_in_days') ?? '').trim().slice(0, 32), agentId: (form.get('agent_id') ?? '').slice(0, 1000) };
+      // The API's body: a number where one was typed (anything else is left for its schema to refuse), nothing when empty.
+      const request: Record<string, unknown> = { name: typed.name, role: typed.role };
+      if (typed.expiresInDays !== '') request['expires_in_days'] = /^-?\d{1,9}$/.test(typed.expiresInDays) ? Number(typed.expiresInDays) : typed.expiresInDays;
+      if (typed.agentId !== '') request['agent_id'] = typed.agentId;
+      try {
+        // A token made from a login session never outlives it (as POST /token with a session).
+        const created = await issueToken(deps, v.principal, request, sessions.find(v.token)?.expires_at, ctx.trace.traceId);
+        return html(200, tokensPage(v, tokensView(v, { created })));
+      } catch (err) {
+        const refused = formError(err);
+        if (!refused) throw err;
+        return html(refused.status, tokensPage(v, tokensView(v, { form: typed, error: refused.message })));
+      }
+    }),
+  );
+
+  server.route(
+    'post',
+    '/console/tokens/:id/revoke',
+    { ...ADMIN_FORM, params: TOKEN_ID },
+    adminPost(async (v, _form, ctx) => {
+      const tenantId = v.principal.tenantId;
+      const id = ctx.params[0] as string;
+      const before = tokens.get(id);
+      if (!before || before.tenant_id !== tenantId) throw new GatewayError('not_found', 'token not found');
+      // Revoking a revoked token changes nothing, and chains nothing.
+      if (!before.revoked_at) {
+        if (!(await tokens.revoke(id, tenantId))) throw new GatewayError('not_found', 'token not found');
+        const after = tokens.get(id);
+        await onAdminAction(tenantId, { actor: actorOf(v.principal), action: 'token.revoked', target: id, before: tokenDigestView(before), after: after ? tokenDigestView(after) : null }, ctx.trace.traceId);
+      }
+      return redirect(`/console/tokens?revoked=${encodeURIComponent(id)}`);
+    }),
+  );
+
+  const emptyUserForm = (): UserForm => ({ email: '', name: '', role: 'viewer', generate: true });
+  const usersView = (v: SessionViewer, over: Partial<UsersView>): UsersView => {
+    const all = users.list(v.principal.tenantId);
+    return { users: newest(all), total: all.length, roles: ROLES, minPasswordLength: rules.minLength, form: emptyUserForm(), error: '', notice: '', created: null, ...over };
+  };
+
+  server.route('get', '/console/users', ADMIN_PAGE, (ctx) => {
+    const v = viewerOf(ctx);
+    const notice = (key: string, done: string) => {
+      const id = ctx.query.get(key);
+      const u = id ? users.get(id.slice(0, 64)) : undefined;
+      return u && u.tenant_id === v.principal.tenantId ? `User ${u.email} ${done}.` : '';
+    };
+    return html(200, usersPage(v, usersView(v, { notice: notice('created', 'created') || notice('disabled', 'disabled') })));
+  });
+
+  server.route(
+    'post',
+    '/console/users',
+    ADMIN_FORM,
+    adminPost(async (v, form, ctx) => {
+      const typed: UserForm = { email: (form.get('email') ?? '').slice(0, 1000), name: (form.get('name') ?? '').slice(0, 1000), role: (form.get('role') ?? '').slice(0, 64), generate: form.get('password_mode') !== 'typed' };
+      const password = typed.generate ? generatePassword(rules) : (form.get('password') ?? '');
+      try {
+        const user = await addUser(deps, v.principal, checkUserRequest({ email: typed.email, name: typed.name, role: typed.role, password }), ctx.trace.traceId);
+        // A typed password is the admin's to know: nothing to show once, so the answer is a redirect (a reload re-posts nothing).
+        if (!typed.generate) return redirect(`/console/users?created=${encodeURIComponent(user.id)}`);
+        return html(200, usersPage(v, usersView(v, { created: { user, password } })));
+      } catch (err) {
+        const refused = formError(err);
+        if (!refused) throw err;
+        return html(refused.status, usersPage(v, usersView(v, { form: typed, error: refused.message })));
+      }
+    }),
+  );
+
+  server.route(
+    'post',
+    '/console/users/:id/disable',
+    { ...ADMIN_FORM, params: USER_ID },
+    adminPost(async (v, _form, ctx) => {
+      const id = ctx.params[0] as string;
+      try {
+        await disableUser(deps, v.principal, id, ctx.trace.traceId);
+      } catch (err) {
+        // Their own account: the page again, saying why (a 404 stays the error envelope).
+        if (!(err instanceof GatewayError) || err.code !== 'conflict') throw err;
+        return html(409, usersPage(v, usersView(v, { error: err.message })));
+      }
+      return redirect(`/console/users?disabled=${encodeURIComponent(id)}`);
+    }),
+  );
+}
