@@ -63,7 +63,7 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
   const emptyTokenForm = (): TokenForm => ({ name: '', role: 'operator', expiresInDays: String(config.patTtlDays), agentId: '' });
   const tokensView = (v: SessionViewer, over: Partial<TokensView>): TokensView => {
     const all = tokens.list(v.principal.tenantId);
-    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
+    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, sessionEnds: sessions.find(v.token)?.expires_at ?? null, form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
   };
 
   server.route('get', '/console/tokens', ADMIN_PAGE, (ctx) => {

@@ -17,6 +17,8 @@ export interface TokensView {
   total: number;
   roles: readonly Role[];
   maxDays: number;
+  /** When the admin's login session ends: a token made from it expires then at the latest, as with POST /token. */
+  sessionEnds: string | null;
   form: TokenForm;
   /** Why the last create was refused (the API's message), or ''. */
   error: string;
@@ -60,7 +62,7 @@ export function tokensPage(v: Viewer, s: TokensView): string {
 <label for="token-role">Role<select id="token-role" name="role">${roles}</select></label>
 <label for="token-days">Expires in (days, 1 to ${s.maxDays})<input id="token-days" name="expires_in_days" type="number" min="1" max="${s.maxDays}" value="${esc(f.expiresInDays)}" required></label>
 <label for="token-agent">Bound to agent (optional)<input id="token-agent" name="agent_id" value="${esc(f.agentId)}" maxlength="256"></label>
-<button type="submit" id="create-token-button">Create token</button></form>`;
+<button type="submit" id="create-token-button">Create token</button></form>${s.sessionEnds ? `<p class="muted" id="session-bound">A token made here expires when your sign-in session does (<time datetime="${esc(s.sessionEnds)}">${esc(s.sessionEnds)}</time>) at the latest, as one made with <code>POST /token</code> from a session: a sign-in never turns into longer access. For a longer-lived token, use an admin token with <code>POST /token</code> or <code>aduana token create</code>.</p>` : ''}`;
   const shown = s.total > s.tokens.length ? `<p class="muted" id="token-count">The newest ${s.tokens.length} of ${s.total} tokens; the rest with <code>aduana token list</code>.</p>` : '';
   const rows = s.tokens.map((t) => row(v, t, s.now)).join('');
   return page(
