@@ -124,11 +124,33 @@ describe('console accessibility and layout (axe-core in real Chromium, desktop a
           await Promise.all([page.waitForLoadState('load'), page.click('#dry-run-button')]);
           await page.waitForSelector('#editor-error');
           problems.push(...(await checkPage(page, `${email} policy editor's error`, viewport.width)));
+          // Tokens and users (admins only): as listed, a new token's secret, a refused form, a generated password.
+          for (const path of ['/console/tokens', '/console/users']) {
+            await page.goto(`${g.t.authUrl}${path}`);
+            problems.push(...(await checkPage(page, `${email} ${path}`, viewport.width)));
+          }
+          await page.goto(`${g.t.authUrl}/console/tokens`);
+          await page.fill('#token-name', `a11y ${viewport.width}`);
+          await page.fill('#token-agent', 'agent-with-a-long-identifier-alpha');
+          await Promise.all([page.waitForLoadState('load'), page.click('#create-token-button')]);
+          await page.waitForSelector('#new-token');
+          problems.push(...(await checkPage(page, `${email} token created`, viewport.width)));
+          await page.$eval('#create-token', (f) => ((f as HTMLFormElement).noValidate = true));
+          await page.fill('#token-days', '0');
+          await Promise.all([page.waitForLoadState('load'), page.click('#create-token-button')]);
+          await page.waitForSelector('#form-error');
+          problems.push(...(await checkPage(page, `${email} token refused`, viewport.width)));
+          await page.goto(`${g.t.authUrl}/console/users`);
+          await page.fill('#user-email', `a11y-${viewport.width}@a11y.example`);
+          await page.fill('#user-name', 'A11y');
+          await Promise.all([page.waitForLoadState('load'), page.click('#create-user-button')]);
+          await page.waitForSelector('#new-password');
+          problems.push(...(await checkPage(page, `${email} user created`, viewport.width)));
         }
       }
       await context.close();
       expect(problems).toEqual([]);
-    }, 120_000);
+    }, 180_000);
   }
 });
 
