@@ -295,6 +295,37 @@ describe('the console at the control plane', () => {
     expectEnvelope(await call(cp.authUrl, 'POST', `/console/decisions/${id}/resolve`, { rawBody: `csrf=${encodeURIComponent(csrf)}&resolution=APPROVED`, headers: form }), 409, 'invalid_request');
     await vi.waitFor(async () => expect((await call(sidecar.url, 'GET', `/admin/decisions/${id}`, { token: operator })).body.resolution?.status).toBe('REJECTED'), { timeout: 5000, interval: 25 });
   });
+
+  it('an admin creates a token on the console (PostgreSQL): it works at the control plane, its other replica and the sidecar; revoked there, all three refuse it', async () => {
+    const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'tokens@cpad.example', name: 'Tokens admin', role: 'admin', password: PASSWORD } });
+    expect(created.status, created.text).toBe(201);
+    const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'tokens@cpad.example', password: PASSWORD } });
+    const cookie = `aduana_session=${login.body.session_token}`;
+    const page = await call(cp.authUrl, 'GET', '/console/tokens', { headers: { cookie } });
+    expect(page.status).toBe(200);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] as string;
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
+    const posted = await call(cp.authUrl, 'POST', '/console/tokens', { rawBody: `csrf=${encodeURIComponent(csrf)}&name=cp+console&role=operator&expires_in_days=30`, headers: form });
+    expect(posted.status, posted.text).toBe(200);
+    expect(posted.headers['cache-control']).toBe('no-store');
+    const secret = /id="new-token" class="mono" readonly value="([^"]+)"/.exec(posted.text)?.[1] as string;
+    expect(secret).toMatch(/^adu_pat_/);
+    const tokenId = (await call(cp.authUrl, 'GET', '/verify', { token: secret })).body.tokenId as string;
+    expect(tokenId).toMatch(/^tok_/);
+    const listed = await call(cp.authUrl, 'GET', '/console/tokens', { headers: { cookie } });
+    expect(listed.text).toContain(`data-token="${tokenId}"`);
+    expect(listed.text).not.toContain(secret);
+    for (const base of [cp.url, cp2.url, sidecar.url]) {
+      await vi.waitFor(async () => expect((await call(base, 'GET', '/v1/policies', { token: secret })).status).toBe(200), { timeout: 5000, interval: 25 });
+    }
+
+    const revoked = await call(cp.authUrl, 'POST', `/console/tokens/${tokenId}/revoke`, { rawBody: `csrf=${encodeURIComponent(csrf)}`, headers: form });
+    expect(revoked.status, revoked.text).toBe(303);
+    expect(expectEnvelope(await call(cp.url, 'GET', '/v1/policies', { token: secret }), 401, 'authentication_error').message).toBe('token has been revoked');
+    for (const base of [cp2.url, sidecar.url]) {
+      await vi.waitFor(async () => expect((await call(base, 'GET', '/v1/policies', { token: secret })).status).toBe(401), { timeout: 5000, interval: 25 });
+    }
+  });
 });
 
 describe('working the lists at the control plane', () => {
