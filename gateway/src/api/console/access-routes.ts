@@ -14,6 +14,7 @@ import { usersPage, type UserForm, type UsersView } from './pages/users-page.js'
 /** Admins only, as console-routes.ts's ADMIN_PAGE and ADMIN_FORM: 403 `missing_scope` for any other role. */
 const ADMIN_PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', scope: 'admin:manage', body: 'none' };
 const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
+/** Ids as the stores make them (checked after the route's guard, so a viewer learns nothing from the shape). */
 const TOKEN_ID = /^tok_[0-9A-Za-z]{1,64}$/;
 const USER_ID = /^usr_[0-9A-Za-z]{1,64}$/;
 /** Rows a page lists at most: the tenant's newest tokens or users (the rest: `aduana token list`, `aduana user list`). */
@@ -97,11 +98,11 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
   server.route(
     'post',
     '/console/tokens/:id/revoke',
-    { ...ADMIN_FORM, params: TOKEN_ID },
+    ADMIN_FORM,
     adminPost(async (v, _form, ctx) => {
       const tenantId = v.principal.tenantId;
       const id = ctx.params[0] as string;
-      const before = tokens.get(id);
+      const before = TOKEN_ID.test(id) ? tokens.get(id) : undefined;
       if (!before || before.tenant_id !== tenantId) throw new GatewayError('not_found', 'token not found');
       // Revoking a revoked token changes nothing, and chains nothing.
       if (!before.revoked_at) {
@@ -152,9 +153,10 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
   server.route(
     'post',
     '/console/users/:id/disable',
-    { ...ADMIN_FORM, params: USER_ID },
+    ADMIN_FORM,
     adminPost(async (v, _form, ctx) => {
       const id = ctx.params[0] as string;
+      if (!USER_ID.test(id)) throw new GatewayError('not_found', 'user not found');
       try {
         await disableUser(deps, v.principal, id, ctx.trace.traceId);
       } catch (err) {
