@@ -92,6 +92,18 @@ describe('users and sessions', () => {
     expectEnvelope(await call(t.url, 'POST', `/admin/users/${u.id}/disable`, { token: other.admin }), 404, 'not_found');
   });
 
+  it("an admin cannot disable their own account with a token they minted (409), and stays active", async () => {
+    const acme = await t.tenant('ses-self');
+    const u = await createUser(acme.admin, 'self@self.example', 'admin');
+    const session = (await login('self@self.example')).body.session_token as string;
+    const pat = (await call(t.authUrl, 'POST', '/token', { token: session, body: { name: 'mine', role: 'admin' } })).body.token as string;
+    const refused = expectEnvelope(await call(t.url, 'POST', `/admin/users/${u.id}/disable`, { token: pat }), 409, 'invalid_request');
+    expect(refused.message).toBe('you cannot disable your own account');
+    expect((await call(t.authUrl, 'GET', '/me', { token: session })).body.disabled).toBe(false);
+    // Another admin of the tenant may.
+    expect((await call(t.url, 'POST', `/admin/users/${u.id}/disable`, { token: acme.admin })).body.disabled).toBe(true);
+  });
+
   it('an unknown e-mail and a wrong password get the same answer, and both run the password hash', async () => {
     const acme = await t.tenant('ses-same');
     await createUser(acme.admin, 'real@same.example', 'viewer');

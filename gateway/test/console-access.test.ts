@@ -155,14 +155,14 @@ describe('tokens in the console (an admin, in Chromium)', () => {
     await page.goto(`${t.authUrl}/console/tokens`);
     const before = await state();
     // In the browser, past its own checks (required, min, max): the server's refusal is what shows.
-    await page.$eval('#create-token', (f) => ((f as HTMLFormElement).noValidate = true));
+    await page.$eval('#create-token', (f) => f.setAttribute('novalidate', ''));
     await page.fill('#token-name', '');
     await page.fill('#token-agent', 'kept-as-typed');
     expect(await submit(page, '#create-token-button')).toBe(400);
     expect(await page.textContent('#form-error')).toContain('name');
     expect(await page.inputValue('#token-agent')).toBe('kept-as-typed');
     expect(await page.locator('#new-token').count()).toBe(0);
-    await page.$eval('#create-token', (f) => ((f as HTMLFormElement).noValidate = true));
+    await page.$eval('#create-token', (f) => f.setAttribute('novalidate', ''));
     await page.fill('#token-name', 'too long');
     await page.fill('#token-days', '366');
     expect(await submit(page, '#create-token-button')).toBe(400);
@@ -171,7 +171,8 @@ describe('tokens in the console (an admin, in Chromium)', () => {
 
     const s = await session(page);
     const base = { csrf: s.csrf, name: 'n', role: 'viewer', expires_in_days: '30' };
-    for (const bad of [{ role: 'superuser' }, { role: '' }, { expires_in_days: '0' }, { expires_in_days: '3651' }, { expires_in_days: 'soon' }, { expires_in_days: '1.5' }, { name: 'x'.repeat(201) }, { agent_id: 'bad\u0001agent' }]) {
+    const bads: Record<string, string>[] = [{ role: 'superuser' }, { role: '' }, { expires_in_days: '0' }, { expires_in_days: '3651' }, { expires_in_days: 'soon' }, { expires_in_days: '1.5' }, { name: 'x'.repeat(201) }, { agent_id: 'bad\u0001agent' }];
+    for (const bad of bads) {
       const r = await post(s, '/console/tokens', { ...base, ...bad });
       expect(r.status, JSON.stringify(bad)).toBe(400);
       expect(r.headers['content-type']).toContain('text/html');
