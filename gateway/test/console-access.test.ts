@@ -121,13 +121,15 @@ describe('tokens in the console (an admin, in Chromium)', () => {
     expect((await call(t.url, 'GET', '/v1/policies', { token: secret })).status).toBe(200);
 
     // Revisiting (or coming back to) the page: listed, never its secret, its hash or any part of it.
-    for (const path of ['/console/tokens', '/console/tokens?revoked=x']) {
+    for (const path of ['/console/tokens', `/console/tokens?revoked=${record.id}`]) {
       await page.goto(`${t.authUrl}${path}`);
       const html = await page.content();
       expect(html).not.toContain(secret);
       expect(html).not.toContain(t.gw.deps.tokens.hashOf(record.id));
       expect(html).not.toContain(secret.slice(8, 20));
       expect(await page.locator('#new-token').count()).toBe(0);
+      // Nor does a crafted link make it say a live token was revoked.
+      expect(await page.locator('#notice').count()).toBe(0);
     }
     const row = page.locator(`tr[data-token="${record.id}"]`);
     expect(await row.locator('td').allTextContents()).toEqual(expect.arrayContaining(['deploy pipeline', 'operator', 'deploy-bot', 'live']));
@@ -138,7 +140,7 @@ describe('tokens in the console (an admin, in Chromium)', () => {
     // Revoke: the form's CSRF field is all it asks; the token is refused at once.
     await page.goto(`${t.authUrl}/console/tokens`);
     await Promise.all([page.waitForURL(/\/console\/tokens\?revoked=/), page.click(`button[data-revoke="${record.id}"]`)]);
-    expect(await page.textContent('#notice')).toContain(`Token ${record.id} revoked`);
+    expect(await page.textContent('#notice')).toContain(`Token deploy pipeline (${record.id}) revoked`);
     expect(await page.textContent(`tr[data-token="${record.id}"] .state`)).toContain('revoked');
     expect(await page.locator(`button[data-revoke="${record.id}"]`).count()).toBe(0);
     const refused = expectEnvelope(await call(t.url, 'GET', '/v1/policies', { token: secret }), 401, 'authentication_error');

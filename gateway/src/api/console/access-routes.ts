@@ -69,8 +69,11 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
 
   server.route('get', '/console/tokens', ADMIN_PAGE, (ctx) => {
     const v = viewerOf(ctx);
-    const revoked = ctx.query.get('revoked');
-    return html(200, tokensPage(v, tokensView(v, { notice: revoked ? `Token ${revoked.slice(0, 64)} revoked.` : '' })));
+    // Said only of a token of the tenant that is revoked: a crafted link cannot make the page claim anything else.
+    const id = ctx.query.get('revoked');
+    const r = id ? tokens.get(id.slice(0, 64)) : undefined;
+    const notice = r && r.tenant_id === v.principal.tenantId && r.revoked_at ? `Token ${r.name} (${r.id}) revoked.` : '';
+    return html(200, tokensPage(v, tokensView(v, { notice })));
   });
 
   server.route(
