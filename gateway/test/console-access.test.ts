@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +110,15 @@ describe('tokens in the console (an admin, in Chromium)', () => {
     expect(secret).toMatch(/^adu_pat_/);
     expect(page.url()).toBe(`${t.authUrl}/console/tokens`);
     await page.screenshot({ path: `${ARTIFACTS}tokens-created.png`, fullPage: true });
+    // A reload sends the form again: refused (409), no second token, the secret not shown.
+    const count = t.gw.deps.tokens.list('default').length;
+    const reloaded = await page.reload();
+    expect(reloaded?.status()).toBe(409);
+    expect(await page.textContent('#form-error')).toContain('already sent');
+    expect(await page.content()).not.toContain(secret);
+    expect(t.gw.deps.tokens.list('default')).toHaveLength(count);
+    // Chromium reports the refusal's status on its console: that one line, and nothing else.
+    expect(problems.splice(0)).toEqual([expect.stringContaining('409 (Conflict)')]);
 
     // The token authenticates at the API with what was asked for: role, tenant, agent binding, expiry.
     const record = t.gw.deps.tokens.findByToken(secret)!;
@@ -172,14 +182,16 @@ describe('tokens in the console (an admin, in Chromium)', () => {
     expect(await page.inputValue('#token-name')).toBe('too long');
 
     const s = await session(page);
-    const base = { csrf: s.csrf, name: 'n', role: 'viewer', expires_in_days: '30' };
-    const bads: Record<string, string>[] = [{ role: 'superuser' }, { role: '' }, { expires_in_days: '0' }, { expires_in_days: '3651' }, { expires_in_days: 'soon' }, { expires_in_days: '1.5' }, { name: 'x'.repeat(201) }, { agent_id: 'bad\u0001agent' }];
+    const base = { csrf: s.csrf, name: 'n', role: 'viewer', expires_in_days: '30', once: randomBytes(16).toString('base64url') };
+    const bads: Record<string, string>[] = [{ role: 'superuser' }, { role: '' }, { expires_in_days: '0' }, { expires_in_days: '3651' }, { expires_in_days: 'soon' }, { expires_in_days: '1.5' }, { name: 'x'.repeat(201) }, { agent_id: 'bad\u0001agent' }, { once: '' }, { once: 'not-a-form-id' }];
     for (const bad of bads) {
       const r = await post(s, '/console/tokens', { ...base, ...bad });
       expect(r.status, JSON.stringify(bad)).toBe(400);
+      expect(r.text).not.toContain('adu_pat_');
+      // Refused on the form itself, except a form without its one-time id (an out-of-date page): the error envelope.
+      if (bad['once'] !== undefined) continue;
       expect(r.headers['content-type']).toContain('text/html');
       expect(r.text).toContain('id="form-error"');
-      expect(r.text).not.toContain('adu_pat_');
     }
     expect(await state()).toEqual(before);
     await page.context().close();
@@ -277,7 +289,7 @@ describe('refused: viewers, missing CSRF, another tenant\'s ids', () => {
     const tokenId = t.gw.deps.tokens.list('default')[0]!.id;
     const before = await state();
     for (const [path, fields] of [
-      ['/console/tokens', { name: 'mine', role: 'viewer' }],
+      ['/console/tokens', { name: 'mine', role: 'viewer', once: randomBytes(16).toString('base64url') }],
       [`/console/tokens/${tokenId}/revoke`, {}],
       ['/console/users', { email: 'v@access.example', name: 'V', role: 'viewer', password_mode: 'generate' }],
       [`/console/users/${adminUserId}/disable`, {}],
@@ -297,7 +309,7 @@ describe('refused: viewers, missing CSRF, another tenant\'s ids', () => {
     const before = await state();
     for (const csrf of [null, 'wrong', '']) {
       for (const [path, fields] of [
-        ['/console/tokens', { name: 'csrf-less', role: 'viewer' }],
+        ['/console/tokens', { name: 'csrf-less', role: 'viewer', once: randomBytes(16).toString('base64url') }],
         [`/console/tokens/${live.id}/revoke`, {}],
         ['/console/users', { email: 'c@access.example', name: 'C', role: 'viewer', password_mode: 'generate' }],
         [`/console/users/${viewerId}/disable`, {}],

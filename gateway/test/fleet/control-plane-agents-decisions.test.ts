@@ -305,7 +305,7 @@ describe('the console at the control plane', () => {
     expect(page.status).toBe(200);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1] as string;
     const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
-    const posted = await call(cp.authUrl, 'POST', '/console/tokens', { rawBody: `csrf=${encodeURIComponent(csrf)}&name=cp+console&role=operator&expires_in_days=30`, headers: form });
+    const posted = await call(cp.authUrl, 'POST', '/console/tokens', { rawBody: `csrf=${encodeURIComponent(csrf)}&once=${/name="once" value="([^"]+)"/.exec(page.text)?.[1]}&name=cp+console&role=operator&expires_in_days=30`, headers: form });
     expect(posted.status, posted.text).toBe(200);
     expect(posted.headers['cache-control']).toBe('no-store');
     const secret = /id="new-token" class="mono" readonly value="([^"]+)"/.exec(posted.text)?.[1] as string;

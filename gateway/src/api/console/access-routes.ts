@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { growingLru } from '@aduana/shared';
 import { GatewayError, type ErrorCode } from '../../errors.js';
 import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -19,6 +21,11 @@ const TOKEN_ID = /^tok_[0-9A-Za-z]{1,64}$/;
 const USER_ID = /^usr_[0-9A-Za-z]{1,64}$/;
 /** Rows a page lists at most: the tenant's newest tokens or users (the rest: `aduana token list`, `aduana user list`). */
 export const ACCESS_LIST_LIMIT = 500;
+/** A token form's one-time id (16 random bytes, base64url). */
+const FORM_ONCE = /^[A-Za-z0-9_-]{22}$/;
+/** Token forms remembered as sent, per process: a browser's reload re-posts one; it must not make a second token. */
+const SENT_FORMS = 10_000;
+const SENT_FORM_TTL_MS = 24 * 3_600_000;
 /** Refusals a create form answers by showing itself again with the message (anything else is the error envelope). */
 const FORM_ERRORS = new Set<ErrorCode>(['invalid_request', 'conflict']);
 
@@ -61,10 +68,11 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       return act(v, form, ctx);
     };
 
+  const sentForms = growingLru<string, true>(SENT_FORMS, SENT_FORM_TTL_MS);
   const emptyTokenForm = (): TokenForm => ({ name: '', role: 'operator', expiresInDays: String(config.patTtlDays), agentId: '' });
   const tokensView = (v: SessionViewer, over: Partial<TokensView>): TokensView => {
     const all = tokens.list(v.principal.tenantId);
-    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, sessionEnds: sessions.find(v.token)?.expires_at ?? null, form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
+    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, sessionEnds: sessions.find(v.token)?.expires_at ?? null, once: randomBytes(16).toString('base64url'), form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
   };
 
   server.route('get', '/console/tokens', ADMIN_PAGE, (ctx) => {
@@ -86,11 +94,20 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       const request: Record<string, unknown> = { name: typed.name, role: typed.role };
       if (typed.expiresInDays !== '') request['expires_in_days'] = /^-?\d{1,9}$/.test(typed.expiresInDays) ? Number(typed.expiresInDays) : typed.expiresInDays;
       if (typed.agentId !== '') request['agent_id'] = typed.agentId;
+      const once = form.get('once') ?? '';
+      if (!FORM_ONCE.test(once)) throw new GatewayError('invalid_request', 'once: the form is out of date; open the page again');
+      // Taken before anything is awaited, so a form sent twice at once makes one token too.
+      if (sentForms.has(once)) {
+        return html(409, tokensPage(v, tokensView(v, { error: 'This form was already sent: the token it made is listed below, and its secret is not shown again.' })));
+      }
+      sentForms.set(once, true);
       try {
         // A token made from a login session never outlives it (as POST /token with a session).
         const created = await issueToken(deps, v.principal, request, sessions.find(v.token)?.expires_at, ctx.trace.traceId);
         return html(200, tokensPage(v, tokensView(v, { created })));
       } catch (err) {
+        // Nothing was made: the same form may be sent again.
+        sentForms.delete(once);
         const refused = formError(err);
         if (!refused) throw err;
         return html(refused.status, tokensPage(v, tokensView(v, { form: typed, error: refused.message })));

@@ -19,6 +19,8 @@ export interface TokensView {
   maxDays: number;
   /** When the admin's login session ends: a token made from it expires then at the latest, as with POST /token. */
   sessionEnds: string | null;
+  /** The create form's one-time id: a reload that sends the form again makes no second token. */
+  once: string;
   form: TokenForm;
   /** Why the last create was refused (the API's message), or ''. */
   error: string;
@@ -57,7 +59,7 @@ export function tokensPage(v: Viewer, s: TokensView): string {
   const roles = s.roles.map((r) => `<option value="${esc(r)}"${r === f.role ? ' selected' : ''}>${esc(r)}</option>`).join('');
   const error = s.error ? `<div class="notice bad" id="form-error" role="alert">${esc(s.error)}</div>` : '';
   const notice = s.notice ? `<div class="notice ok" id="notice" role="status">${esc(s.notice)}</div>` : '';
-  const form = `<h2>New token</h2><form method="post" action="/console/tokens" class="filters" id="create-token">${csrfField(v)}
+  const form = `<h2>New token</h2><form method="post" action="/console/tokens" class="filters" id="create-token">${csrfField(v)}<input type="hidden" name="once" value="${esc(s.once)}">
 <label for="token-name">Name<input id="token-name" name="name" value="${esc(f.name)}" maxlength="200" required></label>
 <label for="token-role">Role<select id="token-role" name="role">${roles}</select></label>
 <label for="token-days">Expires in (days, 1 to ${s.maxDays})<input id="token-days" name="expires_in_days" type="number" min="1" max="${s.maxDays}" value="${esc(f.expiresInDays)}" required></label>
