@@ -14,6 +14,7 @@ export const ERRORS = {
   session_required: { status: 401, type: 'authentication_error', message: 'this needs a login session' },
   identity_provider_refused: { status: 401, type: 'authentication_error', message: 'sign-in with the identity provider failed' },
   missing_scope: { status: 403, type: 'permission_denied', message: 'token lacks the required scope' },
+  self_service_disabled: { status: 403, type: 'permission_denied', message: "self-service token creation in the console is disabled for enterprise tenants: their tokens are issued by their account manager (POST /token with an admin token, or aduana token create)" },
   agent_mismatch: { status: 403, type: 'permission_denied', message: 'token is bound to another agent' },
   csrf_failed: { status: 403, type: 'permission_denied', message: 'missing or invalid CSRF token' },
   user_not_allowed: { status: 403, type: 'permission_denied', message: 'this identity may not be provisioned here' },

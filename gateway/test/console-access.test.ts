@@ -31,6 +31,8 @@ beforeAll(async () => {
     expect(r.status, r.text).toBe(201);
     if (role === 'admin') adminUserId = r.body.id;
   }
+  // Self-service tokens are for tenants below the enterprise plan (the bootstrap tenant's): this one's is professional.
+  expect((await call(t.url, 'PUT', '/admin/tenants/default/plan', { token: t.adminToken, body: { plan: 'professional' } })).status).toBe(200);
   // Another tenant, with a token and a user of its own: never shown here, and out of reach of this tenant's admin.
   const other = await t.tenant('other');
   otherAdmin = other.admin;
@@ -334,6 +336,22 @@ describe('refused: viewers, missing CSRF, another tenant\'s ids', () => {
     expect(await state()).toEqual(before);
     expect((await call(t.authUrl, 'GET', '/verify', { token: otherToken })).body).toMatchObject({ active: true, tenantId: 'other' });
     expect((await call(t.authUrl, 'POST', '/login', { body: { email: 'someone@other.example', password: PASSWORD } })).status).toBe(200);
+    await admin.context().close();
+  }, 60_000);
+
+  it('an enterprise tenant is offered no token form and a post is 403 self_service_disabled: its tokens come from its account manager', async () => {
+    expect((await call(t.url, 'POST', '/admin/users', { token: otherAdmin, body: { email: 'boss@other.example', name: 'Boss', role: 'admin', password: PASSWORD } })).status).toBe(201);
+    const admin = await signIn('boss@other.example');
+    await admin.goto(`${t.authUrl}/console/tokens`);
+    expect(await admin.locator('#self-service-disabled').count()).toBe(1);
+    expect(await admin.locator('#create-token').count()).toBe(0);
+    // Its own tokens are listed, and may be revoked here.
+    expect(await admin.locator(`#tokens tr[data-token="${otherTokenId}"]`).count()).toBe(1);
+    const s = await session(admin);
+    const before = await state();
+    const e = expectEnvelope(await post(s, '/console/tokens', { csrf: s.csrf, name: 'self-made', role: 'viewer', once: randomBytes(16).toString('base64url') }), 403, 'permission_denied');
+    expect(e.message).toContain('enterprise');
+    expect(await state()).toEqual(before);
     await admin.context().close();
   }, 60_000);
 });

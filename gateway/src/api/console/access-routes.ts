@@ -70,9 +70,11 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
 
   const sentForms = growingLru<string, true>(SENT_FORMS, SENT_FORM_TTL_MS);
   const emptyTokenForm = (): TokenForm => ({ name: '', role: 'operator', expiresInDays: String(config.patTtlDays), agentId: '' });
+  // The spec's rule for the dashboard: enterprise tenants get their tokens from their account manager, never self-service.
+  const selfService = (tenantId: string): boolean => deps.tenants.get(tenantId)?.plan !== 'enterprise';
   const tokensView = (v: SessionViewer, over: Partial<TokensView>): TokensView => {
     const all = tokens.list(v.principal.tenantId);
-    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, sessionEnds: sessions.find(v.token)?.expires_at ?? null, once: randomBytes(16).toString('base64url'), form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), ...over };
+    return { tokens: newest(all), total: all.length, roles: ROLES, maxDays: config.patMaxTtlDays, sessionEnds: sessions.find(v.token)?.expires_at ?? null, once: randomBytes(16).toString('base64url'), form: emptyTokenForm(), error: '', notice: '', created: null, now: Date.now(), selfService: selfService(v.principal.tenantId), ...over };
   };
 
   server.route('get', '/console/tokens', ADMIN_PAGE, (ctx) => {
@@ -94,6 +96,7 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       const request: Record<string, unknown> = { name: typed.name, role: typed.role };
       if (typed.expiresInDays !== '') request['expires_in_days'] = /^-?\d{1,9}$/.test(typed.expiresInDays) ? Number(typed.expiresInDays) : typed.expiresInDays;
       if (typed.agentId !== '') request['agent_id'] = typed.agentId;
+      if (!selfService(v.principal.tenantId)) throw new GatewayError('self_service_disabled');
       const once = form.get('once') ?? '';
       if (!FORM_ONCE.test(once)) throw new GatewayError('invalid_request', 'once: the form is out of date; open the page again');
       // Taken before anything is awaited, so a form sent twice at once makes one token too.

@@ -28,6 +28,8 @@ export interface TokensView {
   /** The token just created: its secret, shown on this one answer only. */
   created: { token: string; record: TokenRecord } | null;
   now: number;
+  /** False for an enterprise tenant: its tokens come from its account manager, and the page offers no form. */
+  selfService: boolean;
 }
 
 function state(t: TokenRecord, now: number): string {
@@ -59,7 +61,9 @@ export function tokensPage(v: Viewer, s: TokensView): string {
   const roles = s.roles.map((r) => `<option value="${esc(r)}"${r === f.role ? ' selected' : ''}>${esc(r)}</option>`).join('');
   const error = s.error ? `<div class="notice bad" id="form-error" role="alert">${esc(s.error)}</div>` : '';
   const notice = s.notice ? `<div class="notice ok" id="notice" role="status">${esc(s.notice)}</div>` : '';
-  const form = `<h2>New token</h2><form method="post" action="/console/tokens" class="filters" id="create-token">${csrfField(v)}<input type="hidden" name="once" value="${esc(s.once)}">
+  const form = !s.selfService
+    ? `<h2>New token</h2><p class="notice" id="self-service-disabled">This tenant is on the enterprise plan: its tokens are issued by its account manager, not made here (an admin token with <code>POST /token</code>, or <code>aduana token create</code>). Tokens can still be revoked here.</p>`
+    : `<h2>New token</h2><form method="post" action="/console/tokens" class="filters" id="create-token">${csrfField(v)}<input type="hidden" name="once" value="${esc(s.once)}">
 <label for="token-name">Name<input id="token-name" name="name" value="${esc(f.name)}" maxlength="200" required></label>
 <label for="token-role">Role<select id="token-role" name="role">${roles}</select></label>
 <label for="token-days">Expires in (days, 1 to ${s.maxDays})<input id="token-days" name="expires_in_days" type="number" min="1" max="${s.maxDays}" value="${esc(f.expiresInDays)}" required></label>
