@@ -48,7 +48,7 @@ export interface AdminActionInput {
   readonly after: unknown;
 }
 
-/** Records an admin action in the tenant's chain (the embedded gateway); a control plane has no chain and does nothing. */
+/** Records an admin action in the tenant's chain: the ledger's (the embedded gateway), the control plane's own (docs/ledger.md). */
 export type RecordAdminAction = (tenantId: string, input: AdminActionInput, traceId: string) => Promise<void>;
 
 /** SHA-256 of the view's canonical JSON: it proves what the object was without keeping it in the ledger forever. */
@@ -146,14 +146,15 @@ export function readAuditTrail(ledger: Pick<Ledger, 'list'>, tenantId: string, f
     const e = heads[best]!.value as LedgerEntry;
     heads[best] = streams[best]!.next();
     read++;
-    if (matches(e, f)) out.push(e);
+    if (auditEntryMatches(e, f)) out.push(e);
   }
   const more = out.length > f.limit;
   if (more) out.length = f.limit;
   return { entries: out, next: more ? out[out.length - 1]!.seq : null };
 }
 
-function matches(e: LedgerEntry, f: AuditFilter): boolean {
+/** Whether an entry read is on the audit page: an audited entry without a decision, within the actor and time filters. */
+export function auditEntryMatches(e: LedgerEntry, f: AuditFilter): boolean {
   if (e.decision !== null) return false;
   const at = Date.parse(e.created_at);
   if (f.from !== null && at < f.from) return false;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
 import type { DecisionRecord, DecisionStore } from '../policy/decisions/decision-store.js';
-import type { Ledger } from './index.js';
+import type { Ledger, LedgerInput } from './index.js';
 import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-change.js';
 import { adminActionEntry, type AdminActionInput } from './admin-actions.js';
 
@@ -88,14 +88,7 @@ export class AuditTrail {
 
   /** A held decision's resolution, chained after the decision itself. */
   async recordResolution(d: DecisionRecord): Promise<void> {
-    await this.ledger.append(d.tenant_id, [
-      {
-        event_type: 'decision.resolved',
-        payload: { decision_id: d.decision_id, resolution: d.resolution },
-        metadata: { agent_id: d.agent_id, trace_id: d.trace_id },
-        decision: null,
-      },
-    ]);
+    await this.ledger.append(d.tenant_id, [decisionResolvedEntry(d)]);
   }
 
   /** A tenant's plan change, chained once it is stored (`metadata`: the request's trace id, or the bundle that brought it). */
@@ -107,4 +100,14 @@ export class AuditTrail {
   async recordAdminAction(tenantId: string, input: AdminActionInput, traceId: string): Promise<void> {
     await this.ledger.append(tenantId, [adminActionEntry(input, { trace_id: traceId })]);
   }
+}
+
+/** The entry that records a held decision's resolution (here, at a sidecar, and in the control plane's own chain). */
+export function decisionResolvedEntry(d: DecisionRecord): LedgerInput {
+  return {
+    event_type: 'decision.resolved',
+    payload: { decision_id: d.decision_id, resolution: d.resolution },
+    metadata: { agent_id: d.agent_id, trace_id: d.trace_id },
+    decision: null,
+  };
 }

@@ -28,7 +28,8 @@ export interface ChainInfo {
   chain_id: string;
   tenant_id: string;
   instance_id: string;
-  public_key: LedgerPublicKey;
+  /** The key pinned at the chain's first batch; null for the control plane's own chain, which has no checkpoints. */
+  public_key: LedgerPublicKey | null;
   head: { size: number; hash: string };
   checkpoint_size: number;
 }
@@ -101,7 +102,7 @@ interface ChainRow {
   chain_id: string;
   tenant_id: string;
   instance_id: string;
-  public_key: LedgerPublicKey;
+  public_key: LedgerPublicKey | null;
   head_seq: string;
   head_hash: string;
   checkpoint_size: string;

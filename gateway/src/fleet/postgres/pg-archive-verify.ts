@@ -31,7 +31,7 @@ export async function verifyArchivedChain(db: Queryable, chain: ChainInfo): Prom
   const base = { chain_id: chain.chain_id, instance_id: chain.instance_id, expectedSize: chain.head.size, head: chain.head };
   const broken = (seq: number, reason: string, cps: number): ChainVerifyReport => ({ ...base, ok: false, checked: seq - 1, firstBrokenSeq: seq, reason, checkpointsChecked: cps });
   for (const cp of checkpoints) {
-    if (!verifyCheckpointSignature(cp, chain.public_key) || cp.tenant_id !== chain.tenant_id) {
+    if (chain.public_key === null || !verifyCheckpointSignature(cp, chain.public_key) || cp.tenant_id !== chain.tenant_id) {
       return broken(Math.min(cp.tree_size, chain.head.size + 1), `checkpoint at tree size ${cp.tree_size} has a bad signature`, 0);
     }
   }

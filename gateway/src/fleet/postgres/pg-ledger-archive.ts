@@ -10,6 +10,7 @@ import type { ShippedAck, ShippedBatch } from '../shipping/shipping-format.js';
 import { checkBatchContent, decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead, type CheckedBatch } from '../shipping/verify-batch.js';
 import { COPY_ENTRIES, ledgerCopyRows } from './ledger-copy-rows.js';
 import { withStoredSubtrees, type Queryable } from './stored-subtrees.js';
+import { CONTROL_INSTANCE_ID, isControlChain } from './pg-control-chain.js';
 import {
   archiveCheckpoints,
   archiveConsistencyProof,
@@ -77,6 +78,10 @@ export class PgLedgerArchive {
 
   /** Stores a batch whose content checkBatchContent has verified, once it verifies against the stored chain. */
   async ingestChecked(batch: CheckedBatch, sidecarId: string): Promise<ShippedAck> {
+    // The control plane's own chains (pg-control-chain.ts) have no sidecar token bound, which would let a first batch bind one.
+    if (isControlChain(batch.chain_id)) {
+      throw new GatewayError('chain_bound', `chain ${batch.chain_id} is the control plane's own (instance id ${CONTROL_INSTANCE_ID} is reserved): no sidecar ships to it`);
+    }
     const client = await this.pool.connect();
     let broken: unknown = undefined;
     try {
