@@ -171,7 +171,7 @@ describe('fleet mode: a control plane on PostgreSQL, two sidecars, Redis', () =>
     await vi.waitFor(async () => {
       const list = await call(control.url, 'GET', '/v1/events?limit=500', { token: adminToken });
       expect(list.status, list.text).toBe(200);
-      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } }) => e.decision.decision_id));
+      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } | null }) => e.decision?.decision_id));
       for (const id of acked) expect(ids.has(id)).toBe(true);
       expect(new Set(list.body.events.map((e: { chain_id: string }) => e.chain_id)).size).toBeGreaterThanOrEqual(2);
     }, { timeout: 10_000, interval: 100 });
@@ -211,7 +211,7 @@ describe('fleet mode: a control plane on PostgreSQL, two sidecars, Redis', () =>
     control = await startControl();
     await vi.waitFor(async () => {
       const list = await call(control.url, 'GET', '/v1/events?limit=500&event_type=offline', { token: adminToken });
-      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } }) => e.decision.decision_id));
+      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } | null }) => e.decision?.decision_id));
       for (const id of acked) expect(ids.has(id)).toBe(true);
     }, { timeout: 15_000, interval: 100 });
   });
@@ -229,7 +229,7 @@ describe('fleet mode: a control plane on PostgreSQL, two sidecars, Redis', () =>
     s.proc = await startSidecar(s);
     await vi.waitFor(async () => {
       const list = await call(control.url, 'GET', '/v1/events?limit=500&event_type=killed', { token: adminToken });
-      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } }) => e.decision.decision_id));
+      const ids = new Set(list.body.events.map((e: { decision: { decision_id: string } | null }) => e.decision?.decision_id));
       for (const id of acked) expect(ids.has(id)).toBe(true);
     }, { timeout: 15_000, interval: 100 });
     const verify = await call(control.url, 'GET', '/v1/events/verify', { token: adminToken });

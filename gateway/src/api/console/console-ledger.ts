@@ -17,8 +17,8 @@ export interface ConsoleLedger {
   verify(tenantId: string): Promise<VerifyReport>;
   /** A decision's entry and its inclusion proof (the decision page); absent where the chains are not held here. */
   decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView>;
-  /** The admin actions chained in the tenant's ledger (the audit trail page); absent where no chain is kept. */
-  auditTrail?(tenantId: string, filter: AuditFilter): AuditPage;
+  /** The admin actions chained in the tenant's ledger (the audit trail page): the local chain, or the control plane's own. */
+  auditTrail?(tenantId: string, filter: AuditFilter): MaybePromise<AuditPage>;
   /** The tenant's last recorded actions, newest first (the policy editor's dry run); absent where no chain is kept. */
   recordedActions?(tenantId: string, limit: number): LedgerEntry[];
   /** The ledger browser (ledger-browser.ts): entries newest first by cursor; absent where the chains are not held here. */

@@ -283,9 +283,9 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'get',
     '/console/audit',
     PAGE,
-    signedIn((v, ctx) => {
+    signedIn(async (v, ctx) => {
       const q = parseAuditQuery(ctx.query);
-      return html(200, auditPage(v, ledger.auditTrail ? ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
+      return html(200, auditPage(v, ledger.auditTrail ? await ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
     }),
   );
 

@@ -23,6 +23,12 @@ import { registerBundleRoute } from '../bundle/bundle-route.js';
 import { registerLedgerIngestRoute } from '../shipping/ledger-ingest-route.js';
 import { registerArchiveEventRoutes } from '../shipping/archive-event-routes.js';
 import { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
+import { PgControlChain } from '../postgres/pg-control-chain.js';
+import { adminActionEntry, type RecordAdminAction } from '../../ledger/admin-actions.js';
+import { decisionResolvedEntry } from '../../ledger/audit-trail.js';
+import { planChangedEntry } from '../../identity/tenants/plan-change.js';
+import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { LedgerInput } from '../../ledger/index.js';
 import { registerAgentRoutes } from '../../api/agents-routes.js';
 import { registerDecisionAdminRoutes } from '../../api/decision-routes.js';
 import { registerConsoleRoutes } from '../../api/console/console-routes.js';
@@ -91,10 +97,14 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const activity = new PgAgentActivity(db.pool);
   const agents = new PgAgentDirectory(db.agents, activity, { intervalMs: config.heartbeatIntervalS * 1000, requireRegistered: config.requireRegisteredAgents, maxPerTenant: config.agentsMaxPerTenant });
   const decisions = new PgDecisionArchive(db.pool);
-  // A resolution reaches the sidecar through the bundle (it bumps the revision); nothing else to record here.
-  const onDecisionResolved = async (): Promise<void> => {};
-  // A control plane keeps no chain of its own (docs/ledger.md, "Admin actions"): its admin actions are not chained.
-  const onAdminAction = async (): Promise<void> => {};
+  // Admin actions, plan changes and resolutions made here are chained, once stored, in the control plane's own chain
+  // of the tenant (docs/ledger.md, "Admin actions"). A resolution also reaches its sidecar through the bundle.
+  const controlChain = new PgControlChain(db.pool);
+  const chain = async (tenantId: string, entry: LedgerInput): Promise<void> => {
+    await controlChain.append(tenantId, entry);
+  };
+  const onDecisionResolved = (d: DecisionRecord): Promise<void> => chain(d.tenant_id, decisionResolvedEntry(d));
+  const onAdminAction: RecordAdminAction = (tenantId, input, traceId) => chain(tenantId, adminActionEntry(input, { trace_id: traceId }));
   const resolutionsWindowMs = config.fleetBundleResolutionsWindowS * 1000;
   // Telemetry the sidecars ship, queried as at a sidecar (docs/fleet.md, "Telemetry").
   const telemetryStore = new PgTelemetryStore(db.pool);
@@ -114,8 +124,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   for (const path of HEALTH_PATHS) api.route('get', path, { auth: 'public', body: 'none' }, () => ({ status: 200, body: { status: 'ok', service: 'aduana-control', bundle_revision: db.changes.revision() } }));
   registerPolicyRoutes(api, { policies, policyValidator, runtimes, config, onAdminAction });
   registerUserRoutes(api, { users, tenants, config, onAdminAction });
-  // No chain here to record a plan change in: it travels in the bundle, and each sidecar chains it when it takes it.
-  registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: async () => {} });
+  // Chained here, and it travels in the bundle: each sidecar chains it too when it takes it.
+  registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => chain(tenantId, planChangedEntry(change, { trace_id: traceId })) });
   registerBundleRoute(api, {
     repos: db,
     changes: db.changes,
@@ -134,7 +144,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction });
   registerConsoleRoutes(
     auth,
-    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive), tokens, users, tenants },
+    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();
