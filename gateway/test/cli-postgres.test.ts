@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { openPostgresRepositories } from '../src/fleet/postgres/open-postgres-repositories.js';
+import { PgLedgerArchive } from '../src/fleet/postgres/pg-ledger-archive.js';
 import { openGatewayStore } from '../src/storage/gateway-store.js';
 import { SidecarTokenStore } from '../src/fleet/sidecar-token-store.js';
 import { assertBuilt, runCli } from './helpers/run-cli.js';
@@ -37,6 +38,7 @@ describe('admin commands with DATABASE_URL act on PostgreSQL', () => {
 
     const tok = await runCli(['token', 'create', '--tenant', 'acme', '--role', 'admin', '--name', 'ops'], env);
     expect(tok.code, tok.stderr).toBe(0);
+    expect(tok.stderr).not.toMatch(/not chained/);
     const pat = tok.stdout.trim();
     expect(pat).toMatch(/^adu_pat_/);
     expect((await runCli(['token', 'create', '--tenant', 'nope', '--role', 'admin'], env)).code).toBe(2);
@@ -82,6 +84,16 @@ describe('admin commands with DATABASE_URL act on PostgreSQL', () => {
       expect(repos.sidecarTokens.findByHash(hashToken(rotated.stdout.trim()))).toMatchObject({ name: 'everywhere', tenants: null, revoked_at: null, chain_owner: allId });
       const { rows } = await repos.pool.query<{ id: string }>('SELECT id FROM schema_migrations');
       expect(rows.map((r) => r.id)).toContain('001_core');
+      // The token and user changes are chained in the control plane's own chain of the tenant, by `cli`.
+      const chained = await repos.pool.query<{ entry: string }>("SELECT entry FROM ledger_entries WHERE chain_id = 'control-plane/acme' ORDER BY seq");
+      const entries = chained.rows.map((r) => JSON.parse(r.entry) as { event_type: string; payload: { actor: unknown; target: string } });
+      expect(entries.map((e) => [e.event_type, e.payload.target])).toEqual([
+        ['token.created', tokenId],
+        ['user.created', repos.users.byEmail('ops@acme.example')!.id],
+        ['token.revoked', tokenId],
+      ]);
+      for (const e of entries) expect(e.payload.actor).toEqual({ by: 'cli', user: null });
+      expect(await new PgLedgerArchive(repos.pool).verifyTenant('acme')).toEqual([expect.objectContaining({ chain_id: 'control-plane/acme', ok: true, checked: 3 })]);
     } finally {
       await repos.close();
     }

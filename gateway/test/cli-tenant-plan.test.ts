@@ -88,7 +88,7 @@ describe('aduana tenant set-plan with DATABASE_URL', () => {
     rmSync(pgDir, { recursive: true, force: true });
   });
 
-  it("changes the plan in PostgreSQL with who made it (each sidecar chains it from its bundle), whatever holds DATA_DIR's lock", async () => {
+  it("changes the plan in PostgreSQL with who made it, chained in the control plane's own chain (each sidecar chains it from its bundle too), whatever holds DATA_DIR's lock", async () => {
     expect((await runCli(['tenant', 'create', 'delta', '--plan', 'community'], pgEnv)).code).toBe(0);
     // A control plane holds its data dir's lock; the command needs no ledger there, so no lock.
     const lock = lockDataDir(pgDir, 'gateway', 'a control plane');
@@ -103,6 +103,10 @@ describe('aduana tenant set-plan with DATABASE_URL', () => {
     const repos = await openPostgresRepositories(pgEnv['DATABASE_URL']!, { sessionTtlMs: 3_600_000 });
     try {
       expect(repos.tenants.get('delta')?.plan_changed).toMatchObject({ from: 'community', to: 'professional', by: 'cli' });
+      const { rows } = await repos.pool.query<{ entry: string }>("SELECT entry FROM ledger_entries WHERE chain_id = 'control-plane/delta'");
+      expect(rows.map((r) => JSON.parse(r.entry) as unknown)).toEqual([
+        expect.objectContaining({ event_type: 'tenant.plan_changed', payload: { by: 'cli', from: 'community', to: 'professional' }, seq: 1, tenant_id: 'delta' }),
+      ]);
     } finally {
       await repos.close();
     }

@@ -57,7 +57,8 @@ const tenantCreate = command(TENANT_CREATE, ({ values, args: [name] }) => {
  * `aduana tenant set-plan NAME PLAN`: the change is chained in the tenant's ledger (`tenant.plan_changed`, by `cli`).
  * On LMDB this process appends to the ledger, which only one process may write: it takes the data dir's lock for the
  * while, and beside a running gateway it changes nothing and points at the gateway's API, which chains the change
- * itself. With DATABASE_URL the change goes into PostgreSQL and each sidecar chains it when its bundle brings it.
+ * itself. With DATABASE_URL the change goes into PostgreSQL, chained in the control plane's own chain of the tenant,
+ * and each sidecar chains it too when its bundle brings it.
  */
 const tenantSetPlan = command(TENANT_SET_PLAN, async ({ args: [name, plan] }) => {
   if (!isPlan(plan)) return fail(`tenant set-plan: PLAN must be one of ${PLAN_NAMES.join(', ')}`);

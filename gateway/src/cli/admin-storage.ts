@@ -11,8 +11,8 @@ export interface AdminStorage {
   readonly sidecarTokens: SidecarTokenRepository;
   /**
    * Chains an entry in a tenant's ledger. On LMDB this process appends, so its caller holds the data dir's lock (no
-   * gateway may be appending at the same time). Null with DATABASE_URL: a control plane keeps no chain of its own,
-   * and what must be chained there travels in the bundle, for each sidecar to chain (docs/fleet.md, "The bundle").
+   * gateway may be appending at the same time). With DATABASE_URL: the control plane's own chain of the tenant, whose
+   * appends PostgreSQL serialises (docs/fleet.md, "The control plane's own chain").
    */
   readonly chain: ((tenantId: string, entry: LedgerInput) => Promise<void>) | null;
   close(): Promise<void>;
@@ -31,7 +31,13 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
       sessionTtlMs: config.sessionTtlHours * 3_600_000,
       listenRetryMs: config.databaseListenRetryMs,
     });
-    return Object.assign(repos, { chain: null });
+    const { PgControlChain } = await import('../fleet/postgres/pg-control-chain.js');
+    const own = new PgControlChain(repos.pool);
+    return Object.assign(repos, {
+      chain: async (tenantId: string, entry: LedgerInput) => {
+        await own.append(tenantId, entry);
+      },
+    });
   }
   const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }, { Ledger }, { timestampsCheckpoints }, { ledgerCompression }] = await Promise.all([
     import('../storage/gateway-store.js'),
