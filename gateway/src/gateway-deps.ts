@@ -48,6 +48,6 @@ export interface GatewayDeps {
   readonly prometheus: PrometheusMetrics;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
-  /** Called after an admin action is stored (the ledger records it; a control plane, which keeps no chain, does nothing). */
+  /** Called after an admin action is stored: the ledger records it (at a control plane, its own chain of the tenant). */
   onAdminAction: RecordAdminAction;
 }

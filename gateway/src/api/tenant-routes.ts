@@ -17,8 +17,8 @@ export interface TenantRouteDeps {
   tenants: TenantRepository;
   runtimes: Pick<TenantRuntimes, 'refreshPlan'>;
   /**
-   * Records a change once it is stored: the embedded gateway chains it in the tenant's ledger; a control plane, which
-   * keeps no chain of its own, leaves that to each sidecar, which chains it when its bundle brings the new plan.
+   * Records a change once it is stored: the embedded gateway chains it in the tenant's ledger, a control plane in its
+   * own chain of the tenant (and each sidecar chains it too when its bundle brings the new plan).
    */
   onPlanChanged(tenantId: string, change: PlanChange, traceId: string): Promise<void>;
 }

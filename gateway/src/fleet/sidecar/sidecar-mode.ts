@@ -81,7 +81,7 @@ export class SidecarMode {
       agents,
       logger,
       (tenantId, list) => resolutions.apply(tenantId, list),
-      // The control plane keeps no chain of its own: each sidecar records a plan change as it takes it.
+      // Each sidecar records a plan change in its own ledger as it takes it (the control plane's own chain has it too).
       async (tenantId, change, revision) => {
         await ledger.append(tenantId, [planChangedEntry(change, { bundle_revision: revision })]);
       },

@@ -50,7 +50,7 @@ function query(q: AuditQuery, tzo: string, before: number): string {
 
 /**
  * The audit trail (docs/console.md): who changed what in the tenant, newest first, read from its ledger. Read-only for
- * every role. `result` is null where no ledger is kept (a control plane).
+ * every role. `result` is null where the console reads no ledger of admin actions.
  */
 export function auditPage(v: Viewer, result: AuditPage | null, q: AuditQuery, tzo: string): string {
   const actions = ['', ...AUDITED_EVENT_TYPES].map((a) => `<option value="${esc(a)}"${a === q.action ? ' selected' : ''}>${esc(a || 'any')}</option>`).join('');
@@ -63,7 +63,7 @@ export function auditPage(v: Viewer, result: AuditPage | null, q: AuditQuery, tz
 <button type="submit">Filter</button></form>
 <p class="muted">Times in <span data-time-zone>UTC</span>.</p>`;
   if (result === null) {
-    return page(v, 'audit', 'Audit trail', '<p class="muted" id="no-audit">Admin actions are chained in the ledger of the gateway they were made at; this control plane keeps no ledger of its own.</p>');
+    return page(v, 'audit', 'Audit trail', '<p class="muted" id="no-audit">Admin actions are chained in the ledger of the gateway they were made at; this console reads none.</p>');
   }
   const rows = result.entries
     .map(
