@@ -163,11 +163,28 @@ export class PgLedgerArchive {
     return listChains(this.pool, tenantId);
   }
 
-  /** Every chain of the tenant re-verified from its stored rows, one report each. */
+  /**
+   * Every chain of the tenant re-verified from its stored rows, one report each. All are read in one snapshot
+   * (a read-only repeatable-read transaction): a batch stored meanwhile would otherwise show entries past the head
+   * read first, which reads as a broken chain.
+   */
   async verifyTenant(tenantId: string): Promise<ChainVerifyReport[]> {
-    const reports: ChainVerifyReport[] = [];
-    for (const chain of await listChains(this.pool, tenantId)) reports.push(await verifyArchivedChain(this.pool, chain));
-    return reports;
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const reports: ChainVerifyReport[] = [];
+      for (const chain of await listChains(client, tenantId)) reports.push(await verifyArchivedChain(client, chain));
+      await client.query('COMMIT');
+      return reports;
+    } catch (err) {
+      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
+        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+      });
+      throw err;
+    } finally {
+      client.release(broken);
+    }
   }
 
   async inclusionProof(tenantId: string, chainId: string, seq: number, treeSize?: number): Promise<InclusionProof & { chain_id: string }> {
