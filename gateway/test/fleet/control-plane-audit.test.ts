@@ -14,8 +14,8 @@ import { openPostgresRepositories, type PostgresRepositories } from '../../src/f
 import { PgControlChain } from '../../src/fleet/postgres/pg-control-chain.js';
 import { PgLedgerArchive } from '../../src/fleet/postgres/pg-ledger-archive.js';
 import { adminActionEntry, viewDigest } from '../../src/ledger/admin-actions.js';
-import { CheckpointSigner } from '../../src/ledger/merkle/checkpoint.js';
-import type { LedgerEntry } from '../../src/ledger/index.js';
+import { CheckpointSigner, verifyCheckpointSignature, type LedgerPublicKey } from '../../src/ledger/merkle/checkpoint.js';
+import { verifyInclusion, type LedgerEntry } from '../../src/ledger/index.js';
 import { SHIPPING_FORMAT } from '../../src/fleet/shipping/shipping-format.js';
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
@@ -60,11 +60,11 @@ const replica = (name: string): Promise<RunningControlPlane> =>
 
 type Chained = LedgerEntry & { chain_id: string };
 
-/** The control plane's own chain of the default tenant, oldest first, as the archive's events route reads it. */
+/** The control plane's own chain of the default tenant, by seq, as the archive's events route reads it. */
 async function ownChain(): Promise<Chained[]> {
   const r = await call(cp.url, 'GET', `/v1/events?chain_id=${encodeURIComponent(CHAIN)}&limit=500`, { token: admin });
   expect(r.status, r.text).toBe(200);
-  return r.body.events as Chained[];
+  return (r.body.events as Chained[]).sort((a, b) => a.seq - b.seq);
 }
 
 async function verify(): Promise<{ ok: boolean; chains: { chain_id: string; ok: boolean; checked: number; firstBrokenSeq: number | null; reason: string | null }[] }> {
@@ -73,7 +73,8 @@ async function verify(): Promise<{ ok: boolean; chains: { chain_id: string; ok: 
   return v.body;
 }
 
-const policyGet = async (id: string): Promise<unknown> => (await call(cp.url, 'GET', `/v1/policies/${id}`, { token: admin })).body;
+/** A policy's view as `base` reads it: the replica that changed it (the other one's mirror may lag behind). */
+const policyGet = async (id: string, base = cp.url): Promise<unknown> => (await call(base, 'GET', `/v1/policies/${id}`, { token: admin })).body;
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -144,9 +145,9 @@ describe("the control plane's own chain", () => {
     expect(atStart[3]!.payload).toEqual({ action: 'policy.created', actor: { by: adminTokenId, user: null }, target: policyId, before: null, after: viewDigest(await policyGet(policyId)) });
 
     // Policies: updated (on the second replica), a temporary one created and deleted.
-    const v0 = viewDigest(await policyGet(policyId));
+    const v0 = viewDigest(await policyGet(policyId, cp2.url));
     expect((await call(cp2.url, 'PUT', `/v1/policies/${policyId}`, { token: admin, body: { risk: 45 } })).status).toBe(200);
-    done.push({ action: 'policy.updated', target: policyId, before: v0, after: viewDigest(await policyGet(policyId)) });
+    done.push({ action: 'policy.updated', target: policyId, before: v0, after: viewDigest(await policyGet(policyId, cp2.url)) });
     const temp = await call(cp.url, 'POST', '/v1/policies', { token: admin, body: { name: 'temporary', type: 'content_filter', risk: 10, rules: { patterns: ['nothing'], action: 'DENY' } } });
     expect(temp.status, temp.text).toBe(200);
     const tempView = viewDigest(await policyGet(temp.body.id));
@@ -161,7 +162,7 @@ describe("the control plane's own chain", () => {
     done.push({ action: 'token.created', target: tok.body.id, before: null, after: 'digest' });
     // An agent suspended.
     expect((await call(cp.url, 'POST', '/v1/agents/register', { token: admin, body: { agent_id: 'bot-a', name: 'Bot A' } })).status).toBe(201);
-    expect((await call(cp2.url, 'POST', '/v1/agents/bot-a/suspend', { token: admin })).status).toBe(200);
+    expect((await call(cp.url, 'POST', '/v1/agents/bot-a/suspend', { token: admin })).status).toBe(200);
     done.push({ action: 'agent.suspended', target: 'bot-a', before: viewDigest({ agent_id: 'bot-a', suspended: false }), after: viewDigest({ agent_id: 'bot-a', suspended: true }) });
     // The plan down and back up.
     for (const plan of ['professional', 'enterprise']) {
@@ -208,7 +209,7 @@ describe("the control plane's own chain", () => {
     }
 
     const report = await verify();
-    expect(report.ok).toBe(true);
+    expect(report.ok, JSON.stringify(report)).toBe(true);
     const own = report.chains.find((c) => c.chain_id === CHAIN)!;
     expect(own).toMatchObject({ ok: true, checked: done.length, firstBrokenSeq: null });
     // The sidecar's shipped chain is there too, verified beside it.
@@ -269,6 +270,42 @@ describe("the control plane's own chain", () => {
     await page.context().close();
     expect((await verify()).ok).toBe(true);
     expect(pageProblems).toEqual([]);
+  });
+
+  it("the decision page shows the shipped entry, its chain's latest checkpoint and an inclusion proof that verify", async () => {
+    const listed = await call(cp.url, 'GET', '/v1/events?event_type=decision&limit=500', { token: admin });
+    const shipped = (listed.body.events as Chained[]).find((e) => e.decision?.['decision_id'] === heldId)!;
+    expect(shipped).toBeDefined();
+    const key = (await call(cp.url, 'GET', `/v1/events/checkpoints?chain_id=${encodeURIComponent(shipped.chain_id)}`, { token: admin })).body.public_key as LedgerPublicKey;
+    const page = await signIn('viewer@cpaudit.example');
+    await page.goto(`${cp.authUrl}/console/decisions/${heldId}`);
+    const text = async (selector: string): Promise<string> => ((await page.textContent(selector)) ?? '').trim();
+    expect(Number(await text('#entry-seq'))).toBe(shipped.seq);
+    expect(await text('#entry-hash')).toBe(shipped.hash);
+    expect(await text('#entry-prev-hash')).toBe(shipped.prev_hash);
+    const cpShown = {
+      tenant_id: 'default',
+      tree_size: Number(await text('#checkpoint-size')),
+      root_hash: await text('#checkpoint-root'),
+      timestamp: await text('#checkpoint-timestamp'),
+      key_id: await text('#checkpoint-key'),
+      signature: await text('#checkpoint-signature'),
+    };
+    expect(await text('#public-key')).toBe(key.raw);
+    expect(verifyCheckpointSignature(cpShown, key)).toBe(true);
+    const proof = {
+      tenant_id: 'default',
+      seq: shipped.seq,
+      leaf_index: Number(await text('#proof-leaf-index')),
+      tree_size: Number(await text('#proof-tree-size')),
+      entry_hash: await text('#proof-entry-hash'),
+      root_hash: await text('#proof-root'),
+      audit_path: (await page.locator('#proof-path li').allTextContents()).map((h) => h.trim()),
+    };
+    expect(proof).toMatchObject({ entry_hash: shipped.hash, tree_size: cpShown.tree_size, root_hash: cpShown.root_hash });
+    expect(verifyInclusion(proof)).toBe(true);
+    expect(verifyInclusion({ ...proof, entry_hash: '0'.repeat(64) })).toBe(false);
+    await page.context().close();
   });
 
   it('two replicas appending at once leave one valid chain (also racing to open a new tenant\'s chain)', async () => {

@@ -15,8 +15,8 @@ import { readAuditTrail, type AuditFilter, type AuditPage } from '../../ledger/a
 export interface ConsoleLedger {
   summary(tenantId: string): MaybePromise<{ size: number; checkpoint: Checkpoint | null }>;
   verify(tenantId: string): Promise<VerifyReport>;
-  /** A decision's entry and its inclusion proof (the decision page); absent where the chains are not held here. */
-  decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView>;
+  /** A decision's entry and its inclusion proof (the decision page); absent, or null, where its chain is not held here. */
+  decision?(d: DecisionRecord): MaybePromise<DecisionLedgerView | null>;
   /** The admin actions chained in the tenant's ledger (the audit trail page): the local chain, or the control plane's own. */
   auditTrail?(tenantId: string, filter: AuditFilter): MaybePromise<AuditPage>;
   /** The tenant's last recorded actions, newest first (the policy editor's dry run); absent where no chain is kept. */

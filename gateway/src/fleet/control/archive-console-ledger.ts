@@ -1,6 +1,7 @@
 import type { ConsoleLedger } from '../../api/console/console-ledger.js';
 import type { PgLedgerArchive } from '../postgres/pg-ledger-archive.js';
 import type { PgControlChain } from '../postgres/pg-control-chain.js';
+import { archiveDecisionView } from './archive-decision-view.js';
 
 /**
  * The console's ledger page at the control plane: every chain the tenant's sidecars shipped. The size is the sum of
@@ -8,9 +9,10 @@ import type { PgControlChain } from '../postgres/pg-control-chain.js';
  * chain, so the page shows none (`GET /v1/events/checkpoints?chain_id=…` lists them). The audit trail is the control
  * plane's own chain of the tenant (pg-control-chain.ts), which the size and the verify count among the others.
  */
-export function archiveConsoleLedger(archive: Pick<PgLedgerArchive, 'chains' | 'verifyTenant'>, controlChain: Pick<PgControlChain, 'auditTrail'>): ConsoleLedger {
+export function archiveConsoleLedger(archive: Pick<PgLedgerArchive, 'chains' | 'verifyTenant' | 'pool'>, controlChain: Pick<PgControlChain, 'auditTrail'>): ConsoleLedger {
   return {
     auditTrail: (tenantId, filter) => controlChain.auditTrail(tenantId, filter),
+    decision: (d) => archiveDecisionView(archive.pool, d),
     async summary(tenantId) {
       const chains = await archive.chains(tenantId);
       return { size: chains.reduce((n, c) => n + c.head.size, 0), checkpoint: null };

@@ -51,7 +51,9 @@ export class PgControlChain {
   ) {}
 
   async append(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
-    const prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
+    // Checked before a connection is taken; prepared again once the lock is held, so an entry without a time of its
+    // own gets one no earlier than its predecessor's (replicas' clocks aside) and the chain reads in time order.
+    let prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
     const chainId = controlChainId(tenantId);
     const client = await this.pool.connect();
     let broken: Error | undefined;
@@ -59,6 +61,7 @@ export class PgControlChain {
       await client.query('BEGIN');
       try {
         const head = await lockHead(client, chainId, tenantId);
+        if (input.created_at === undefined) prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
         const prev = head.head_hash;
         const headSeq = Number(head.head_seq);
         const seq = headSeq + 1;
