@@ -46,6 +46,7 @@ import { McpGateway } from './mcp/mcp-gateway.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
 import { ToolCallJudge } from './mcp/tool-call-judge.js';
+import { ToolCallRecorder } from './mcp/mcp-record.js';
 import { LoginFailures, loginFailureLimits } from './identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
 import { SessionPruner } from './identity/sessions/session-pruner.js';
@@ -322,12 +323,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
   const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
   if (mcpUpstreams.size > 0) {
+    // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md, "Request log").
+    const toolCalls = new ToolCallRecorder(audit, callSamples.keyed && !sidecar ? callSamples : null);
     mcp = new McpGateway({
       upstreams: mcpUpstreams,
       runtimes,
       agents,
-      judge: new ToolCallJudge(runtimes, audit, decisions, new HeldToolCalls(store.heldToolCalls)),
-      audit,
+      judge: new ToolCallJudge(runtimes, toolCalls, decisions, new HeldToolCalls(store.heldToolCalls)),
+      recorder: toolCalls,
       sessions: new McpSessions(),
       logger,
       readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),

@@ -6,12 +6,11 @@ import { parseJsonBody } from '../http/json-body.js';
 import { endRaw, RawChunkWriter, writeRawHead, writeRawWhole } from '../http/raw-response.js';
 import type { RequestContext } from '../http/request-context.js';
 import { assertAgent } from '../identity/auth/principal.js';
-import type { AuditTrail } from '../ledger/audit-trail.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { encodeSse, SseReader } from '../proxy/answer/sse-reader.js';
 import { idKey, kindOf, RPC, rpcError, type Json } from './jsonrpc.js';
-import { recordToolCall, type ToolCallOutcome, type ToolCallRecord } from './mcp-record.js';
+import type { ToolCallOutcome, ToolCallRecord, ToolCallRecorder } from './mcp-record.js';
 import { governResult, redactNotification } from './mcp-results.js';
 import type { McpSessions } from './mcp-sessions.js';
 import type { McpUpstream } from './mcp-upstreams.js';
@@ -22,7 +21,8 @@ export interface McpGatewayDeps {
   runtimes: TenantRuntimes;
   agents: AgentRegistry;
   judge: ToolCallJudge;
-  audit: AuditTrail;
+  /** The tools/calls' ledger entries (and request-log samples): the judge's recorder. */
+  recorder: ToolCallRecorder;
   sessions: McpSessions;
   logger: Logger;
   readBody(ctx: RequestContext, maxBytes: number): Promise<Buffer>;
@@ -203,7 +203,7 @@ export class McpGateway {
     if (ok && JSON_TYPE.test(type) && raw.length > 0) {
       const msg = parseOrUndefined(raw.toString('utf8'));
       if (kindOf(msg) === 'response') {
-        const governed = this.#govern(caller, msg as Json, pending);
+        const governed = this.#govern(caller, msg as Json, pending, false);
         if (governed.changed) raw = Buffer.from(JSON.stringify(governed.message));
       } else if (pending.size > 0) {
         this.#settle(pending, 'upstream_error');
@@ -238,7 +238,7 @@ export class McpGateway {
           const msg = parseOrUndefined(ev.data);
           const kind = kindOf(msg);
           if (kind === 'response') {
-            const governed = this.#govern(caller, msg as Json, pending);
+            const governed = this.#govern(caller, msg as Json, pending, true);
             text += encodeSse(governed.changed ? { data: JSON.stringify(governed.message), other: ev.other } : ev);
           } else if (kind === 'notification' && redactNotification(caller, msg as Json)) text += encodeSse({ data: JSON.stringify(msg), other: ev.other });
           else text += encodeSse(ev);
@@ -264,8 +264,8 @@ export class McpGateway {
     }
   }
 
-  /** One response from the server: governed when it answers a request the agent sent, its tools/call recorded. */
-  #govern(caller: McpCaller, msg: Json, pending: Map<string, Pending>): { message: Json; changed: boolean } {
+  /** One response from the server (`streamed`: an event of an SSE answer): governed when it answers a request the agent sent, its tools/call recorded. */
+  #govern(caller: McpCaller, msg: Json, pending: Map<string, Pending>, streamed: boolean): { message: Json; changed: boolean } {
     const key = idKey(msg['id'] as string | number);
     const p = pending.get(key);
     if (p === undefined) return governResult(caller, null, msg, null);
@@ -274,16 +274,22 @@ export class McpGateway {
     const r = p.record;
     if (r !== null) {
       const result = msg['result'] as Json | undefined;
+      // A drawn call keeps the result as the agent gets it (redacted in place); not a result an output policy replaced,
+      // nor a server's error (governResult reads only results: an error's text never passed output redaction).
+      if (r.sample !== null && governed.blockedBy === null && result !== null && typeof result === 'object') {
+        r.sample.result = result;
+        r.sample.streamed = streamed;
+      }
       const outcome: ToolCallOutcome = governed.blockedBy !== null ? 'blocked' : msg['error'] !== undefined || result?.['isError'] === true ? 'tool_error' : 'completed';
-      if (governed.blockedBy !== null) recordToolCall(this.d.audit, r, outcome, 'DENY', governed.blockedBy);
-      else recordToolCall(this.d.audit, r, outcome);
+      if (governed.blockedBy !== null) this.d.recorder.record(r, outcome, 'DENY', governed.blockedBy);
+      else this.d.recorder.record(r, outcome);
     }
     return governed;
   }
 
   /** The tools/calls still waiting get their record with this outcome (each once). */
   #settle(pending: Map<string, Pending>, outcome: ToolCallOutcome): void {
-    for (const p of pending.values()) if (p.record !== null) recordToolCall(this.d.audit, p.record, outcome);
+    for (const p of pending.values()) if (p.record !== null) this.d.recorder.record(p.record, outcome);
     pending.clear();
   }
 

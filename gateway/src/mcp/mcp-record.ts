@@ -3,6 +3,7 @@ import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import type { EntityTally } from '../policy/pii/entity-tally.js';
+import type { Json } from './jsonrpc.js';
 
 /** What became of a tools/call. */
 export type ToolCallOutcome = 'completed' | 'tool_error' | 'blocked' | 'held' | 'upstream_error' | 'client_aborted';
@@ -28,6 +29,49 @@ export interface ToolCallRecord {
   outputRedactionEntities: EntityTally | null;
   startedAt: number;
   governanceMs: number;
+  /** Null unless the call was drawn for the request log: then what its sample will hold, by reference (no copy). */
+  sample: ToolCallSampleDraft | null;
+}
+
+/**
+ * A drawn tools/call's texts as objects, serialised only when the call is recorded (docs/console.md, "Request log"):
+ * the arguments once forwarded after input redaction (null when refused: they were never redacted, so never kept) and
+ * the result once it passed output governance (null when the gateway answered in its place).
+ */
+export interface ToolCallSampleDraft {
+  arguments: Json | null;
+  result: Json | null;
+  /** The result came as an event of an SSE answer. */
+  streamed: boolean;
+}
+
+/** What sees each recorded tools/call of a tenant with the request log on (request-log/request-log.ts). */
+export interface ToolCallSampler {
+  /** Whether a call of this tenant is drawn: one map lookup, and one random draw for an enabled tenant. */
+  draws(tenantId: string): boolean;
+  /** Once a drawn call was recorded and indexed: its sample sealed and written off the request path. */
+  afterToolCall(r: ToolCallRecord): void;
+}
+
+/**
+ * Owns a tools/call's record (as proxy/call-record.ts owns a proxied call's): its ledger entry and index, then the
+ * request log's sample when the call was drawn. Without a sampler (no REQUEST_LOG_KEY, or a sidecar) nothing is drawn.
+ */
+export class ToolCallRecorder {
+  constructor(
+    private readonly audit: AuditTrail,
+    private readonly sampler: ToolCallSampler | null = null,
+  ) {}
+
+  /** A new call's draft sample when the tenant's rate draws it, else null (the only work for a call not drawn). */
+  draw(tenantId: string): ToolCallSampleDraft | null {
+    return this.sampler !== null && this.sampler.draws(tenantId) ? { arguments: null, result: null, streamed: false } : null;
+  }
+
+  record(r: ToolCallRecord, outcome: ToolCallOutcome, verdict = r.evaluation.verdict, rule = r.evaluation.rule): void {
+    recordToolCall(this.audit, r, outcome, verdict, rule);
+    if (r.sample !== null) this.sampler?.afterToolCall(r);
+  }
 }
 
 /**
@@ -36,7 +80,7 @@ export interface ToolCallRecord {
  * personal data), redaction counts, duration and outcome; then the decision index, which feeds the console's
  * decisions page and the telemetry metrics.
  */
-export function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: ToolCallOutcome, verdict = r.evaluation.verdict, rule = r.evaluation.rule): void {
+function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: ToolCallOutcome, verdict = r.evaluation.verdict, rule = r.evaluation.rule): void {
   const d: DecisionRecord = {
     decision_id: r.decisionId,
     tenant_id: r.tenantId,

@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex } from '@aduana/shared';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentState } from '../agents/agent-state.js';
-import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { DecisionStore } from '../policy/decisions/decision-store.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation } from '../policy/evaluation.js';
@@ -11,7 +10,7 @@ import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { isHeld } from '../policy/verdict.js';
 import { HeldToolCalls } from './held-tool-calls.js';
 import { RPC, rpcError, type Json } from './jsonrpc.js';
-import { recordToolCall, type ToolCallRecord } from './mcp-record.js';
+import type { ToolCallRecord, ToolCallRecorder } from './mcp-record.js';
 import { tallyEntities, type EntityTally } from '../policy/pii/entity-tally.js';
 
 /** Who is calling, through which server: what every judgement of one HTTP request shares. */
@@ -41,7 +40,7 @@ export interface JudgedCall {
 export class ToolCallJudge {
   constructor(
     private readonly runtimes: TenantRuntimes,
-    private readonly audit: AuditTrail,
+    private readonly recorder: ToolCallRecorder,
     private readonly decisions: DecisionStore,
     private readonly held: HeldToolCalls,
   ) {}
@@ -73,6 +72,7 @@ export class ToolCallJudge {
       outputRedactionEntities: null,
       startedAt: Date.now(),
       governanceMs: 0,
+      sample: this.recorder.draw(caller.tenantId),
     };
     const refusal = this.#verdict(caller, record, id, argumentsJson);
     if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
@@ -89,6 +89,8 @@ export class ToolCallJudge {
       record.inputRedactions = count;
       record.inputRedactionEntities = entities;
     }
+    // What is sent is these arguments, redacted in place: a reference, serialised only once the call is recorded.
+    if (refusal === null && record.sample !== null) record.sample.arguments = args;
     record.governanceMs = performance.now() - started;
     return { record, refusal };
   }
@@ -115,7 +117,7 @@ export class ToolCallJudge {
     if (e.verdict === 'ALLOW') return null;
     const data = (verdict: string, rule: string, decisionId: string): Json => ({ verdict, rule, decision_id: decisionId, trace_id: caller.traceId, policy: caller.set.label });
     if (!isHeld(e.verdict)) {
-      recordToolCall(this.audit, record, 'blocked');
+      this.recorder.record(record, 'blocked');
       return rpcError(id, RPC.refused, `tool call refused by policy${e.rule ? ` ${e.rule}` : ''}`, data('DENIED', e.rule, record.decisionId));
     }
     const key = HeldToolCalls.keyOf(caller.tenantId, caller.agentId, caller.server, record.tool, argumentsJson);
@@ -128,13 +130,13 @@ export class ToolCallJudge {
       return null;
     }
     if (resolution === 'REJECTED') {
-      recordToolCall(this.audit, record, 'blocked', 'DENY', e.rule);
+      this.recorder.record(record, 'blocked', 'DENY', e.rule);
       return rpcError(id, RPC.refused, `tool call rejected by an administrator (decision ${heldBy})`, data('DENIED', e.rule, heldBy!));
     }
     if (heldBy !== undefined) {
       return rpcError(id, RPC.held, `tool call held for approval: decision ${heldBy} is not resolved yet`, data(e.verdict, e.rule, heldBy));
     }
-    recordToolCall(this.audit, record, 'held');
+    this.recorder.record(record, 'held');
     this.held.hold(key, record.decisionId);
     return rpcError(id, RPC.held, `tool call held for approval by policy ${e.rule}: retry once an administrator resolves decision ${record.decisionId}`, data(e.verdict, e.rule, record.decisionId));
   }

@@ -3,7 +3,7 @@ import { OwnSchema } from '../http/gateway-ajv.js';
 /** A tenant's sampled request log (docs/console.md, "Request log"). */
 export interface RequestLogSettings {
   readonly enabled: boolean;
-  /** The share of proxied calls kept, in (0, 1]. */
+  /** The share of proxied calls and MCP tool calls kept, in (0, 1]. */
   readonly sample_rate: number;
   /** Samples older than this many days are deleted (1..365). */
   readonly retention_days: number;

@@ -1,10 +1,11 @@
 import { isoTime, type Logger, type SecretBox } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
 import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
+import type { ToolCallRecord, ToolCallSampler } from '../mcp/mcp-record.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { GatewayStore } from '../storage/gateway-store.js';
 import { REQUEST_LOG_DEFAULT, settingsView, type RequestLogChange, type StoredRequestLogSettings } from './request-log-settings.js';
-import { sampleOf, type RequestSample } from './request-sample.js';
+import { sampleOf, toolCallSampleOf, type RequestSample } from './request-sample.js';
 
 /** A sample as stored: when it was taken (for retention) and its texts sealed under REQUEST_LOG_KEY. */
 interface RequestSampleRecord {
@@ -27,11 +28,12 @@ function associated(tenantId: string, decisionId: string): string {
 }
 
 /**
- * The opt-in, sampled log of proxied calls' redacted texts (docs/console.md, "Request log"): each tenant's settings in
- * LMDB, the enabled tenants' sample rates in one map (what the proxy reads per call), and the samples, each sealed
- * with AES-256-GCM bound to its tenant and decision. Without a key (REQUEST_LOG_KEY) nothing can be enabled.
+ * The opt-in, sampled log of proxied calls' and MCP tool calls' redacted texts (docs/console.md, "Request log"): each
+ * tenant's settings in LMDB, the enabled tenants' sample rates in one map (what the proxy and the MCP gateway read per
+ * call), and the samples, each sealed with AES-256-GCM bound to its tenant and decision. Without a key
+ * (REQUEST_LOG_KEY) nothing can be enabled.
  */
-export class RequestLog {
+export class RequestLog implements ToolCallSampler {
   /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
   readonly #rates = new Map<string, number>();
   #updates: Promise<unknown> = Promise.resolve();
@@ -98,14 +100,32 @@ export class RequestLog {
   }
 
   #keep(c: ProxyContext): void {
-    const tenantId = c.principal!.tenantId;
+    if (c.decisionId === '') return;
+    this.#seal(c.principal!.tenantId, c.decisionId, (at) => sampleOf(c, at));
+  }
+
+  /**
+   * An MCP tools/call's draw, made when it is judged (its redacted arguments are referenced only when drawn): the same
+   * map lookup and draw as a proxied call's.
+   */
+  draws(tenantId: string): boolean {
+    const rate = this.#rates.get(tenantId);
+    return rate !== undefined && (rate >= 1 || Math.random() < rate);
+  }
+
+  /** A drawn tools/call, once recorded and indexed: its draft serialised, sealed and written (mcp/mcp-record.ts). */
+  afterToolCall(r: ToolCallRecord): void {
+    this.#seal(r.tenantId, r.decisionId, (at) => toolCallSampleOf(r, at));
+  }
+
+  #seal(tenantId: string, decisionId: string, sample: (at: string) => RequestSample): void {
     const box = this.box;
-    if (!box || c.decisionId === '') return;
+    if (!box) return;
     try {
       const now = Date.now();
-      const sealed = box.sealBytes(JSON.stringify(sampleOf(c, isoTime(now))), associated(tenantId, c.decisionId));
+      const sealed = box.sealBytes(JSON.stringify(sample(isoTime(now))), associated(tenantId, decisionId));
       const record: RequestSampleRecord = { at: now, sealed };
-      this.store.requestSamples.put([tenantId, c.decisionId], record).catch((err: unknown) => this.logger.error({ err, tenantId }, 'a request-log sample could not be stored'));
+      this.store.requestSamples.put([tenantId, decisionId], record).catch((err: unknown) => this.logger.error({ err, tenantId }, 'a request-log sample could not be stored'));
     } catch (err) {
       this.logger.error({ err, tenantId }, 'a request-log sample could not be sealed');
     }

@@ -1,20 +1,34 @@
+import type { ToolCallRecord } from '../mcp/mcp-record.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 
 /** Each stored text is cut at this many bytes (UTF-8) and marked truncated. */
 export const SAMPLE_TEXT_CAP = 64 * 1024;
 
-/** A sampled call's texts, as kept (sealed) and shown on its decision page. Only ever redacted text. */
+/** The endpoint a sampled MCP tool call names (its ledger event type). */
+export const MCP_TOOL_CALL_ENDPOINT = 'mcp.tools.call';
+
+/**
+ * A sampled call's texts, as kept (sealed) and shown on its decision page. Only ever redacted text. A proxied call's
+ * `endpoint` is its proxy endpoint; an MCP tool call's is `mcp.tools.call`, with its `server` and `tool` (absent from
+ * proxied calls' samples, and from every sample taken before MCP calls were sampled).
+ */
 export interface RequestSample {
   readonly endpoint: string;
+  readonly server?: string;
+  readonly tool?: string;
   readonly stream: boolean;
   readonly sampled_at: string;
-  /** The request as forwarded upstream, after input redaction; null when nothing was forwarded (refused before). */
+  /**
+   * The request as forwarded upstream, after input redaction (an MCP tool call's: its arguments as JSON); null when
+   * nothing was forwarded (refused before).
+   */
   readonly request: string | null;
   readonly request_truncated: boolean;
   /**
-   * The answer as the agent got it, after output redaction: a whole answer's body, a stream's text. Null when the
-   * answer was the gateway's own (a refusal, an error), an output policy cut it, or the output checks did not read it
-   * (an upstream error, a body that is not JSON): only text that passed output redaction is kept.
+   * The answer as the agent got it, after output redaction: a whole answer's body, a stream's text, an MCP tool call's
+   * result as JSON. Null when the answer was the gateway's own (a refusal, an error), an output policy cut it, or the
+   * output checks did not read it (an upstream error, a body that is not JSON, an MCP server's error): only text that
+   * passed output redaction is kept.
    */
   readonly answer: string | null;
   readonly answer_truncated: boolean;
@@ -43,6 +57,28 @@ export function sampleOf(c: ProxyContext, at: string): RequestSample {
   return {
     endpoint: c.endpoint.kind,
     stream: c.streamed,
+    sampled_at: at,
+    request: request.text,
+    request_truncated: request.truncated,
+    answer: answer.text,
+    answer_truncated: answer.truncated,
+  };
+}
+
+/**
+ * A recorded tools/call's sample: its arguments as sent to the MCP server (after input redaction) and its result as
+ * relayed to the agent (after output redaction), each the JSON text of the object the gateway sent; either null when
+ * the draft holds none (mcp/mcp-record.ts says when).
+ */
+export function toolCallSampleOf(r: ToolCallRecord, at: string): RequestSample {
+  const s = r.sample;
+  const request = capped(s?.arguments ? Buffer.from(JSON.stringify(s.arguments), 'utf8') : null);
+  const answer = capped(s?.result ? Buffer.from(JSON.stringify(s.result), 'utf8') : null);
+  return {
+    endpoint: MCP_TOOL_CALL_ENDPOINT,
+    server: r.server,
+    tool: r.tool,
+    stream: s?.streamed ?? false,
     sampled_at: at,
     request: request.text,
     request_truncated: request.truncated,
