@@ -2,6 +2,7 @@ import type { DecisionRecord } from '../../../policy/decisions/decision-store.js
 import type { PolicyRecord } from '../../../policy/policy-record.js';
 import type { DecisionLedgerView } from '../decision-entry.js';
 import type { SampleLookup } from '../../../request-log/request-log.js';
+import { MCP_TOOL_CALL_ENDPOINT, type RequestSample } from '../../../request-log/request-sample.js';
 import { esc } from '../html-headers.js';
 import { page, type Viewer } from './layout.js';
 
@@ -154,10 +155,19 @@ function sampledText(id: string, label: string, text: string | null, truncated: 
   return `<h3>${esc(label)}</h3><pre class="sample" id="${id}" tabindex="0">${esc(text)}</pre>${cut}`;
 }
 
+/** The labels of a sample's two texts: a proxied call's request and answer, or an MCP tool call's arguments and result. */
+function sampleTexts(s: RequestSample): string {
+  if (s.endpoint === MCP_TOOL_CALL_ENDPOINT) {
+    const what = `As sent to the MCP server and as returned to the agent, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (the result came as the final message of an event stream)' : ''}.`;
+    return `<p class="muted">${what}</p>${sampledText('sample-request', 'Arguments (as sent to the server)', s.request, s.request_truncated, 'Not kept: the call was refused before it was sent, so its arguments were never redacted.')}${sampledText('sample-answer', 'Result (as returned to the agent)', s.answer, s.answer_truncated, "Not kept: the agent got the gateway's own error (a refusal, an output policy's block, a server that failed) or the server's error.")}`;
+  }
+  return `<p class="muted">As forwarded and as returned, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (a streamed answer: the text its events carried)' : ''}.</p>${sampledText('sample-request', 'Request (as sent upstream)', s.request, s.request_truncated, 'Nothing was forwarded upstream.')}${sampledText('sample-answer', 'Answer (as returned to the agent)', s.answer, s.answer_truncated, 'Not kept: the answer was the gateway\'s own (a refusal or an error), an output policy cut it, or it was not a JSON answer the output checks read.')}`;
+}
+
 /** The call's sampled texts (docs/console.md, "Request log"): only ever as redacted, escaped here. */
 function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
   const h = '<h2>Sampled request and answer</h2>';
-  if (!d.event_type.startsWith('proxy.')) return `${h}<p class="muted" id="sample">Only proxied calls are sampled.</p>`;
+  if (!d.event_type.startsWith('proxy.') && d.event_type !== MCP_TOOL_CALL_ENDPOINT) return `${h}<p class="muted" id="sample">Only proxied calls and MCP tool calls are sampled.</p>`;
   switch (lookup.kind) {
     case 'off':
       return `${h}<p class="muted" id="sample" data-sample="off">Not sampled: the request log is off (see <a href="/console/settings">settings</a>).</p>`;
@@ -167,10 +177,8 @@ function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
       return `${h}<p class="muted" id="sample" data-sample="unreadable">A sample was kept but cannot be opened with this gateway's REQUEST_LOG_KEY.</p>`;
     case 'elsewhere':
       return `${h}<p class="muted" id="sample" data-sample="elsewhere">Samples stay at the gateway that made the call; this control plane keeps none.</p>`;
-    case 'sampled': {
-      const s = lookup.sample;
-      return `${h}<div id="sample" data-sample="sampled"><p class="muted">As forwarded and as returned, after PII redaction; sampled at <span class="mono">${esc(s.sampled_at)}</span>${s.stream ? ' (a streamed answer: the text its events carried)' : ''}.</p>${sampledText('sample-request', 'Request (as sent upstream)', s.request, s.request_truncated, 'Nothing was forwarded upstream.')}${sampledText('sample-answer', 'Answer (as returned to the agent)', s.answer, s.answer_truncated, 'Not kept: the answer was the gateway\'s own (a refusal or an error), an output policy cut it, or it was not a JSON answer the output checks read.')}</div>`;
-    }
+    case 'sampled':
+      return `${h}<div id="sample" data-sample="sampled">${sampleTexts(lookup.sample)}</div>`;
   }
 }
 

@@ -17,7 +17,7 @@ function row(label: string, value: string, id: string): string {
 
 function requestLogForm(v: Viewer, s: StoredRequestLogSettings): string {
   return `<form method="post" action="/console/settings/request-log" class="settings" id="request-log-form">${csrfField(v)}
-<p><label><input type="checkbox" name="enabled" value="on"${s.enabled ? ' checked' : ''}> Keep a sample of proxied calls' redacted request and answer</label></p>
+<p><label><input type="checkbox" name="enabled" value="on"${s.enabled ? ' checked' : ''}> Keep a sample of proxied calls' and MCP tool calls' redacted texts</label></p>
 <p><label>Sample rate (more than 0, at most 1) <input name="sample_rate" inputmode="decimal" value="${esc(s.sample_rate)}" maxlength="32" required></label></p>
 <p><label>Keep samples for (days, 1 to 365) <input name="retention_days" inputmode="numeric" value="${esc(s.retention_days)}" maxlength="8" required></label></p>
 <p><button type="submit">Save request log settings</button></p></form>`;
@@ -26,7 +26,7 @@ function requestLogForm(v: Viewer, s: StoredRequestLogSettings): string {
 /** The tenant's settings (docs/console.md, "Request log"): every role reads them, admins change them. */
 export function settingsPage(v: Viewer, state: SettingsPageState): string {
   const intro =
-    '<h2>Request log</h2><p>When on, a sample of proxied calls keeps the request as it was sent upstream and the answer as the agent got it, both <strong>after PII redaction</strong>, encrypted at rest, shown on each sampled decision\'s page. Off by default. Turning it off keeps the samples already taken until their retention removes them. Every change is chained in the ledger (see the audit trail).</p>';
+    '<h2>Request log</h2><p>When on, a sample of proxied calls and MCP tool calls keeps the request (of a tool call, its arguments) as it was sent upstream and the answer (of a tool call, its result) as the agent got it, both <strong>after PII redaction</strong>, encrypted at rest, shown on each sampled decision\'s page. Off by default. Turning it off keeps the samples already taken until their retention removes them. Every change is chained in the ledger (see the audit trail).</p>';
   const note = state.error ? `<div class="notice bad" role="alert" id="settings-error">${esc(state.error)}</div>` : state.saved ? '<div class="notice ok" role="status" id="settings-saved">Request log settings saved.</div>' : '';
   const place = state.place;
   if (place.kind === 'control_plane') {
