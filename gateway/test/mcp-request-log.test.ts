@@ -25,15 +25,17 @@ const CPF = '529.982.247-25';
 const RESULT_EMAIL = 'maria.souza@example.com';
 
 let server: McpTestServer;
+/** The same server answering whole JSON bodies rather than SSE streams. */
+let jsonServer: McpTestServer;
 let t: TestGateway;
 let other: Awaited<ReturnType<TestGateway['tenant']>>;
 let browser: Browser;
 const open: Client[] = [];
 const pageProblems: string[] = [];
 
-async function connect(token: string): Promise<Client> {
+async function connect(token: string, name = 'crm'): Promise<Client> {
   const client = new Client({ name: 'agent', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/v1/mcp/crm`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/v1/mcp/${name}`), {
     requestInit: { headers: { authorization: `Bearer ${token}`, 'x-svc-agent-id': 'mcp-log-agent' } },
   });
   await client.connect(transport);
@@ -77,7 +79,8 @@ const setLog = async (body: Record<string, unknown>) => {
 
 beforeAll(async () => {
   server = await new McpTestServer().start();
-  t = await startTestGateway({ passwordScryptLogN: 12, requestLogKey: KEY, mcpUpstreams: JSON.stringify({ crm: { url: server.url } }) });
+  jsonServer = await new McpTestServer({ json: true }).start();
+  t = await startTestGateway({ passwordScryptLogN: 12, requestLogKey: KEY, mcpUpstreams: JSON.stringify({ crm: { url: server.url }, 'crm-json': { url: jsonServer.url } }) });
   other = await t.tenant('other');
   expect((await call(t.url, 'POST', '/admin/users', { token: t.adminToken, body: { email: 'viewer@mcp-log.example', name: 'The viewer', role: 'viewer', password: PASSWORD } })).status).toBe(201);
   const policies: Record<string, unknown>[] = [
@@ -101,24 +104,28 @@ afterAll(async () => {
   await browser?.close();
   await t?.close();
   await server?.close();
+  await jsonServer?.close();
 });
 
 /** A lookup whose arguments hold an e-mail address and a CPF, and whose result holds another e-mail address. */
-async function lookup(token: string, marker: string): Promise<{ content: unknown; structuredContent: unknown }> {
-  const client = await connect(token);
+async function lookup(token: string, marker: string, name = 'crm'): Promise<{ content: unknown; structuredContent: unknown }> {
+  const client = await connect(token, name);
   const r = await client.callTool({ name: 'lookup_customer', arguments: { email: `ARGS-${marker}: ${EMAIL}, CPF ${CPF}` } });
   // The server got the arguments redacted, and the agent the result.
-  expect(JSON.stringify(server.calls.at(-1))).not.toContain(EMAIL);
+  expect(JSON.stringify((name === 'crm' ? server : jsonServer).calls.at(-1))).not.toContain(EMAIL);
   expect(JSON.stringify(r)).not.toContain(RESULT_EMAIL);
   return { content: r.content, structuredContent: r.structuredContent };
 }
 
 describe('MCP tool calls in the sampled request log', () => {
   const ids = { off: '', kept: '', refused: '', cut: '' };
+  /** Every decision id met so far: a later call's entry is the one not among them. */
+  const seen = new Set<string>();
 
   it('keeps nothing while the log is off', async () => {
     await lookup(t.adminToken, 'off');
     ids.off = await decisionOf(t.adminToken, 'lookup_customer', 'completed');
+    seen.add(ids.off);
     expect(t.gw.requestLog.log.lookup('default', ids.off).kind).toBe('off');
     expect(samplesStored()).toBe(0);
   });
@@ -126,7 +133,8 @@ describe('MCP tool calls in the sampled request log', () => {
   it('at rate 1 keeps the arguments as sent to the server and the result as returned to the agent, redacted only', async () => {
     await setLog({ enabled: true, sample_rate: 1 });
     const got = await lookup(t.adminToken, 'kept');
-    ids.kept = await decisionOf(t.adminToken, 'lookup_customer', 'completed', new Set([ids.off]));
+    ids.kept = await decisionOf(t.adminToken, 'lookup_customer', 'completed', seen);
+    seen.add(ids.kept);
     const s = await sampleOf(ids.kept);
     expect(s).toMatchObject({ endpoint: 'mcp.tools.call', server: 'crm', tool: 'lookup_customer', stream: true, request_truncated: false, answer_truncated: false });
     // The arguments are exactly what the server received; the result exactly what the agent got.
@@ -137,6 +145,24 @@ describe('MCP tool calls in the sampled request log', () => {
     expect(JSON.parse(s.answer!)).toEqual(got);
     expect(s.answer).toContain('[REDACTED:EMAIL]');
     for (const original of [EMAIL, CPF, RESULT_EMAIL]) expect(JSON.stringify(s)).not.toContain(original);
+  });
+
+  it('keeps a whole JSON answer\'s result as relayed; arguments past 64 KiB are cut and marked truncated', async () => {
+    const got = await lookup(t.adminToken, 'json', 'crm-json');
+    const id = await decisionOf(t.adminToken, 'lookup_customer', 'completed', seen);
+    seen.add(id);
+    const s = await sampleOf(id);
+    expect(s).toMatchObject({ endpoint: 'mcp.tools.call', server: 'crm-json', tool: 'lookup_customer', stream: false });
+    expect(JSON.parse(s.request!)).toEqual(jsonServer.calls.at(-1)!.args);
+    expect(JSON.parse(s.answer!)).toEqual(got);
+    for (const original of [EMAIL, CPF, RESULT_EMAIL]) expect(JSON.stringify(s)).not.toContain(original);
+
+    const client = await connect(t.adminToken, 'crm-json');
+    await client.callTool({ name: 'send_email', arguments: { to: 'team', body: 'x'.repeat(70_000) } });
+    const long = await sampleOf(await decisionOf(t.adminToken, 'send_email', 'completed'));
+    expect(long.request_truncated).toBe(true);
+    expect(Buffer.byteLength(long.request!)).toBe(64 * 1024);
+    expect(long).toMatchObject({ answer: JSON.stringify({ content: [{ type: 'text', text: 'sent to team' }] }), answer_truncated: false });
   });
 
   it('a refused call keeps no arguments (never redacted), and a result an output policy replaced is not kept', async () => {
@@ -200,7 +226,7 @@ describe('MCP tool calls in the sampled request log', () => {
     await setLog({ enabled: false });
     const before = samplesStored();
     await lookup(t.adminToken, 'off-again');
-    const id = await decisionOf(t.adminToken, 'lookup_customer', 'completed', new Set([ids.off, ids.kept]));
+    const id = await decisionOf(t.adminToken, 'lookup_customer', 'completed', seen);
     expect(t.gw.requestLog.log.lookup('default', id).kind).toBe('off');
     expect(samplesStored()).toBe(before);
   });

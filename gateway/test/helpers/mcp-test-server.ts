@@ -26,6 +26,9 @@ export class McpTestServer {
   #server: Server | null = null;
   readonly #transports = new Map<string, StreamableHTTPServerTransport>();
 
+  /** `json`: answer requests with a whole JSON body instead of an SSE stream (the transport's enableJsonResponse). */
+  constructor(private readonly options: { json?: boolean } = {}) {}
+
   async start(): Promise<this> {
     this.#server = createServer((req, res) => void this.#handle(req, res));
     await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r));
@@ -108,6 +111,7 @@ export class McpTestServer {
       }
       const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        enableJsonResponse: this.options.json ?? false,
         onsessioninitialized: (id) => void this.#transports.set(id, t),
       });
       t.onclose = () => {
