@@ -323,7 +323,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
   const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
   if (mcpUpstreams.size > 0) {
-    // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md, "Request log").
+    // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md,
+    // "Request log").
     const toolCalls = new ToolCallRecorder(audit, callSamples.keyed && !sidecar ? callSamples : null);
     mcp = new McpGateway({
       upstreams: mcpUpstreams,

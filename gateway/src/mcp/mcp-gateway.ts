@@ -264,7 +264,10 @@ export class McpGateway {
     }
   }
 
-  /** One response from the server (`streamed`: an event of an SSE answer): governed when it answers a request the agent sent, its tools/call recorded. */
+  /**
+   * One response from the server (`streamed`: an event of an SSE answer): governed when it answers a request the agent
+   * sent, its tools/call recorded.
+   */
   #govern(caller: McpCaller, msg: Json, pending: Map<string, Pending>, streamed: boolean): { message: Json; changed: boolean } {
     const key = idKey(msg['id'] as string | number);
     const p = pending.get(key);
