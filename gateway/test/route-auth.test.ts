@@ -69,9 +69,9 @@ function servers(): [string, string, readonly RouteInfo[]][] {
 
 /** A request for the route with no credential; a method that takes a body declares 1 GiB of it and sends none. */
 function send(base: string, r: RouteInfo, authorization = ''): Promise<RawAnswer> {
-  // A parameter shaped like the gateway's ids (`dec_…`), so a route that declares its parameters' shape is still
-  // refused by its guard rather than as a path that names nothing.
-  const path = r.pattern.replace(/:[a-z_]+/g, 'dec_x1').replace('*', 'x');
+  // A parameter shaped like the gateway's ids (`dec_…`; a ledger seq is a number), so a route that declares its
+  // parameters' shape is still refused by its guard rather than as a path that names nothing.
+  const path = r.pattern.replace(/:seq\b/g, '1').replace(/:[a-z_]+/g, 'dec_x1').replace('*', 'x');
   const head = [`${r.method.toUpperCase()} ${path} HTTP/1.1`, 'Host: x'];
   if (authorization) head.push(`Authorization: ${authorization}`);
   if (r.method !== 'get') head.push('Content-Type: application/x-www-form-urlencoded', `Content-Length: ${1 << 30}`);

@@ -300,6 +300,9 @@ describe('the console at the control plane', () => {
   });
 
   it('an admin creates a token on the console (PostgreSQL): it works at the control plane, its other replica and the sidecar; revoked there, all three refuse it', async () => {
+    // Self-service tokens are for tenants below the enterprise plan (docs/console.md, "Tokens and users").
+    const planned = await call(cp.url, 'PUT', '/admin/tenants/default/plan', { token: admin, body: { plan: 'professional' } });
+    expect(planned.status, planned.text).toBe(200);
     const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'tokens@cpad.example', name: 'Tokens admin', role: 'admin', password: PASSWORD } });
     expect(created.status, created.text).toBe(201);
     const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'tokens@cpad.example', password: PASSWORD } });

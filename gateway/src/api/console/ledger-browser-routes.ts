@@ -11,6 +11,8 @@ const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'n
 const PAGE_SIZE = 50;
 /** A ledger cursor as the ledger makes them (base64url); anything longer is no cursor of ours. */
 const CURSOR = /^[A-Za-z0-9_-]{1,64}$/;
+/** An entry's seq: anything else names no entry (refused before the session guard, as the decision page's id). */
+const SEQ = /^[1-9][0-9]{0,15}$/;
 
 const html = (raw: string): Reply => ({ status: 200, raw, contentType: HTML_TYPE, headers: HTML_HEADERS });
 
@@ -29,10 +31,10 @@ export function registerLedgerBrowserRoutes(server: HttpServer, ledger: ConsoleL
     return html(ledgerPage(v, size, checkpoint, null, entriesSection(entries, cursor !== null)));
   });
 
-  server.route('get', '/console/ledger/entries/:seq', PAGE, async (ctx) => {
+  server.route('get', '/console/ledger/entries/:seq', { ...PAGE, params: SEQ }, async (ctx) => {
     const v = viewerOf(ctx);
     const raw = ctx.params[0] as string;
-    const seq = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : NaN;
+    const seq = Number(raw);
     if (!ledger.entry) throw new GatewayError('not_found', 'entries are read per chain at this control plane (GET /v1/events)');
     const view = Number.isSafeInteger(seq) ? await ledger.entry(v.principal.tenantId, seq) : null;
     if (!view?.entry) throw new GatewayError('not_found', 'no such ledger entry');
