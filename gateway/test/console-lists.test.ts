@@ -1,9 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { checkpointSignatureValid, rootFromPath } from './helpers/independent-proof.js';
+
+/** Screenshots for docs/console.md. */
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
+mkdirSync(ARTIFACTS, { recursive: true });
 
 const PASSWORD = 'lists page password 1';
 const ZONE = 'America/Sao_Paulo';
@@ -150,6 +155,12 @@ describe('working the lists in a real headless Chromium', () => {
     expect(await shownIds(page)).toEqual(held);
     await page.goto(`${t.authUrl}/console/decisions?since=all&limit=200&rule=${policyIds.secrets}`);
     expect(await shownIds(page)).toEqual(denied);
+    // The deciding rule by its policy's name, linked to the policy.
+    const ruleLinks = page.locator(`#decisions a[data-rule="${policyIds.secrets}"]`);
+    expect(await ruleLinks.count()).toBe(denied.length);
+    expect(((await ruleLinks.first().textContent()) ?? '').trim()).toBe('no secrets');
+    expect(await ruleLinks.first().getAttribute('href')).toBe(`/console/policies#policy-${policyIds.secrets}`);
+    await page.screenshot({ path: `${ARTIFACTS}decisions-by-rule.png`, fullPage: true });
 
     // From / to typed in São Paulo's time: the form tells the server the zone.
     await page.goto(`${t.authUrl}/console/decisions?since=all&limit=200`);
@@ -244,6 +255,7 @@ describe('working the lists in a real headless Chromium', () => {
     await Promise.all([page.waitForURL(`${t.authUrl}/console/ledger/entries/${seq}`), row.locator(`a[data-entry="${seq}"]`).click()]);
     const text = async (sel: string) => ((await page.textContent(sel)) ?? '').trim();
     expect(await text('#field-event-type')).toBe('decision');
+    await page.screenshot({ path: `${ARTIFACTS}ledger-entry.png`, fullPage: true });
     expect(await text('#entry-hash')).toBe(hash.hash);
     expect(await text('#entry-prev-hash')).toBe(hash.prev_hash);
     const entryHash = await text('#proof-entry-hash');

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
@@ -14,6 +15,8 @@ import { loadGatewayConfig } from '../src/config.js';
  * isolation; retention; a gateway without REQUEST_LOG_KEY. Real gateway, real LMDB, real Chromium.
  */
 const PASSWORD = 'request log password 1';
+/** Screenshots for docs/console.md. */
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const KEY = '5a'.repeat(32);
 const EMAIL = 'ana.souza@example.com';
 const CPF = '529.982.247-25';
@@ -134,6 +137,8 @@ describe('the sampled request log', () => {
     await Promise.all([page.waitForURL(`${t.authUrl}/console/settings?saved=1`), page.click('#request-log-form button[type=submit]')]);
     expect(await page.textContent('#request-log-enabled')).toBe('yes');
     expect(await page.textContent('#request-log-rate')).toBe('1');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: `${ARTIFACTS}settings-request-log.png`, fullPage: true });
     const now = await settings();
     expect(now).toMatchObject({ enabled: true, sample_rate: 1, retention_days: 30 });
     expect(typeof now.updated_by === 'string' && now.updated_by !== '').toBe(true);
@@ -174,6 +179,10 @@ describe('the sampled request log', () => {
       expect(answer).toContain(`ANSWER-${marker}`);
       expect(answer).toContain('[REDACTED:EMAIL]');
       if (streamed) expect(answer).not.toContain('chat.completion.chunk');
+      else {
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.locator('#sample').screenshot({ path: `${ARTIFACTS}decision-sampled.png` });
+      }
       const whole = await page.content();
       for (const original of [EMAIL, CPF, ANSWER_EMAIL]) expect(whole, `${marker}: ${original}`).not.toContain(original);
     }

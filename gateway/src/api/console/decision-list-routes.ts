@@ -29,7 +29,8 @@ export function registerDecisionListRoutes(server: HttpServer, data: ConsoleData
     const result = await data.decisions(v.principal.tenantId, q.filter);
     const resolved = ctx.query.get('resolved');
     const notice = resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : '';
-    return { status: 200, raw: decisionsPage(v, result, q.shown, q.tzo, q.filter.before !== null, notice), contentType: HTML_TYPE, headers: HTML_HEADERS };
+    const names = new Map(policies.all(v.principal.tenantId).map((p) => [p.id, p.name]));
+    return { status: 200, raw: decisionsPage(v, result, q.shown, q.tzo, q.filter.before !== null, notice, names), contentType: HTML_TYPE, headers: HTML_HEADERS };
   });
 
   server.route('get', '/console/decisions.csv', PAGE, async (ctx): Promise<Reply> => {

@@ -24,13 +24,20 @@ function resolveCell(v: Viewer, d: DecisionRecord): string {
  * The decisions list (docs/console.md, "Working the lists"): filters, a search box, pages by cursor (newest first, the
  * Older link keeping the filters), times in the viewer's zone (local-time.js), the CSV of the same filters.
  */
-export function decisionsPage(v: Viewer, result: DecisionListPage, q: DecisionsQuery, tzo: string, paged: boolean, notice: string): string {
+/** The deciding rule by its policy's name, linked to the policy (its id in the title); a built-in rule as it is. */
+function ruleCell(rule: string, policyNames: ReadonlyMap<string, string>): string {
+  const name = policyNames.get(rule);
+  if (name === undefined) return `<td class="mono">${esc(rule)}</td>`;
+  return `<td><a href="/console/policies#policy-${encodeURIComponent(rule)}" title="${esc(rule)}" data-rule="${esc(rule)}">${esc(name)}</a></td>`;
+}
+
+export function decisionsPage(v: Viewer, result: DecisionListPage, q: DecisionsQuery, tzo: string, paged: boolean, notice: string, policyNames: ReadonlyMap<string, string> = new Map()): string {
   const verdicts = VERDICT_OPTIONS.map((o) => `<option value="${o}"${o === q.verdict ? ' selected' : ''}>${o || 'any'}</option>`).join('');
   const since = SINCE_OPTIONS.map(([o, label]) => `<option value="${o}"${o === q.since ? ' selected' : ''}>${label}</option>`).join('');
   const body = result.rows
     .map(
       (d) =>
-        `<tr data-decision="${esc(d.decision_id)}"><td><time datetime="${esc(d.created_at)}">${esc(d.created_at)}</time></td><td class="mono"><a href="/console/decisions/${encodeURIComponent(d.decision_id)}" data-detail="${esc(d.decision_id)}">${esc(d.decision_id)}</a></td><td>${esc(d.agent_id)}</td><td>${esc(d.event_type)}</td><td><span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span></td><td>${d.risk_score}</td><td class="mono">${esc(d.rule)}</td><td>${resolveCell(v, d)}</td></tr>`,
+        `<tr data-decision="${esc(d.decision_id)}"><td><time datetime="${esc(d.created_at)}">${esc(d.created_at)}</time></td><td class="mono"><a href="/console/decisions/${encodeURIComponent(d.decision_id)}" data-detail="${esc(d.decision_id)}">${esc(d.decision_id)}</a></td><td>${esc(d.agent_id)}</td><td>${esc(d.event_type)}</td><td><span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span></td><td>${d.risk_score}</td>${ruleCell(d.rule, policyNames)}<td>${resolveCell(v, d)}</td></tr>`,
     )
     .join('');
   const scanNote = result.complete ? '' : `<p class="notice" id="scan-stopped">This page stopped after reading ${result.scanned} decisions (CONSOLE_SCAN_LIMIT) without filling up: older decisions may still match. “Continue with older” reads on from where it stopped.</p>`;
