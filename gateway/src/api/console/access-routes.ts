@@ -1,21 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { growingLru } from '@aduana/shared';
 import { GatewayError, type ErrorCode } from '../../errors.js';
-import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
-import type { RequestContext } from '../../http/request-context.js';
+import type { HttpServer } from '../../http/server.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { ROLES } from '../../identity/auth/principal.js';
 import { issueToken } from '../../identity/auth-service/issue-token.js';
 import { addUser, checkUserRequest, disableUser, generatePassword, passwordRules } from '../../identity/users/user-admin.js';
 import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
-import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
-import { assertCsrf, formBody, viewerOf, type SessionViewer } from './console-session.js';
+import { ADMIN_FORM, ADMIN_PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';
+import { viewerOf, type SessionViewer } from './console-session.js';
 import { tokensPage, type TokenForm, type TokensView } from './pages/tokens-page.js';
 import { usersPage, type UserForm, type UsersView } from './pages/users-page.js';
 
-/** Admins only, as console-routes.ts's ADMIN_PAGE and ADMIN_FORM: 403 `missing_scope` for any other role. */
-const ADMIN_PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', scope: 'admin:manage', body: 'none' };
-const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
 /** Ids as the stores make them (checked after the route's guard, so a viewer learns nothing from the shape). */
 const TOKEN_ID = /^tok_[0-9A-Za-z]{1,64}$/;
 const USER_ID = /^usr_[0-9A-Za-z]{1,64}$/;
@@ -30,14 +26,6 @@ const SENT_FORM_TTL_MS = 24 * 3_600_000;
 const FORM_ERRORS = new Set<ErrorCode>(['invalid_request', 'conflict']);
 
 export type AccessDeps = Pick<GatewayDeps, 'tokens' | 'users' | 'tenants' | 'sessions' | 'config' | 'onAdminAction'>;
-
-function html(status: number, body: string): Reply {
-  return { status, raw: body, contentType: HTML_TYPE, headers: HTML_HEADERS };
-}
-
-function redirect(location: string): Reply {
-  return { status: 303, headers: { location, 'cache-control': 'no-store' } };
-}
 
 /** The newest `limit` of records kept oldest first, newest first. */
 function newest<T>(all: readonly T[]): T[] {
@@ -58,16 +46,6 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
   const { tokens, users, sessions, config, onAdminAction } = deps;
   const rules = passwordRules(config);
 
-  /** A form post of an admin, CSRF-checked before anything else is read (as console-routes.ts's). */
-  const adminPost =
-    (act: (v: SessionViewer, form: URLSearchParams, ctx: RequestContext) => Promise<Reply>): Handler =>
-    (ctx) => {
-      const v = viewerOf(ctx);
-      const form = formBody(ctx);
-      assertCsrf(form, v.csrf);
-      return act(v, form, ctx);
-    };
-
   const sentForms = growingLru<string, true>(SENT_FORMS, SENT_FORM_TTL_MS);
   const emptyTokenForm = (): TokenForm => ({ name: '', role: 'operator', expiresInDays: String(config.patTtlDays), agentId: '' });
   // The spec's rule for the dashboard: enterprise tenants get their tokens from their account manager, never self-service.
@@ -83,14 +61,14 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
     const id = ctx.query.get('revoked');
     const r = id ? tokens.get(id.slice(0, 64)) : undefined;
     const notice = r && r.tenant_id === v.principal.tenantId && r.revoked_at ? `Token ${r.name} (${r.id}) revoked.` : '';
-    return html(200, tokensPage(v, tokensView(v, { notice })));
+    return htmlReply(200, tokensPage(v, tokensView(v, { notice })));
   });
 
   server.route(
     'post',
     '/console/tokens',
     ADMIN_FORM,
-    adminPost(async (v, form, ctx) => {
+    csrfCheckedPost(async (v, form, ctx) => {
       const typed: TokenForm = { name: (form.get('name') ?? '').slice(0, 1000), role: (form.get('role') ?? '').slice(0, 64), expiresInDays: (form.get('expires_in_days') ?? '').trim().slice(0, 32), agentId: (form.get('agent_id') ?? '').slice(0, 1000) };
       // The API's body: a number where one was typed (anything else is left for its schema to refuse), nothing when empty.
       const request: Record<string, unknown> = { name: typed.name, role: typed.role };
@@ -101,19 +79,19 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       if (!FORM_ONCE.test(once)) throw new GatewayError('invalid_request', 'once: the form is out of date; open the page again');
       // Taken before anything is awaited, so a form sent twice at once makes one token too.
       if (sentForms.has(once)) {
-        return html(409, tokensPage(v, tokensView(v, { error: 'This form was already sent: the token it made is listed below, and its secret is not shown again.' })));
+        return htmlReply(409, tokensPage(v, tokensView(v, { error: 'This form was already sent: the token it made is listed below, and its secret is not shown again.' })));
       }
       sentForms.set(once, true);
       try {
         // A token made from a login session never outlives it (as POST /token with a session).
         const created = await issueToken(deps, v.principal, request, sessions.find(v.token)?.expires_at, ctx.trace.traceId);
-        return html(200, tokensPage(v, tokensView(v, { created })));
+        return htmlReply(200, tokensPage(v, tokensView(v, { created })));
       } catch (err) {
         // Nothing was made: the same form may be sent again.
         sentForms.delete(once);
         const refused = formError(err);
         if (!refused) throw err;
-        return html(refused.status, tokensPage(v, tokensView(v, { form: typed, error: refused.message })));
+        return htmlReply(refused.status, tokensPage(v, tokensView(v, { form: typed, error: refused.message })));
       }
     }),
   );
@@ -122,7 +100,7 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
     'post',
     '/console/tokens/:id/revoke',
     ADMIN_FORM,
-    adminPost(async (v, _form, ctx) => {
+    csrfCheckedPost(async (v, _form, ctx) => {
       const tenantId = v.principal.tenantId;
       const id = ctx.params[0] as string;
       const before = TOKEN_ID.test(id) ? tokens.get(id) : undefined;
@@ -133,7 +111,7 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
         const after = tokens.get(id);
         await onAdminAction(tenantId, { actor: actorOf(v.principal), action: 'token.revoked', target: id, before: tokenDigestView(before), after: after ? tokenDigestView(after) : null }, ctx.trace.traceId);
       }
-      return redirect(`/console/tokens?revoked=${encodeURIComponent(id)}`);
+      return seeOther(`/console/tokens?revoked=${encodeURIComponent(id)}`);
     }),
   );
 
@@ -150,25 +128,25 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       const u = id ? users.get(id.slice(0, 64)) : undefined;
       return u && u.tenant_id === v.principal.tenantId ? `User ${u.email} ${done}.` : '';
     };
-    return html(200, usersPage(v, usersView(v, { notice: notice('created', 'created') || notice('disabled', 'disabled') })));
+    return htmlReply(200, usersPage(v, usersView(v, { notice: notice('created', 'created') || notice('disabled', 'disabled') })));
   });
 
   server.route(
     'post',
     '/console/users',
     ADMIN_FORM,
-    adminPost(async (v, form, ctx) => {
+    csrfCheckedPost(async (v, form, ctx) => {
       const typed: UserForm = { email: (form.get('email') ?? '').slice(0, 1000), name: (form.get('name') ?? '').slice(0, 1000), role: (form.get('role') ?? '').slice(0, 64), generate: form.get('password_mode') !== 'typed' };
       const password = typed.generate ? generatePassword(rules) : (form.get('password') ?? '');
       try {
         const user = await addUser(deps, v.principal, checkUserRequest({ email: typed.email, name: typed.name, role: typed.role, password }), ctx.trace.traceId);
         // A typed password is the admin's to know: nothing to show once, so the answer is a redirect (a reload re-posts nothing).
-        if (!typed.generate) return redirect(`/console/users?created=${encodeURIComponent(user.id)}`);
-        return html(200, usersPage(v, usersView(v, { created: { user, password } })));
+        if (!typed.generate) return seeOther(`/console/users?created=${encodeURIComponent(user.id)}`);
+        return htmlReply(200, usersPage(v, usersView(v, { created: { user, password } })));
       } catch (err) {
         const refused = formError(err);
         if (!refused) throw err;
-        return html(refused.status, usersPage(v, usersView(v, { form: typed, error: refused.message })));
+        return htmlReply(refused.status, usersPage(v, usersView(v, { form: typed, error: refused.message })));
       }
     }),
   );
@@ -177,7 +155,7 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
     'post',
     '/console/users/:id/disable',
     ADMIN_FORM,
-    adminPost(async (v, _form, ctx) => {
+    csrfCheckedPost(async (v, _form, ctx) => {
       const id = ctx.params[0] as string;
       if (!USER_ID.test(id)) throw new GatewayError('not_found', 'user not found');
       try {
@@ -185,9 +163,9 @@ export function registerAccessRoutes(server: HttpServer, deps: AccessDeps): void
       } catch (err) {
         // Their own account: the page again, saying why (a 404 stays the error envelope).
         if (!(err instanceof GatewayError) || err.code !== 'conflict') throw err;
-        return html(409, usersPage(v, usersView(v, { error: err.message })));
+        return htmlReply(409, usersPage(v, usersView(v, { error: err.message })));
       }
-      return redirect(`/console/users?disabled=${encodeURIComponent(id)}`);
+      return seeOther(`/console/users?disabled=${encodeURIComponent(id)}`);
     }),
   );
 }

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { TokenBuckets } from '@aduana/shared';
 import { ERRORS, GatewayError, type ErrorCode } from '../../errors.js';
-import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
+import type { Handler, HttpServer, Reply } from '../../http/server.js';
 import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { resolveDecision } from '../../policy/decisions/resolve-decision.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
-import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
 import { loadConsoleAssets } from './console-assets.js';
 import type { ConsoleData } from './console-data.js';
 import type { ConsoleLedger } from './console-ledger.js';
 import type { DecisionSource } from '../../policy/decisions/decision-source.js';
-import { assertCsrf, formBody, viewerOf, type SessionViewer } from './console-session.js';
+import { assertCsrf, formBody, viewerOf } from './console-session.js';
+import { ADMIN_FORM, ADMIN_PAGE, FORM, PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';
 import type { Viewer } from './pages/layout.js';
 import { loginPage } from './pages/login-page.js';
 import { RANGES, overviewPage, type RangeName } from './pages/overview-page.js';
@@ -33,24 +33,8 @@ import { registerLedgerBrowserRoutes } from './ledger-browser-routes.js';
 import { registerAccessRoutes, type AccessDeps } from './access-routes.js';
 
 const COOKIE = ['cookie'] as const;
-/** A page for a signed-in person (the `session` guard, console-session.ts); anyone else is sent to sign in. */
-const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
-/** A page only an admin may open (403 `missing_scope` for any other role). */
-const ADMIN_PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', scope: 'admin:manage', body: 'none' };
 /** A decision id as the gateway makes them (`dec_` and a ULID): anything else names no decision. */
 const DECISION_ID = /^dec_[0-9A-Za-z]{1,64}$/;
-/** A form post of a signed-in person; refused 401 `session_required` without a session, before its body is read. */
-const FORM: RouteOptions = { auth: 'session', body: 'raw' };
-/** A form post only an admin may make (403 `missing_scope` for any other role, before its body is read). */
-const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
-
-function html(status: number, body: string, extra?: Readonly<Record<string, string>>): Reply {
-  return { status, raw: body, contentType: HTML_TYPE, headers: extra ? { ...HTML_HEADERS, ...extra } : HTML_HEADERS };
-}
-
-function redirect(location: string, cookie?: string): Reply {
-  return { status: 303, headers: cookie ? { location, 'set-cookie': cookie, 'cache-control': 'no-store' } : { location, 'cache-control': 'no-store' } };
-}
 
 /** Sign-in failures the form names on its next showing (after a redirect, so a reload never re-posts a password). */
 const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled', 'login_busy', 'invalid_request']);
@@ -89,17 +73,6 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     (ctx) =>
       render(viewerOf(ctx), ctx);
 
-  /** A form post (FORM, ADMIN_FORM) of the person its guard admitted, CSRF-checked before anything else is read. */
-  // Errors of these posts are the service's error envelope, like every other route's (docs/authentication.md).
-  const signedInPost =
-    (act: (v: SessionViewer, form: URLSearchParams, ctx: RequestContext) => Reply | Promise<Reply>): Handler =>
-    (ctx) => {
-      const v = viewerOf(ctx);
-      const form = formBody(ctx);
-      assertCsrf(form, v.csrf);
-      return act(v, form, ctx);
-    };
-
   server.route('get', '/console/assets/:name', { auth: 'public', body: 'none' }, (ctx) => {
     const a = assets.get(ctx.params[0] as string);
     if (!a) throw new GatewayError('route_not_found');
@@ -111,7 +84,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     const cookie = setCookie(LOGIN_CSRF_COOKIE, csrf, { maxAge: 3600, path: '/console', sameSite: 'Strict', secure });
     const code = ctx.query.get('error') as ErrorCode | null;
     const error = code && LOGIN_ERRORS.has(code) ? ERRORS[code].message : undefined;
-    return html(200, loginPage({ csrf, idp, error }), { 'set-cookie': cookie });
+    return htmlReply(200, loginPage({ csrf, idp, error }), { 'set-cookie': cookie });
   });
 
   server.route('post', '/console/login', { auth: 'public', body: 'raw', headers: COOKIE }, async (ctx) => {
@@ -120,10 +93,10 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
     try {
       const { token, record } = await passwordLogin.login((form.get('email') ?? '').slice(0, 320), form.get('password') ?? '', ctx.clientAddress());
-      return redirect('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
+      return seeOther('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
     } catch (err) {
       if (!(err instanceof GatewayError) || !LOGIN_ERRORS.has(err.code)) throw err;
-      return redirect(`/console/login?error=${err.code}`);
+      return seeOther(`/console/login?error=${err.code}`);
     }
   });
 
@@ -131,9 +104,9 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'post',
     '/console/logout',
     FORM,
-    signedInPost(async (v) => {
+    csrfCheckedPost(async (v) => {
       await sessions.revoke(v.token);
-      return redirect('/console/login', sessionCookie('', 0));
+      return seeOther('/console/login', sessionCookie('', 0));
     }),
   );
 
@@ -146,7 +119,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const range: RangeName = q in RANGES ? (q as RangeName) : '24h';
       const now = Date.now();
       const r = RANGES[range];
-      return html(200, overviewPage(v, await data.overview(v.principal.tenantId, now - r.ms, now, r.buckets), range));
+      return htmlReply(200, overviewPage(v, await data.overview(v.principal.tenantId, now - r.ms, now, r.buckets), range));
     }),
   );
 
@@ -163,7 +136,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       if (!d) throw new GatewayError('not_found', 'decision not found');
       const named = new Map(policies.all(tenantId).map((p) => [p.id, p]));
       const view = ledger.decision ? await ledger.decision(d) : null;
-      return html(200, decisionPage(v, d, named, view, deps.requestLog ? deps.requestLog.lookup(tenantId, d.decision_id) : { kind: 'elsewhere' }));
+      return htmlReply(200, decisionPage(v, d, named, view, deps.requestLog ? deps.requestLog.lookup(tenantId, d.decision_id) : { kind: 'elsewhere' }));
     }),
   );
 
@@ -171,12 +144,12 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'post',
     '/console/decisions/:id/resolve',
     ADMIN_FORM,
-    signedInPost(async (v, form, ctx) => {
+    csrfCheckedPost(async (v, form, ctx) => {
       const resolution = form.get('resolution');
       if (resolution !== 'APPROVED' && resolution !== 'REJECTED') throw new GatewayError('invalid_request', 'resolution: APPROVED or REJECTED');
       const id = ctx.params[0] as string;
       await resolveDecision(decisions, (d) => deps.onDecisionResolved(d), v.principal, id, resolution, (form.get('note') ?? '').slice(0, 2000));
-      return redirect(`/console/decisions?since=all&resolved=${encodeURIComponent(id)}`);
+      return seeOther(`/console/decisions?since=all&resolved=${encodeURIComponent(id)}`);
     }),
   );
 
@@ -184,7 +157,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'get',
     '/console/agents',
     PAGE,
-    signedIn(async (v) => html(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
+    signedIn(async (v) => htmlReply(200, agentsPage(v, await data.listAgents(v.principal.tenantId, Date.now())))),
   );
 
   // Tokens and cost by model, agent and UTC day: one pass over the newest decisions (CONSOLE_SCAN_LIMIT).
@@ -195,7 +168,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     PAGE,
     signedIn(async (v, ctx) => {
       const r = parseCostRange(ctx.query, Date.now());
-      return html(200, costsPage(v, await data.costs(v.principal.tenantId, r.fromMs, r.toMs), r.shown, usd));
+      return htmlReply(200, costsPage(v, await data.costs(v.principal.tenantId, r.fromMs, r.toMs), r.shown, usd));
     }),
   );
 
@@ -203,7 +176,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'get',
     '/console/policies',
     PAGE,
-    signedIn((v) => html(200, policiesPage(v, policies.all(v.principal.tenantId)))),
+    signedIn((v) => htmlReply(200, policiesPage(v, policies.all(v.principal.tenantId)))),
   );
 
   // Admins switch a policy on or off (the one policy change the console makes; the rest is the API's).
@@ -211,7 +184,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'post',
     '/console/policies/:id/toggle',
     ADMIN_FORM,
-    signedInPost(async (v, _form, ctx) => {
+    csrfCheckedPost(async (v, _form, ctx) => {
       const tenantId = v.principal.tenantId;
       const current = policies.get(tenantId, ctx.params[0] as string);
       if (!current) throw new GatewayError('not_found', 'policy not found');
@@ -219,7 +192,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const { record, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
       runtimes.install(compiled);
       await deps.onAdminAction(tenantId, { actor: actorOf(v.principal), action: 'policy.updated', target: record.id, before: policyView(current), after: policyView(record) }, ctx.trace.traceId);
-      return redirect('/console/policies');
+      return seeOther('/console/policies');
     }),
   );
 
@@ -233,7 +206,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const current = id === null ? undefined : policies.get(v.principal.tenantId, id);
       if (id !== null && !current) throw new GatewayError('not_found', 'policy not found');
       const json = current ? JSON.stringify({ name: current.name, risk: current.risk, enabled: current.enabled, rules: current.rules }, null, 2) : NEW_POLICY_JSON;
-      return html(200, policyEditorPage(v, editorState(current?.id ?? null, current?.name ?? null, json, EDITOR_DEFAULT_LIMIT)));
+      return htmlReply(200, policyEditorPage(v, editorState(current?.id ?? null, current?.name ?? null, json, EDITOR_DEFAULT_LIMIT)));
     }),
   );
 
@@ -241,7 +214,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'post',
     '/console/policies/editor',
     ADMIN_FORM,
-    signedInPost(async (v, form, ctx) => {
+    csrfCheckedPost(async (v, form, ctx) => {
       const tenantId = v.principal.tenantId;
       const policyId = form.get('policy_id') || null;
       const current = policyId === null ? undefined : policies.get(tenantId, policyId);
@@ -254,21 +227,21 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       try {
         policy = JSON.parse(json);
       } catch (err) {
-        return html(400, policyEditorPage(v, { ...state, error: `The policy is not JSON: ${err instanceof Error ? err.message : String(err)}` }));
+        return htmlReply(400, policyEditorPage(v, { ...state, error: `The policy is not JSON: ${err instanceof Error ? err.message : String(err)}` }));
       }
       try {
         if (form.get('op') === 'save') {
           const saved = policyId === null ? await createPolicy(deps, tenantId, policy, v.principal, ctx.trace.traceId) : await updatePolicy(deps, tenantId, policyId, policy, v.principal, ctx.trace.traceId);
-          return redirect(`/console/policies#policy-${encodeURIComponent(saved.record.id)}`);
+          return seeOther(`/console/policies#policy-${encodeURIComponent(saved.record.id)}`);
         }
         const read = ledger.recordedActions;
         if (!read) throw new GatewayError('invalid_request', 'the dry run needs a gateway\'s recorded actions');
         const body = { policy, limit, ...(policyId === null ? {} : { policy_id: policyId }) };
-        return html(200, policyEditorPage(v, { ...state, result: policyDryRun(deps, tenantId, body, (n) => read(tenantId, n)) }));
+        return htmlReply(200, policyEditorPage(v, { ...state, result: policyDryRun(deps, tenantId, body, (n) => read(tenantId, n)) }));
       } catch (err) {
         // The validator's message, shown above the policy as typed.
         if (!(err instanceof GatewayError) || err.code !== 'invalid_request') throw err;
-        return html(400, policyEditorPage(v, { ...state, error: err.message }));
+        return htmlReply(400, policyEditorPage(v, { ...state, error: err.message }));
       }
     }),
   );
@@ -285,7 +258,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     PAGE,
     signedIn(async (v, ctx) => {
       const q = parseAuditQuery(ctx.query);
-      return html(200, auditPage(v, ledger.auditTrail ? await ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
+      return htmlReply(200, auditPage(v, ledger.auditTrail ? await ledger.auditTrail(v.principal.tenantId, q.filter) : null, q.shown, q.tzo));
     }),
   );
 
@@ -299,7 +272,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     'post',
     '/console/ledger/verify',
     FORM,
-    signedInPost(async (v) => {
+    csrfCheckedPost(async (v) => {
       const t = v.principal.tenantId;
       const allowed = verifies.take(t);
       if (!allowed.allowed) {
@@ -307,7 +280,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       }
       const report = await ledger.verify(t);
       const { size, checkpoint } = await ledger.summary(t);
-      return html(200, ledgerPage(v, size, checkpoint, report));
+      return htmlReply(200, ledgerPage(v, size, checkpoint, report));
     }),
   );
 }

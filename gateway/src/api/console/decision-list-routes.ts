@@ -1,14 +1,12 @@
-import type { HttpServer, Reply, RouteOptions } from '../../http/server.js';
+import type { HttpServer, Reply } from '../../http/server.js';
 import type { PolicyRepository } from '../../storage/repositories.js';
-import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
+import { PAGE, htmlReply } from './console-route-kit.js';
 import type { ConsoleData } from './console-data.js';
 import { viewerOf } from './console-session.js';
 import { parseDecisionsQuery } from './decision-query.js';
 import { decisionsCsv } from './decisions-csv.js';
 import { decisionsPage } from './pages/decisions-page.js';
 
-/** A page for a signed-in person (console-routes.ts). */
-const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
 
 /**
  * The decisions list and its CSV (docs/console.md, "Working the lists"): the same filters, the same paging; the CSV
@@ -30,7 +28,7 @@ export function registerDecisionListRoutes(server: HttpServer, data: ConsoleData
     const resolved = ctx.query.get('resolved');
     const notice = resolved ? `Decision ${resolved.slice(0, 64)} resolved.` : '';
     const names = new Map(policies.all(v.principal.tenantId).map((p) => [p.id, p.name]));
-    return { status: 200, raw: decisionsPage(v, result, q.shown, q.tzo, q.filter.before !== null, notice, names), contentType: HTML_TYPE, headers: HTML_HEADERS };
+    return htmlReply(200, decisionsPage(v, result, q.shown, q.tzo, q.filter.before !== null, notice, names));
   });
 
   server.route('get', '/console/decisions.csv', PAGE, async (ctx): Promise<Reply> => {

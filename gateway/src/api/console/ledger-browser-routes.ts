@@ -1,20 +1,18 @@
 import { GatewayError } from '../../errors.js';
-import type { HttpServer, Reply, RouteOptions } from '../../http/server.js';
-import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
+import type { HttpServer, Reply } from '../../http/server.js';
+import { PAGE, htmlReply } from './console-route-kit.js';
 import type { ConsoleLedger } from './console-ledger.js';
 import { viewerOf } from './console-session.js';
 import { entriesSection, checkpointsPage, ledgerEntryPage } from './pages/ledger-browser-page.js';
 import { ledgerPage } from './pages/read-pages.js';
 
-/** A page for a signed-in person (console-routes.ts). */
-const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
 const PAGE_SIZE = 50;
 /** A ledger cursor as the ledger makes them (base64url); anything longer is no cursor of ours. */
 const CURSOR = /^[A-Za-z0-9_-]{1,64}$/;
 /** An entry's seq: anything else names no entry (refused before the session guard, as the decision page's id). */
 const SEQ = /^[1-9][0-9]{0,15}$/;
 
-const html = (raw: string): Reply => ({ status: 200, raw, contentType: HTML_TYPE, headers: HTML_HEADERS });
+const html = (raw: string): Reply => htmlReply(200, raw);
 
 /**
  * The ledger browser (docs/console.md, "Ledger browser"): the ledger page with the tenant's entries newest first,
