@@ -163,7 +163,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     },
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress) : null;
+  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples) : null;
   // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
   // shipper resumes from that cursor, and a local export past it must not let an unshipped entry go.
   const retention = new LedgerRetention(ledger, {
@@ -315,8 +315,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     maxBodyBytes: config.proxyBodyLimit,
     maxAnswerBytes: 64 * 1024 * 1024,
     sharedLimits: shared !== null,
-    // Without a key nothing can be enabled, and a sidecar cannot change the setting: their calls skip the sampler.
-    requestLog: callSamples.keyed && !sidecar ? callSamples : null,
+    // Without a key nothing can be enabled: the calls skip the sampler. A sidecar samples with its own key, as its
+    // control plane's bundle says.
+    requestLog: callSamples.keyed ? callSamples : null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
@@ -325,7 +326,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   if (mcpUpstreams.size > 0) {
     // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md,
     // "Request log").
-    const toolCalls = new ToolCallRecorder(audit, callSamples.keyed && !sidecar ? callSamples : null);
+    const toolCalls = new ToolCallRecorder(audit, callSamples.keyed ? callSamples : null);
     mcp = new McpGateway({
       upstreams: mcpUpstreams,
       runtimes,
@@ -351,7 +352,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerAuthRoutes(auth, deps);
   registerConsoleRoutes(
     auth,
-    { ...deps, ledger: localConsoleLedger(ledger), requestLog: callSamples },
+    { ...deps, ledger: localConsoleLedger(ledger), requestLog: callSamples, requestLogSettings: callSamples },
     new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();

@@ -1,18 +1,18 @@
 import type { HttpServer } from '../http/server.js';
 import { assertValid } from '../http/gateway-ajv.js';
 import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
-import type { RequestLog } from '../request-log/request-log.js';
-import { requestLogChangeSchema, type RequestLogChange } from '../request-log/request-log-settings.js';
+import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../request-log/request-log-settings.js';
 
 export interface RequestLogRouteDeps {
-  requestLog: RequestLog;
+  requestLog: RequestLogSettingsSource;
   onAdminAction: RecordAdminAction;
 }
 
 /**
  * The caller's tenant's request-log settings (docs/console.md, "Request log"): every role reads them; an admin changes
  * them (`PUT`, the fields sent replace the current ones), each change chained in the tenant's ledger. Enabling without
- * REQUEST_LOG_KEY is a 503 `request_log_key_missing`, and changes nothing.
+ * REQUEST_LOG_KEY is a 503 `request_log_key_missing`, and changes nothing. At a control plane, which keeps no samples,
+ * `key_configured` is null: each sidecar samples with its own key (docs/fleet.md).
  */
 export function registerRequestLogRoutes(server: HttpServer, deps: RequestLogRouteDeps): void {
   const { requestLog } = deps;

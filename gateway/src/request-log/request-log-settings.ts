@@ -1,4 +1,5 @@
 import { OwnSchema } from '../http/gateway-ajv.js';
+import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
 
 /** A tenant's sampled request log (docs/console.md, "Request log"). */
 export interface RequestLogSettings {
@@ -35,4 +36,27 @@ export const requestLogChangeSchema = new OwnSchema<RequestLogChange>({
 /** What the ledger's before/after digests cover: the settings themselves, not who changed them. */
 export function settingsView(s: RequestLogSettings): RequestLogSettings {
   return { enabled: s.enabled, sample_rate: s.sample_rate, retention_days: s.retention_days };
+}
+
+/** The settings after a change made by `by` at `at`: the fields sent replace the current ones, the others stay. */
+export function changedSettings(before: RequestLogSettings, change: RequestLogChange, by: string, at: string): StoredRequestLogSettings {
+  return {
+    enabled: change.enabled ?? before.enabled,
+    sample_rate: change.sample_rate ?? before.sample_rate,
+    retention_days: change.retention_days ?? before.retention_days,
+    updated_at: at,
+    updated_by: by,
+  };
+}
+
+/**
+ * Where a tenant's settings are read and changed: a gateway's own request log (LMDB), or a control plane's table
+ * (PostgreSQL), which keeps no samples and whose sidecars take the settings from their bundle (docs/fleet.md).
+ */
+export interface RequestLogSettingsSource {
+  settings(tenantId: string): StoredRequestLogSettings;
+  /** Applies a validated change and chains it (`settings.request_log_updated`) through `onAdminAction`. */
+  update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings>;
+  /** Whether REQUEST_LOG_KEY is configured here; null where no samples are kept (a control plane). */
+  readonly keyed: boolean | null;
 }

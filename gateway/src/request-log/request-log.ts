@@ -4,7 +4,7 @@ import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
 import type { ToolCallRecord, ToolCallSampler } from '../mcp/mcp-record.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { GatewayStore } from '../storage/gateway-store.js';
-import { REQUEST_LOG_DEFAULT, settingsView, type RequestLogChange, type StoredRequestLogSettings } from './request-log-settings.js';
+import { changedSettings, REQUEST_LOG_DEFAULT, settingsView, type RequestLogChange, type RequestLogSettingsSource, type StoredRequestLogSettings } from './request-log-settings.js';
 import { sampleOf, toolCallSampleOf, type RequestSample } from './request-sample.js';
 
 /** A sample as stored: when it was taken (for retention) and its texts sealed under REQUEST_LOG_KEY. */
@@ -33,7 +33,7 @@ function associated(tenantId: string, decisionId: string): string {
  * call), and the samples, each sealed with AES-256-GCM bound to its tenant and decision. Without a key
  * (REQUEST_LOG_KEY) nothing can be enabled.
  */
-export class RequestLog implements ToolCallSampler {
+export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
   /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
   readonly #rates = new Map<string, number>();
   #updates: Promise<unknown> = Promise.resolve();
@@ -73,19 +73,36 @@ export class RequestLog implements ToolCallSampler {
 
   async #update(tenantId: string, change: RequestLogChange, actor: Actor, traceId: string, onAdminAction: RecordAdminAction): Promise<StoredRequestLogSettings> {
     const before = this.settings(tenantId);
-    const next: StoredRequestLogSettings = {
-      enabled: change.enabled ?? before.enabled,
-      sample_rate: change.sample_rate ?? before.sample_rate,
-      retention_days: change.retention_days ?? before.retention_days,
-      updated_at: isoTime(Date.now()),
-      updated_by: actor.by,
-    };
+    const next = changedSettings(before, change, actor.by, isoTime(Date.now()));
     if (next.enabled && !this.box) throw new GatewayError('request_log_key_missing');
     await this.store.requestLogSettings.put(tenantId, next);
     if (next.enabled) this.#rates.set(tenantId, next.sample_rate);
     else this.#rates.delete(tenantId);
     await onAdminAction(tenantId, { actor, action: 'settings.request_log_updated', target: 'request_log', before: settingsView(before), after: settingsView(next) }, traceId);
     return next;
+  }
+
+  /**
+   * A sidecar's settings as its control plane's bundle carries them (docs/fleet.md, "The bundle"): stored and in force
+   * here, not chained (the control plane chained the change); null, a tenant the bundle no longer carries, turns its
+   * log off and keeps its retention (its samples are still pruned). Writes only what differs.
+   */
+  applyFromControlPlane(tenantId: string, s: StoredRequestLogSettings | null): Promise<void> {
+    const run = this.#updates.then(() => this.#apply(tenantId, s));
+    this.#updates = run.catch(() => undefined);
+    return run;
+  }
+
+  async #apply(tenantId: string, s: StoredRequestLogSettings | null): Promise<void> {
+    const cur = this.store.requestLogSettings.get(tenantId) as StoredRequestLogSettings | undefined;
+    if (s === null && !cur?.enabled) return;
+    const next: StoredRequestLogSettings = s ?? { ...cur!, enabled: false };
+    if (cur && cur.enabled === next.enabled && cur.sample_rate === next.sample_rate && cur.retention_days === next.retention_days && cur.updated_at === next.updated_at && cur.updated_by === next.updated_by) return;
+    if (!cur && !next.enabled && next.updated_at === null) return;
+    await this.store.requestLogSettings.put(tenantId, next);
+    // Without a key the settings are kept (GET shows them) but nothing is sampled, as at start-up.
+    if (next.enabled && this.box) this.#rates.set(tenantId, next.sample_rate);
+    else this.#rates.delete(tenantId);
   }
 
   /**

@@ -27,6 +27,7 @@ import { usdBrlRate } from '../../proxy/pricing/usd-rate.js';
 import { parseAuditQuery } from './audit-query.js';
 import { actorOf } from '../../ledger/admin-actions.js';
 import type { RequestLog } from '../../request-log/request-log.js';
+import type { RequestLogSettingsSource } from '../../request-log/request-log-settings.js';
 import { registerSettingsRoutes } from './settings-routes.js';
 import { registerDecisionListRoutes } from './decision-list-routes.js';
 import { registerLedgerBrowserRoutes } from './ledger-browser-routes.js';
@@ -49,6 +50,8 @@ export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'conf
   ledger: ConsoleLedger;
   /** The gateway's sampled request log (console.md, "Request log"); absent at a control plane, which keeps none. */
   requestLog?: RequestLog | undefined;
+  /** Where the request log's settings are read and changed: the gateway's request log, or the control plane's table. */
+  requestLogSettings: RequestLogSettingsSource;
 };
 
 /**

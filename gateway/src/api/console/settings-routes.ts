@@ -2,8 +2,7 @@ import { GatewayError } from '../../errors.js';
 import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
 import { assertValid } from '../../http/gateway-ajv.js';
 import { actorOf, type RecordAdminAction } from '../../ledger/admin-actions.js';
-import type { RequestLog } from '../../request-log/request-log.js';
-import { requestLogChangeSchema, type RequestLogChange } from '../../request-log/request-log-settings.js';
+import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../../request-log/request-log-settings.js';
 import { assertCsrf, formBody, viewerOf } from './console-session.js';
 import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
 import { settingsPage, type RequestLogPlace } from './pages/settings-page.js';
@@ -12,9 +11,9 @@ const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'n
 const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
 
 export interface SettingsRouteDeps {
-  /** The embedded gateway's (or a sidecar's) request log; undefined at a control plane, which keeps none. */
-  readonly requestLog?: RequestLog | undefined;
-  /** CONTROL_PLANE_URL set: a sidecar, whose settings come from its control plane (which does not carry this one yet). */
+  /** The embedded gateway's (or a sidecar's) request log, or the control plane's settings (it keeps no samples). */
+  readonly requestLogSettings: RequestLogSettingsSource;
+  /** CONTROL_PLANE_URL set: a sidecar, whose settings come from its control plane's bundle. */
   readonly config: { readonly controlPlaneUrl: string };
   readonly onAdminAction: RecordAdminAction;
 }
@@ -32,13 +31,18 @@ function formNumber(value: string | null): number | string | undefined {
 /**
  * `/console/settings` (docs/console.md, "Request log"): every role reads the tenant's settings; an admin changes the
  * request log with a CSRF-checked form, validated and chained as `PUT /v1/settings/request-log` is. A refused change
- * (bad input, no REQUEST_LOG_KEY) shows the page again with the reason and changes nothing.
+ * (bad input, no REQUEST_LOG_KEY) shows the page again with the reason and changes nothing. At a control plane the
+ * change is carried to the sidecars in their bundle; at a sidecar the form is not shown (the route guard refuses it).
  */
 export function registerSettingsRoutes(server: HttpServer, deps: SettingsRouteDeps): void {
-  const { requestLog } = deps;
-  const sidecar = deps.config.controlPlaneUrl !== '';
-  const place = (tenantId: string): RequestLogPlace =>
-    requestLog === undefined ? { kind: 'control_plane' } : sidecar ? { kind: 'sidecar' } : { kind: 'local', settings: requestLog.settings(tenantId), keyed: requestLog.keyed };
+  const requestLog = deps.requestLogSettings;
+  const controlPlaneUrl = deps.config.controlPlaneUrl;
+  const place = (tenantId: string): RequestLogPlace => {
+    const settings = requestLog.settings(tenantId);
+    const keyed = requestLog.keyed;
+    if (keyed === null) return { kind: 'control_plane', settings };
+    return controlPlaneUrl !== '' ? { kind: 'sidecar', settings, keyed, controlPlaneUrl } : { kind: 'local', settings, keyed };
+  };
 
   const show: Handler = (ctx) => {
     const v = viewerOf(ctx);
@@ -51,7 +55,6 @@ export function registerSettingsRoutes(server: HttpServer, deps: SettingsRouteDe
     const form = formBody(ctx);
     assertCsrf(form, v.csrf);
     const tenantId = v.principal.tenantId;
-    if (requestLog === undefined) throw new GatewayError('not_found', 'the request log is configured per gateway, not at the control plane');
     const change: Record<string, unknown> = { enabled: form.get('enabled') === 'on' };
     const rate = formNumber(form.get('sample_rate'));
     const days = formNumber(form.get('retention_days'));

@@ -1,4 +1,5 @@
 import type { Repositories, SidecarTokenRecord } from '../../storage/repositories.js';
+import type { StoredRequestLogSettings } from '../../request-log/request-log-settings.js';
 import { sidecarCovers } from '../sidecar-auth.js';
 import { BUNDLE_FORMAT, type Bundle, type BundledAgent, type BundledResolution, type BundledUser, type TenantBundle } from './bundle-format.js';
 
@@ -8,14 +9,18 @@ export type AgentProfiles = (tenantId: string) => readonly BundledAgent[];
 /** The tenant's recent resolutions of held decisions (the control plane's); none when absent. */
 export type RecentResolutions = (tenantId: string) => readonly BundledResolution[];
 
+/** The tenant's request log settings (the control plane's); not carried when absent. */
+export type RequestLogSettingsOf = (tenantId: string) => StoredRequestLogSettings;
+
 /** What a bundle is built from: the reads of the repositories it carries. */
 export type BundleSources = Pick<Repositories, 'tenants' | 'tokens' | 'users' | 'policies'>;
 
 /**
  * The bundle of the tenants a sidecar token covers, at `revision`: every token by its hash (a sidecar never holds a
- * token), users without their password hashes (a sidecar serves no logins), every policy, the agents' registrations.
+ * token), users without their password hashes (a sidecar serves no logins), every policy, the agents' registrations, the
+ * request log settings.
  */
-export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, revision: number, agentProfiles?: AgentProfiles, resolutions?: RecentResolutions): Bundle {
+export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, revision: number, agentProfiles?: AgentProfiles, resolutions?: RecentResolutions, requestLog?: RequestLogSettingsOf): Bundle {
   const tenants: TenantBundle[] = [];
   for (const tenant of repos.tenants.list()) {
     if (!sidecarCovers(scope, tenant.id)) continue;
@@ -27,6 +32,7 @@ export function buildBundle(repos: BundleSources, scope: SidecarTokenRecord, rev
     const users = repos.users.list(tenant.id).map(withoutPassword);
     const t: TenantBundle = { tenant, tokens, users, policies: repos.policies.all(tenant.id), agents: agentProfiles ? [...agentProfiles(tenant.id)] : [] };
     if (resolutions) t.resolutions = [...resolutions(tenant.id)];
+    if (requestLog) t.request_log = { ...requestLog(tenant.id) };
     tenants.push(t);
   }
   return { format: BUNDLE_FORMAT, revision, generated_at: new Date().toISOString(), tenants };

@@ -3,6 +3,7 @@ import type { TokenRecord } from '../../identity/auth/token-store.js';
 import type { PolicyRecord } from '../../policy/policy-record.js';
 import type { UserRecord } from '../../identity/users/user-record.js';
 import type { StoredAgent } from '../../agents/agent-state.js';
+import type { StoredRequestLogSettings } from '../../request-log/request-log-settings.js';
 
 /**
  * What a sidecar takes from the control plane (docs/fleet.md, "The bundle"): for each tenant it serves, the tenant,
@@ -31,6 +32,12 @@ export interface TenantBundle {
    * Absent from bundles of control planes that do not resolve decisions.
    */
   resolutions?: BundledResolution[];
+  /**
+   * The tenant's request log settings, set at the control plane: the sidecar samples with its own REQUEST_LOG_KEY and
+   * keeps the samples (docs/console.md, "Request log"). Absent from bundles of control planes that do not carry them:
+   * the log is then off at the sidecar.
+   */
+  request_log?: StoredRequestLogSettings;
 }
 
 /** A resolution made at the control plane, for the sidecar whose chain (`<instance id>/<tenant id>`) holds the decision. */

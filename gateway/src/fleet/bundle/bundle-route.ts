@@ -2,7 +2,7 @@ import type { HttpServer, Reply } from '../../http/server.js';
 import type { SidecarTokenRecord } from '../../storage/repositories.js';
 import type { ChangeFeed } from '../change-feed.js';
 import { sidecarOf } from '../sidecar-auth.js';
-import { buildBundle, type AgentProfiles, type BundleSources, type RecentResolutions } from './build-bundle.js';
+import { buildBundle, type AgentProfiles, type BundleSources, type RecentResolutions, type RequestLogSettingsOf } from './build-bundle.js';
 
 /** The longest a bundle request is held open when nothing changed (docs/fleet.md, "The bundle"). */
 export const MAX_BUNDLE_WAIT_S = 60;
@@ -12,6 +12,7 @@ export interface BundleRouteDeps {
   changes: ChangeFeed;
   agentProfiles?: AgentProfiles;
   resolutions?: RecentResolutions;
+  requestLog?: RequestLogSettingsOf;
 }
 
 const WAIT_PREFERENCE = /(?:^|[\s,;])wait\s*=\s*(\d+)/i;
@@ -42,7 +43,7 @@ class BundleCache {
     const key = scope.tenants === null ? '*' : [...scope.tenants].sort().join('\0');
     const hit = this.#byScope.get(key);
     if (hit && hit.revision === revision) return hit.json;
-    const json = JSON.stringify(buildBundle(this.deps.repos, scope, revision, this.deps.agentProfiles, this.deps.resolutions));
+    const json = JSON.stringify(buildBundle(this.deps.repos, scope, revision, this.deps.agentProfiles, this.deps.resolutions, this.deps.requestLog));
     this.#byScope.set(key, { revision, json });
     return json;
   }

@@ -31,6 +31,7 @@ import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { LedgerInput } from '../../ledger/index.js';
 import { registerAgentRoutes } from '../../api/agents-routes.js';
 import { registerDecisionAdminRoutes } from '../../api/decision-routes.js';
+import { registerRequestLogRoutes } from '../../api/request-log-routes.js';
 import { registerConsoleRoutes } from '../../api/console/console-routes.js';
 import { consoleSessionGuard } from '../../api/console/console-session.js';
 import { sidecarGuard } from '../sidecar-auth.js';
@@ -131,7 +132,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     changes: db.changes,
     agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
     resolutions: (tenantId) => db.resolutions.recent(tenantId, Date.now() - resolutionsWindowMs, config.fleetBundleResolutionsMax),
+    requestLog: (tenantId) => db.requestLogSettings.settings(tenantId),
   });
+  // Set here, carried in the bundle; each sidecar samples with its own REQUEST_LOG_KEY and keeps the samples.
+  registerRequestLogRoutes(api, { requestLog: db.requestLogSettings, onAdminAction });
   registerAgentRoutes(api, { agents, config, onAdminAction });
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
   registerAgentReportRoute(api, { activity, tenants, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });
@@ -144,7 +148,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction });
   registerConsoleRoutes(
     auth,
-    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants },
+    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants, requestLogSettings: db.requestLogSettings },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();

@@ -7,6 +7,7 @@ import { AGENTS, PgAgentRegistry } from './pg-agent-registry.js';
 import { PgChangeFeed } from './pg-change-feed.js';
 import { PgDecisionResolutions, RESOLUTIONS } from './pg-decision-resolutions.js';
 import { PgPolicyRepository, POLICIES } from './pg-policy-repository.js';
+import { PgRequestLogSettings, REQUEST_LOG_SETTINGS } from './pg-request-log-settings.js';
 import { PgSessionRepository, SESSIONS } from './pg-session-repository.js';
 import { PgSidecarTokenRepository, SIDECAR_TOKENS } from './pg-sidecar-token-repository.js';
 import { PgTenantRepository, TENANTS } from './pg-tenant-repository.js';
@@ -28,6 +29,8 @@ export interface PostgresRepositories extends Repositories {
   readonly agents: PgAgentRegistry;
   /** Recent resolutions of held decisions (what bundles carry to the sidecars). */
   readonly resolutions: PgDecisionResolutions;
+  /** Each tenant's request log settings (what a bundle carries of them). */
+  readonly requestLogSettings: PgRequestLogSettings;
   /** The fleet revision (what a sidecar's bundle carries) and its long-poll. */
   readonly changes: ChangeFeed;
   /** The pool, for what other parts of the control plane store in the same database (the shipped ledger). */
@@ -35,7 +38,7 @@ export interface PostgresRepositories extends Repositories {
   close(): Promise<void>;
 }
 
-const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS, RESOLUTIONS] as unknown as readonly TableSpec<never>[];
+const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS, RESOLUTIONS, REQUEST_LOG_SETTINGS] as unknown as readonly TableSpec<never>[];
 
 /**
  * The control plane's storage (docs/fleet-storage.md): migrates the database to this build's schema
@@ -66,6 +69,7 @@ export async function openPostgresRepositories(url: string, options: PostgresRep
       sidecarTokens: new PgSidecarTokenRepository(pool, mirror),
       agents: new PgAgentRegistry(pool, mirror),
       resolutions: new PgDecisionResolutions(mirror),
+      requestLogSettings: new PgRequestLogSettings(pool, mirror),
       changes: feed,
       pool,
       async close() {

@@ -9,6 +9,7 @@ import type { UserRecord } from '../../identity/users/user-record.js';
 import type { Bundle, BundledAgent, BundledResolution } from '../bundle/bundle-format.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { checkBundle } from './validate-bundle.js';
+import { REQUEST_LOG_DEFAULT, type StoredRequestLogSettings } from '../../request-log/request-log-settings.js';
 
 /** What a sidecar keeps of the last bundle it took (the `fleet` db, key 'bundle'). */
 export interface AppliedBundle {
@@ -39,6 +40,11 @@ export class BundleApplier {
     private readonly onResolutions?: (tenantId: string, resolutions: readonly BundledResolution[]) => Promise<void>,
     /** Told of each tenant whose plan the bundle changed, after the bundle is in force (the sidecar chains it). */
     private readonly onPlanChanged?: (tenantId: string, change: PlanChange, revision: number) => Promise<void>,
+    /**
+     * Told of each tenant's request log settings after the bundle is in force (the default, off, when the bundle does
+     * not carry them), and of each tenant dropped (null).
+     */
+    private readonly onRequestLog?: (tenantId: string, settings: StoredRequestLogSettings | null) => Promise<void>,
   ) {
     this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
   }
@@ -83,6 +89,12 @@ export class BundleApplier {
         if (!t.resolutions?.length) continue;
         // The bundle is in force whatever happens here; a resolution that failed is tried again with the next bundle.
         await this.onResolutions(t.tenant.id, t.resolutions).catch((err: unknown) => this.logger.error({ err, tenantId: t.tenant.id }, 'applying resolutions failed'));
+      }
+    }
+    if (this.onRequestLog) {
+      const settingsOf = [...bundle.tenants.map((t): [string, StoredRequestLogSettings | null] => [t.tenant.id, t.request_log ?? REQUEST_LOG_DEFAULT]), ...dropped.map((id): [string, null] => [id, null])];
+      for (const [tenantId, settings] of settingsOf) {
+        await this.onRequestLog(tenantId, settings).catch((err: unknown) => this.logger.error({ err, tenantId }, 'applying request log settings failed'));
       }
     }
     if (this.onPlanChanged) {

@@ -19,6 +19,7 @@ import { AgentReporter, type AgentReporterStatus } from './agent-reporter.js';
 import { TelemetryShipper, type TelemetryShipperStatus } from './telemetry-shipper.js';
 import type { MetricStore } from '../../telemetry/metric-store.js';
 import type { TelemetryService } from '../../telemetry/telemetry-service.js';
+import type { RequestLog } from '../../request-log/request-log.js';
 
 /** What `/health` says of a sidecar's bundle. */
 export interface SidecarHealth {
@@ -71,6 +72,7 @@ export class SidecarMode {
     decisions: DecisionStore,
     recordResolution: (d: DecisionRecord) => Promise<void>,
     egress: Egress,
+    requestLog: RequestLog,
   ): Promise<SidecarMode> {
     const dispatcher = egress.dispatcher;
     const id = await instanceId(store.fleet);
@@ -85,6 +87,8 @@ export class SidecarMode {
       async (tenantId, change, revision) => {
         await ledger.append(tenantId, [planChangedEntry(change, { bundle_revision: revision })]);
       },
+      // The request log settings are the control plane's (chained there); samples are taken and kept here.
+      (tenantId, settings) => requestLog.applyFromControlPlane(tenantId, settings),
     );
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs, egress },

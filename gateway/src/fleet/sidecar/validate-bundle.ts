@@ -81,6 +81,18 @@ const BUNDLE_SCHEMA = {
               },
             },
           },
+          // Enforced again here: a sidecar samples at no rate its own API would refuse.
+          request_log: {
+            type: 'object',
+            required: ['enabled', 'sample_rate', 'retention_days', 'updated_at', 'updated_by'],
+            properties: {
+              enabled: { type: 'boolean' },
+              sample_rate: { type: 'number', exclusiveMinimum: 0, maximum: 1 },
+              retention_days: { type: 'integer', minimum: 1, maximum: 365 },
+              updated_at: TIME_OR_NULL,
+              updated_by: { type: ['string', 'null'], maxLength: 512 },
+            },
+          },
           resolutions: {
             type: 'array',
             items: {

@@ -2,8 +2,14 @@ import type { StoredRequestLogSettings } from '../../../request-log/request-log-
 import { esc } from '../html-headers.js';
 import { csrfField, page, type Viewer } from './layout.js';
 
-/** Where this console's request log lives: here, at a sidecar (not available), or nowhere (a control plane). */
-export type RequestLogPlace = { kind: 'local'; settings: StoredRequestLogSettings; keyed: boolean } | { kind: 'sidecar' } | { kind: 'control_plane' };
+/**
+ * Where this console's request log lives: here; at a sidecar, which takes the settings from its control plane's
+ * bundle and samples with its own key; or at a control plane, which sets them for its sidecars and keeps no samples.
+ */
+export type RequestLogPlace =
+  | { kind: 'local'; settings: StoredRequestLogSettings; keyed: boolean }
+  | { kind: 'sidecar'; settings: StoredRequestLogSettings; keyed: boolean; controlPlaneUrl: string }
+  | { kind: 'control_plane'; settings: StoredRequestLogSettings };
 
 export interface SettingsPageState {
   readonly place: RequestLogPlace;
@@ -29,14 +35,25 @@ export function settingsPage(v: Viewer, state: SettingsPageState): string {
     '<h2>Request log</h2><p>When on, a sample of proxied calls and MCP tool calls keeps the request (of a tool call, its arguments) as it was sent upstream and the answer (of a tool call, its result) as the agent got it, both <strong>after PII redaction</strong>, encrypted at rest, shown on each sampled decision\'s page. Off by default. Turning it off keeps the samples already taken until their retention removes them. Every change is chained in the ledger (see the audit trail).</p>';
   const note = state.error ? `<div class="notice bad" role="alert" id="settings-error">${esc(state.error)}</div>` : state.saved ? '<div class="notice ok" role="status" id="settings-saved">Request log settings saved.</div>' : '';
   const place = state.place;
-  if (place.kind === 'control_plane') {
-    return page(v, 'settings', 'Settings', `${intro}<p class="muted" id="request-log-place">The request log is configured per gateway: its samples stay at the gateway that made them. This control plane keeps none, and its sidecars do not take the setting from their bundle yet.</p>`);
-  }
-  if (place.kind === 'sidecar') {
-    return page(v, 'settings', 'Settings', `${intro}<p class="muted" id="request-log-place">The request log is configured per gateway; this gateway is a sidecar of a control plane, which does not carry the setting in its bundle yet, so it is off here.</p>`);
-  }
   const s = place.settings;
-  const table = `<table id="request-log-settings"><tbody>${row('Enabled', s.enabled ? 'yes' : 'no', 'request-log-enabled')}${row('Sample rate', esc(s.sample_rate), 'request-log-rate')}${row('Retention', `${esc(s.retention_days)} days`, 'request-log-retention')}${row('Last changed', s.updated_at ? `<span class="mono">${esc(s.updated_at)}</span> by <span class="mono">${esc(s.updated_by ?? '')}</span>` : '<span class="muted">never (the default)</span>', 'request-log-changed')}${row('Encryption key', place.keyed ? 'configured (REQUEST_LOG_KEY)' : 'not configured: set REQUEST_LOG_KEY to enable the log', 'request-log-key')}</tbody></table>`;
-  const form = v.principal.role === 'admin' ? requestLogForm(v, s) : '<p class="muted" id="request-log-read-only">Only an admin may change these settings.</p>';
-  return page(v, 'settings', 'Settings', `${intro}${note}${table}${form}`);
+  const key =
+    place.kind === 'control_plane'
+      ? 'not needed here: each sidecar samples with its own REQUEST_LOG_KEY, and a sidecar without one samples nothing'
+      : place.kind === 'sidecar'
+        ? place.keyed
+          ? 'configured at this sidecar (REQUEST_LOG_KEY): it samples, and keeps its samples'
+          : 'not configured at this sidecar: it samples nothing (set REQUEST_LOG_KEY here)'
+        : place.keyed
+          ? 'configured (REQUEST_LOG_KEY)'
+          : 'not configured: set REQUEST_LOG_KEY to enable the log';
+  const where =
+    place.kind === 'control_plane'
+      ? '<p class="muted" id="request-log-place">Set here for every sidecar of this control plane: each takes the settings from its bundle, samples with its own REQUEST_LOG_KEY and keeps its samples, shown on its own console\'s decision pages. This control plane keeps none.</p>'
+      : place.kind === 'sidecar'
+        ? `<p class="muted" id="request-log-place">This gateway is a sidecar: these settings come from its control plane, <span class="mono">${esc(place.controlPlaneUrl)}</span>, where they are changed. The samples it takes stay here.</p>`
+        : '';
+  const table = `<table id="request-log-settings"><tbody>${row('Enabled', s.enabled ? 'yes' : 'no', 'request-log-enabled')}${row('Sample rate', esc(s.sample_rate), 'request-log-rate')}${row('Retention', `${esc(s.retention_days)} days`, 'request-log-retention')}${row('Last changed', s.updated_at ? `<span class="mono">${esc(s.updated_at)}</span> by <span class="mono">${esc(s.updated_by ?? '')}</span>` : '<span class="muted">never (the default)</span>', 'request-log-changed')}${row('Encryption key', esc(key), 'request-log-key')}</tbody></table>`;
+  const form =
+    place.kind === 'sidecar' ? '' : v.principal.role === 'admin' ? requestLogForm(v, s) : '<p class="muted" id="request-log-read-only">Only an admin may change these settings.</p>';
+  return page(v, 'settings', 'Settings', `${intro}${note}${where}${table}${form}`);
 }
