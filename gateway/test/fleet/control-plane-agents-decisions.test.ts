@@ -466,7 +466,7 @@ describe('events ingested at a sidecar, read at the control plane', () => {
 });
 
 describe('the request log in fleet mode', () => {
-  it('is configured per gateway: the control plane says so and keeps no samples; a sidecar reads its setting, off, and refuses to change it', async () => {
+  it('is set at the control plane, which keeps no samples; a sidecar reads the setting, off, and refuses to change it', async () => {
     const created = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'settings@cpad.example', name: 'Settings', role: 'admin', password: PASSWORD } });
     expect(created.status, created.text).toBe(201);
     const login = await call(cp.authUrl, 'POST', '/login', { body: { email: 'settings@cpad.example', password: PASSWORD } });
@@ -474,8 +474,10 @@ describe('the request log in fleet mode', () => {
     const cookie = `aduana_session=${login.body.session_token}`;
     const settings = await call(cp.authUrl, 'GET', '/console/settings', { headers: { cookie } });
     expect(settings.status).toBe(200);
-    expect(settings.text).toContain('The request log is configured per gateway');
-    expect(settings.text).not.toContain('id="request-log-form"');
+    // Set here for every sidecar (docs/console.md, "Request log"): control-plane-request-log.test.ts covers the rest.
+    expect(settings.text).toContain('Set here for every sidecar of this control plane');
+    expect(settings.text).toContain('id="request-log-form"');
+    expect(settings.text).toContain('This control plane keeps none');
     const proxied = await call(sidecar.url, 'POST', '/v1/proxy/chat/completions', { token: operator, headers: { 'x-svc-agent-id': 'sampled-agent' }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
     expect(proxied.status, proxied.text).toBe(200);
     const id = proxied.headers['x-svc-trace-id'] as string;
