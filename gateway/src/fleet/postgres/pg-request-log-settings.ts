@@ -32,8 +32,11 @@ const LOCK = `SELECT ${COLUMNS} FROM request_log_settings WHERE tenant_id = $1 F
 
 /**
  * The tenants' request log settings at the control plane (docs/fleet.md, "The bundle"): read from the mirror (a bundle
- * is built without a query), changed in a transaction holding the tenant's row lock, so across replicas each change
- * starts from the one before it. The control plane keeps no samples, so it needs no REQUEST_LOG_KEY (`keyed` is null).
+ * is built without a query), changed in a transaction holding the tenant's row lock, so across replicas each change's
+ * `before` is the row it replaced. The change is committed, then chained (as every control-plane change is: the
+ * chain's append takes a connection of its own); one replica's changes are chained in the order made, and two replicas
+ * changing one tenant at the same instant may chain theirs in either order. The control plane keeps no samples, so it
+ * needs no REQUEST_LOG_KEY (`keyed` is null).
  */
 export class PgRequestLogSettings implements RequestLogSettingsSource {
   readonly keyed = null;
