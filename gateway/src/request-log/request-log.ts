@@ -16,9 +16,9 @@ interface RequestSampleRecord {
 /**
  * What a decision page shows of a call's sample: its texts; none (`not_sampled` while the log is on, `off` while it is
  * off); `unreadable` (sealed under another key, or not for this decision); `elsewhere` (a control plane: samples stay
- * at the gateway that made them).
+ * at the sidecar that made them, whose instance id `sidecar` names when the decision's chain is known).
  */
-export type SampleLookup = { kind: 'sampled'; sample: RequestSample } | { kind: 'not_sampled' } | { kind: 'off' } | { kind: 'unreadable' } | { kind: 'elsewhere' };
+export type SampleLookup = { kind: 'sampled'; sample: RequestSample } | { kind: 'not_sampled' } | { kind: 'off' } | { kind: 'unreadable' } | { kind: 'elsewhere'; sidecar: string | null };
 
 const DAY_MS = 86_400_000;
 

@@ -191,6 +191,9 @@ describe('the request log in fleet mode', () => {
     const cpSession = await call(cp.authUrl, 'POST', '/login', { body: { email: 'viewer@cprl.example', password: PASSWORD } });
     const cpPage = await call(cp.authUrl, 'GET', `/console/decisions/${id}`, { headers: { cookie: `aduana_session=${cpSession.body.session_token}` } });
     expect(cpPage.text).toContain('data-sample="elsewhere"');
+    // Named by the instance id of the chain holding the decision, which the sidecar's /health shows.
+    expect(keyed.gw.sidecar?.instanceId).toMatch(/^sci_/);
+    expect(cpPage.text).toContain(`<span class="mono" id="sample-sidecar">${keyed.gw.sidecar?.instanceId}</span>`);
   });
 
   it('a sidecar restarted while its control plane is away keeps the last bundle\'s settings and samples', async () => {

@@ -139,7 +139,7 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       if (!d) throw new GatewayError('not_found', 'decision not found');
       const named = new Map(policies.all(tenantId).map((p) => [p.id, p]));
       const view = ledger.decision ? await ledger.decision(d) : null;
-      return htmlReply(200, decisionPage(v, d, named, view, deps.requestLog ? deps.requestLog.lookup(tenantId, d.decision_id) : { kind: 'elsewhere' }));
+      return htmlReply(200, decisionPage(v, d, named, view, deps.requestLog ? deps.requestLog.lookup(tenantId, d.decision_id) : { kind: 'elsewhere', sidecar: view?.chainId?.split('/')[0] ?? null }));
     }),
   );
 

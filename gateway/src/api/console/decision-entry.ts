@@ -14,6 +14,8 @@ export interface DecisionLedgerView {
   /** Against `checkpoint` (its tree size), or null when no checkpoint covers the entry yet. */
   proof: InclusionProof | null;
   publicKey: LedgerPublicKey;
+  /** At a control plane: the shipped chain holding the entry (`<instance id>/<tenant id>`), naming the sidecar. */
+  chainId?: string;
 }
 
 /** Entries of the decision's agent and event type read at most, from where its time puts it. */

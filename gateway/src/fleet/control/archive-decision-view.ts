@@ -28,5 +28,5 @@ export async function archiveDecisionView(db: Queryable, d: DecisionRecord): Pro
   );
   const checkpoint = latest.rows[0]?.checkpoint ?? null;
   const proof = checkpoint && checkpoint.tree_size >= entry.seq ? await archiveInclusionProof(db, chain, entry.seq, checkpoint.tree_size) : null;
-  return { entry, missing: '', checkpoint, proof, publicKey: chain.public_key };
+  return { entry, missing: '', checkpoint, proof, publicKey: chain.public_key, chainId: row.chain_id };
 }

@@ -176,7 +176,7 @@ function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
     case 'unreadable':
       return `${h}<p class="muted" id="sample" data-sample="unreadable">A sample was kept but cannot be opened with this gateway's REQUEST_LOG_KEY.</p>`;
     case 'elsewhere':
-      return `${h}<p class="muted" id="sample" data-sample="elsewhere">Samples stay at the sidecar that made the call, on its own console; this control plane keeps none.</p>`;
+      return `${h}<p class="muted" id="sample" data-sample="elsewhere">Samples stay at the sidecar that made the call${lookup.sidecar ? `, instance <span class="mono" id="sample-sidecar">${esc(lookup.sidecar)}</span> (its <span class="mono">/health</span> names it)` : ''}, on its own console; this control plane keeps none.</p>`;
     case 'sampled':
       return `${h}<div id="sample" data-sample="sampled">${sampleTexts(lookup.sample)}</div>`;
   }
