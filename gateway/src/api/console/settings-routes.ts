@@ -1,14 +1,11 @@
 import { GatewayError } from '../../errors.js';
-import type { Handler, HttpServer, Reply, RouteOptions } from '../../http/server.js';
+import type { Handler, HttpServer } from '../../http/server.js';
 import { assertValid } from '../../http/gateway-ajv.js';
 import { actorOf, type RecordAdminAction } from '../../ledger/admin-actions.js';
 import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../../request-log/request-log-settings.js';
-import { assertCsrf, formBody, viewerOf } from './console-session.js';
-import { HTML_HEADERS, HTML_TYPE } from './html-headers.js';
+import { viewerOf } from './console-session.js';
+import { ADMIN_FORM, PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';
 import { settingsPage, type RequestLogPlace } from './pages/settings-page.js';
-
-const PAGE: RouteOptions = { auth: 'session', signIn: '/console/login', body: 'none' };
-const ADMIN_FORM: RouteOptions = { auth: 'session', scope: 'admin:manage', body: 'raw' };
 
 export interface SettingsRouteDeps {
   /** The embedded gateway's (or a sidecar's) request log, or the control plane's settings (it keeps no samples). */
@@ -16,10 +13,6 @@ export interface SettingsRouteDeps {
   /** CONTROL_PLANE_URL set: a sidecar, whose settings come from its control plane's bundle. */
   readonly config: { readonly controlPlaneUrl: string };
   readonly onAdminAction: RecordAdminAction;
-}
-
-function html(status: number, body: string): Reply {
-  return { status, raw: body, contentType: HTML_TYPE, headers: HTML_HEADERS };
 }
 
 /** A form's number as typed: a decimal number, or the text itself (which the schema then refuses as not a number). */
@@ -46,27 +39,29 @@ export function registerSettingsRoutes(server: HttpServer, deps: SettingsRouteDe
 
   const show: Handler = (ctx) => {
     const v = viewerOf(ctx);
-    return html(200, settingsPage(v, { place: place(v.principal.tenantId), error: '', saved: ctx.query.get('saved') === '1' }));
+    return htmlReply(200, settingsPage(v, { place: place(v.principal.tenantId), error: '', saved: ctx.query.get('saved') === '1' }));
   };
   server.route('get', '/console/settings', PAGE, show);
 
-  server.route('post', '/console/settings/request-log', ADMIN_FORM, async (ctx) => {
-    const v = viewerOf(ctx);
-    const form = formBody(ctx);
-    assertCsrf(form, v.csrf);
-    const tenantId = v.principal.tenantId;
-    const change: Record<string, unknown> = { enabled: form.get('enabled') === 'on' };
-    const rate = formNumber(form.get('sample_rate'));
-    const days = formNumber(form.get('retention_days'));
-    if (rate !== undefined) change['sample_rate'] = rate;
-    if (days !== undefined) change['retention_days'] = days;
-    try {
-      assertValid(requestLogChangeSchema, change);
-      await requestLog.update(tenantId, change as RequestLogChange, actorOf(v.principal), ctx.trace.traceId, deps.onAdminAction);
-    } catch (err) {
-      if (!(err instanceof GatewayError) || (err.code !== 'invalid_request' && err.code !== 'request_log_key_missing')) throw err;
-      return html(err.status, settingsPage(v, { place: place(tenantId), error: err.message, saved: false }));
-    }
-    return { status: 303, headers: { location: '/console/settings?saved=1', 'cache-control': 'no-store' } };
-  });
+  server.route(
+    'post',
+    '/console/settings/request-log',
+    ADMIN_FORM,
+    csrfCheckedPost(async (v, form, ctx) => {
+      const tenantId = v.principal.tenantId;
+      const change: Record<string, unknown> = { enabled: form.get('enabled') === 'on' };
+      const rate = formNumber(form.get('sample_rate'));
+      const days = formNumber(form.get('retention_days'));
+      if (rate !== undefined) change['sample_rate'] = rate;
+      if (days !== undefined) change['retention_days'] = days;
+      try {
+        assertValid(requestLogChangeSchema, change);
+        await requestLog.update(tenantId, change as RequestLogChange, actorOf(v.principal), ctx.trace.traceId, deps.onAdminAction);
+      } catch (err) {
+        if (!(err instanceof GatewayError) || (err.code !== 'invalid_request' && err.code !== 'request_log_key_missing')) throw err;
+        return htmlReply(err.status, settingsPage(v, { place: place(tenantId), error: err.message, saved: false }));
+      }
+      return seeOther('/console/settings?saved=1');
+    }),
+  );
 }
