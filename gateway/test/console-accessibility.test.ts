@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 
@@ -40,10 +41,7 @@ beforeAll(async () => {
     const proxied = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: admin, headers: { 'x-svc-agent-id': agent }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
     expect(proxied.status, proxied.text).toBe(200);
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 
@@ -37,10 +38,7 @@ beforeAll(async () => {
   expect((await call(t.authUrl, 'POST', '/token', { token: admin, body: { name: 'ci', role: 'viewer' } })).status).toBe(200);
   // Down and back up (the tests' tenant is on enterprise, so later calls are not throttled): two plan changes.
   for (const plan of ['professional', 'enterprise']) expect((await call(t.url, 'PUT', '/admin/tenants/default/plan', { token: admin, body: { plan } })).status).toBe(200);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

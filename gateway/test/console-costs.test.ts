@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
@@ -52,10 +53,7 @@ beforeAll(async () => {
     const r = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: admin, headers: { 'x-svc-agent-id': agent }, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
     expect(r.status, r.text).toBe(200);
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

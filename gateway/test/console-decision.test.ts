@@ -2,7 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AxeBuilder } from '@axe-core/playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
@@ -66,10 +67,7 @@ beforeAll(async () => {
     if (latest.status === 200 && latest.body.checkpoint.tree_size >= size && latest.body.checkpoint.anchor?.status === 'anchored') break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { checkpointSignatureValid, rootFromPath } from './helpers/independent-proof.js';
@@ -72,10 +73,7 @@ beforeAll(async () => {
     if (latest.status === 200 && latest.body.checkpoint.tree_size >= size) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

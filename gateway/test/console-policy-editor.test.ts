@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
@@ -36,7 +37,7 @@ beforeAll(async () => {
     if ((await call(t.url, 'GET', '/v1/events?event_type=decision&limit=1', { token: admin })).body.total >= 2) break;
     await new Promise((r) => setTimeout(r, 10));
   }
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
@@ -37,10 +38,7 @@ beforeAll(async () => {
   }
   viewerToken = await t.token('default', 'viewer');
   expect((await call(t.url, 'POST', '/v1/policies', { token: t.adminToken, body: { name: 'mask personal data', type: 'pii_redaction', risk: 10, rules: { action: 'REDACT' } } })).status).toBe(200);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gateway.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 
@@ -39,10 +40,7 @@ beforeAll(async () => {
   // The agents page reads the agent registry: one agent registered through the API that made no decision, one suspended.
   expect((await call(t.url, 'POST', '/v1/agents/register', { token: admin, body: { agent_id: 'agent-registered', name: 'Quiet one', policy_pack: 'FREE_TIER_POLICIES' } })).status).toBe(201);
   expect((await call(t.url, 'POST', '/v1/agents/agent-gamma/suspend', { token: admin })).status).toBe(200);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from './helpers/launch-chromium.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../../shared/test/helpers/poll.js';
 import type { RequestSample } from '../src/request-log/request-sample.js';
@@ -90,10 +91,7 @@ beforeAll(async () => {
   ];
   for (const body of policies) expect((await call(t.url, 'POST', '/v1/policies', { token: t.adminToken, body })).status).toBe(200);
   expect((await call(t.url, 'POST', '/v1/policies', { token: other.admin, body: policies[0] })).status).toBe(200);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 60_000);
 
 afterEach(async () => {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/launch-chromium.js';
 import { canonicalJson, createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../../src/config.js';
@@ -106,10 +107,7 @@ beforeAll(async () => {
     { timeout: 15_000, interval: 50 },
   );
   await vi.waitFor(async () => expect((await call(cp.url, 'GET', `/admin/decisions/${heldId}`, { token: admin })).status).toBe(200), { timeout: 10_000, interval: 25 });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

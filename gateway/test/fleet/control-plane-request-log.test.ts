@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../helpers/launch-chromium.js';
 import { createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../../src/config.js';
@@ -107,10 +108,7 @@ beforeAll(async () => {
   for (const s of [keyed, unkeyed]) {
     await vi.waitFor(async () => expect((await call(s.url, 'GET', '/v1/policies', { token: viewer })).body?.data?.length).toBe(1), { timeout: 15_000, interval: 50 });
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
