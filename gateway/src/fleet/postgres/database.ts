@@ -39,13 +39,14 @@ export function openPool(url: string, options: DatabaseOptions): pg.Pool {
 
 /**
  * Runs `work` in one transaction on a pooled client: COMMIT when it resolves, ROLLBACK when it throws (the error is
- * rethrown). The client is always released; one that failed mid-transaction is destroyed rather than reused.
+ * rethrown). The client is always released; one that failed mid-transaction is destroyed rather than reused. `begin`
+ * may name the transaction's mode (say `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`).
  */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     try {
       const out = await work(client);
       await client.query('COMMIT');

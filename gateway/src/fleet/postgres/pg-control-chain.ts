@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isoTime } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
+import { withTransaction } from './database.js';
 import { AUDITED_EVENT_TYPES, auditEntryMatches, type AuditFilter, type AuditPage } from '../../ledger/admin-actions.js';
 import { chainTail, prepareInput, type LedgerEntry, type LedgerInput } from '../../ledger/log/entry-input.js';
 import { entryHash, GENESIS_PREV_HASH, leafHash } from '../../ledger/log/hash.js';
@@ -55,45 +56,31 @@ export class PgControlChain {
     // own gets one no earlier than its predecessor's (replicas' clocks aside) and the chain reads in time order.
     let prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
     const chainId = controlChainId(tenantId);
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      try {
-        const head = await lockHead(client, chainId, tenantId);
-        if (input.created_at === undefined) prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
-        const prev = head.head_hash;
-        const headSeq = Number(head.head_seq);
-        const seq = headSeq + 1;
-        const canonical = prepared.prefix.toString('utf8') + chainTail(prev, seq, JSON.stringify(tenantId));
-        const hash = entryHash(prev, canonical);
-        const peaks = decodeFrontier(headSeq, head.frontier);
-        const nodes = Buffer.concat(pushLeaf(peaks, leafHash(hash)));
-        const f = prepared.fields;
-        await client.query(
-          `INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, decision_id, hash, nodes, entry)
-           VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9)`,
-          [chainId, seq, tenantId, new Date(instantMs(f.created_at)), f.event_type, prepared.agentId, hash, nodes, canonical],
-        );
-        const hex = hash.toString('hex');
-        await client.query('UPDATE ledger_chains SET head_seq = $2, head_hash = $3, frontier = $4, updated_at = now() WHERE chain_id = $1', [
-          chainId,
-          seq,
-          hex,
-          encodeFrontier(peaks),
-        ]);
-        await client.query('COMMIT');
-        return { ...f, seq, tenant_id: tenantId, prev_hash: prev, hash: hex };
-      } catch (err) {
-        await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-          broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-        });
-        throw err;
-      }
-    } finally {
-      // A connection that failed mid-transaction is dropped rather than handed to the next caller.
-      client.release(broken);
-    }
+    return withTransaction(this.pool, async (client) => {
+      const head = await lockHead(client, chainId, tenantId);
+      if (input.created_at === undefined) prepared = prepareInput(input, 0, isoTime(this.now().getTime()), MAX_ENTRY_BYTES);
+      const prev = head.head_hash;
+      const headSeq = Number(head.head_seq);
+      const seq = headSeq + 1;
+      const canonical = prepared.prefix.toString('utf8') + chainTail(prev, seq, JSON.stringify(tenantId));
+      const hash = entryHash(prev, canonical);
+      const peaks = decodeFrontier(headSeq, head.frontier);
+      const nodes = Buffer.concat(pushLeaf(peaks, leafHash(hash)));
+      const f = prepared.fields;
+      await client.query(
+        `INSERT INTO ledger_entries (chain_id, seq, tenant_id, created_at, event_type, agent_id, decision_id, hash, nodes, entry)
+         VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $9)`,
+        [chainId, seq, tenantId, new Date(instantMs(f.created_at)), f.event_type, prepared.agentId, hash, nodes, canonical],
+      );
+      const hex = hash.toString('hex');
+      await client.query('UPDATE ledger_chains SET head_seq = $2, head_hash = $3, frontier = $4, updated_at = now() WHERE chain_id = $1', [
+        chainId,
+        seq,
+        hex,
+        encodeFrontier(peaks),
+      ]);
+      return { ...f, seq, tenant_id: tenantId, prev_hash: prev, hash: hex };
+    });
   }
 
   /**

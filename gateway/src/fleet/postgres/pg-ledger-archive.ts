@@ -8,6 +8,7 @@ import { GENESIS_PREV_HASH } from '../../ledger/log/hash.js';
 import { rangeHash } from '../../ledger/merkle/merkle.js';
 import type { ShippedAck, ShippedBatch } from '../shipping/shipping-format.js';
 import { checkBatchContent, decodeFrontier, encodeFrontier, isConsistentKey, verifyBatch, type ChainHead, type CheckedBatch } from '../shipping/verify-batch.js';
+import { withTransaction } from './database.js';
 import { COPY_ENTRIES, ledgerCopyRows } from './ledger-copy-rows.js';
 import { withStoredSubtrees, type Queryable } from './stored-subtrees.js';
 import { CONTROL_INSTANCE_ID, isControlChain } from './pg-control-chain.js';
@@ -169,22 +170,15 @@ export class PgLedgerArchive {
    * read first, which reads as a broken chain.
    */
   async verifyTenant(tenantId: string): Promise<ChainVerifyReport[]> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const reports: ChainVerifyReport[] = [];
-      for (const chain of await listChains(client, tenantId)) reports.push(await verifyArchivedChain(client, chain));
-      await client.query('COMMIT');
-      return reports;
-    } catch (err) {
-      await client.query('ROLLBACK').catch((rollbackErr: unknown) => {
-        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+    return withTransaction(
+      this.pool,
+      async (client) => {
+        const reports: ChainVerifyReport[] = [];
+        for (const chain of await listChains(client, tenantId)) reports.push(await verifyArchivedChain(client, chain));
+        return reports;
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 
   async inclusionProof(tenantId: string, chainId: string, seq: number, treeSize?: number): Promise<InclusionProof & { chain_id: string }> {
