@@ -3,7 +3,7 @@ import { isBlockingAction } from '../policy/verdict.js';
 import { RPC, rpcError, type Json } from './jsonrpc.js';
 import type { McpCaller } from './tool-call-judge.js';
 import type { ToolCallRecord } from './mcp-record.js';
-import { tallyEntities, type EntityTally } from '../policy/pii/entity-tally.js';
+import { RedactionCount } from '../policy/pii/entity-tally.js';
 
 /** The requests whose results carry content the agent (and its model) will read: redacted and judged. */
 const CONTENT_RESULTS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
@@ -40,18 +40,12 @@ export function governResult(caller: McpCaller, method: string | null, msg: Json
   let changed = false;
   const redactor = set.outputRedactor;
   if (redactor) {
-    let count = 0;
-    let entities: EntityTally | null = null;
-    walkText(result, (text) => {
-      const r = redactor.redact(text);
-      count += r.matches.length;
-      entities = tallyEntities(r.matches, entities);
-      return r.text;
-    });
-    if (count > 0) changed = true;
+    const tally = new RedactionCount(redactor);
+    walkText(result, tally.redact);
+    if (tally.count > 0) changed = true;
     if (record) {
-      record.outputRedactions = count;
-      record.outputRedactionEntities = entities;
+      record.outputRedactions = tally.count;
+      record.outputRedactionEntities = tally.entities;
     }
   }
   if (!set.hasOutputFilters) return { message: msg, changed, blockedBy: null };

@@ -11,7 +11,7 @@ import { isHeld } from '../policy/verdict.js';
 import { HeldToolCalls } from './held-tool-calls.js';
 import { RPC, rpcError, type Json } from './jsonrpc.js';
 import type { ToolCallRecord, ToolCallRecorder } from './mcp-record.js';
-import { tallyEntities, type EntityTally } from '../policy/pii/entity-tally.js';
+import { RedactionCount } from '../policy/pii/entity-tally.js';
 
 /** Who is calling, through which server: what every judgement of one HTTP request shares. */
 export interface McpCaller {
@@ -76,18 +76,11 @@ export class ToolCallJudge {
     };
     const refusal = this.#verdict(caller, record, id, argumentsJson);
     if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
-      const redactor = caller.set.inputRedactor;
-      let count = 0;
-      let entities: EntityTally | null = null;
-      walkText(args, (text) => {
-        const r = redactor.redact(text);
-        count += r.matches.length;
-        entities = tallyEntities(r.matches, entities);
-        return r.text;
-      });
+      const tally = new RedactionCount(caller.set.inputRedactor);
+      walkText(args, tally.redact);
       params.arguments = args;
-      record.inputRedactions = count;
-      record.inputRedactionEntities = entities;
+      record.inputRedactions = tally.count;
+      record.inputRedactionEntities = tally.entities;
     }
     // What is sent is these arguments, redacted in place: a reference, serialised only once the call is recorded.
     if (refusal === null && record.sample !== null) record.sample.arguments = args;

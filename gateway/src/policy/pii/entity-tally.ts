@@ -16,3 +16,21 @@ export function tallyEntities(matches: readonly PiiMatch[], into: EntityTally | 
   }
   return out;
 }
+
+/**
+ * A redactor at work over one call's texts: each text redacted by `redact` (a bound function, to hand straight to a
+ * text walker), the total and the tally per entity kept for the call's record.
+ */
+export class RedactionCount {
+  count = 0;
+  entities: EntityTally | null = null;
+
+  constructor(private readonly redactor: { redact(text: string): { text: string; matches: readonly PiiMatch[] } }) {}
+
+  readonly redact = (text: string): string => {
+    const r = this.redactor.redact(text);
+    this.count += r.matches.length;
+    this.entities = tallyEntities(r.matches, this.entities);
+    return r.text;
+  };
+}

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { compilePolicySet, type InputFindings, type PolicySet } from '../compile-policy-set.js';
 import type { PolicyRecord } from '../policy-record.js';
-import { tallyEntities, type EntityTally } from '../pii/entity-tally.js';
+import { type EntityTally, RedactionCount } from '../pii/entity-tally.js';
 
 /** One large input to judge: the request's strings in walk order (their '\n'-join is the text policies read). */
 export interface EvalJob {
@@ -41,18 +41,12 @@ function run(job: EvalJob): EvalResult {
   const set = setFor(job);
   const findings = set.scanInput(job.strings.join('\n'));
   const redactor = set.inputRedactor;
-  let redacted: string[] | null = null;
-  let redactions = 0;
-  let entities: EntityTally | null = null;
-  if (redactor && findings.pii.some((e) => (redactor.entities as readonly string[]).includes(e))) {
-    redacted = job.strings.map((s) => {
-      const r = redactor.redact(s);
-      redactions += r.matches.length;
-      entities = tallyEntities(r.matches, entities);
-      return r.text;
-    });
+  if (!redactor || !findings.pii.some((e) => (redactor.entities as readonly string[]).includes(e))) {
+    return { id: job.id, findings, redacted: null, redactions: 0, entities: null, error: null };
   }
-  return { id: job.id, findings, redacted, redactions, entities, error: null };
+  const tally = new RedactionCount(redactor);
+  const redacted = job.strings.map(tally.redact);
+  return { id: job.id, findings, redacted, redactions: tally.count, entities: tally.entities, error: null };
 }
 
 parentPort?.on('message', (job: EvalJob) => {
