@@ -10,7 +10,7 @@ import { actionText, compilePolicySet, PACKS, PolicyValidator, TenantState, type
 import { microBench, table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 import { spawnGateway } from './harness/spawn-gateway.js';
-import { aduana } from './harness/cli.js';
+import { benchTenant } from './harness/bench-tenant.js';
 import { decideBody } from './harness/request-body.js';
 import { runLoad } from './harness/load.js';
 import { cpuPerCallUs, threadCpuMs } from './harness/stats.js';
@@ -54,13 +54,8 @@ async function inProcess() {
 
 async function overHttp() {
   const gw = profDir ? await spawnGateway({}, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]) : await spawnGateway();
-  // The CLI works on the gateway's data dir beside the running process.
-  const env = { DATA_DIR: gw.dataDir };
   try {
-    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
-    const token = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
-    const pack = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ pack: 'RUNTIME_PAID_POLICIES' }) });
-    if (!pack.ok) throw new Error(`apply-pack: ${pack.status}`);
+    const token = await benchTenant(gw);
     // The pack's agent rate limit (120/min) would turn most of the run into DENYs: one agent per body.
     const bodies = Array.from({ length: 1024 }, (_, i) => JSON.stringify(decideBody(`agent-${i}`)));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };

@@ -10,7 +10,7 @@
 import { performance } from 'node:perf_hooks';
 import { spawnGateway } from './harness/spawn-gateway.js';
 import { runLoad } from './harness/load.js';
-import { aduana } from './harness/cli.js';
+import { benchTenant } from './harness/bench-tenant.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 import { processCpuMs } from './harness/stats.js';
@@ -25,12 +25,9 @@ function event(i: number) {
 
 async function main() {
   const gw = profDir ? await spawnGateway({}, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]) : await spawnGateway();
-  const env = { DATA_DIR: gw.dataDir };
   try {
-    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
-    const token = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
+    const token = await benchTenant(gw);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers, body: '{"pack":"RUNTIME_PAID_POLICIES"}' });
     const singles = Array.from({ length: 1024 }, (_, i) => JSON.stringify(event(i)));
     const batch = JSON.stringify({ events: Array.from({ length: 100 }, (_, i) => event(i)) });
     const post = (path: string, bodies: string[], connections: number, durationS: number) => runLoad({ url: `${gw.url}${path}`, method: 'POST', headers, bodies, connections, durationS });

@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
 import { spawnGateway, type SpawnedGateway } from './harness/spawn-gateway.js';
-import { aduana } from './harness/cli.js';
+import { benchTenant } from './harness/bench-tenant.js';
 import { runLoad } from './harness/load.js';
 import { decideBody } from './harness/request-body.js';
 import { fmt, table } from './harness/micro-bench.js';
@@ -55,19 +55,10 @@ function print(title: string, r: DataDirReport): void {
   );
 }
 
-async function bootTenant(gw: SpawnedGateway): Promise<string> {
-  const env = { DATA_DIR: gw.dataDir };
-  aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
-  const token = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
-  const r = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"pack":"RUNTIME_PAID_POLICIES"}' });
-  if (!r.ok) throw new Error(`apply-pack: HTTP ${r.status}`);
-  return token;
-}
-
 async function phase(name: string, run: (gw: SpawnedGateway, headers: Record<string, string>) => Promise<void>, env: Record<string, string> = {}): Promise<DataDirReport> {
   const gw = await spawnGateway({ ...env, ...(COMPRESSION !== null ? { LEDGER_COMPRESSION: COMPRESSION } : {}) });
   try {
-    const token = await bootTenant(gw);
+    const token = await benchTenant(gw);
     await run(gw, { authorization: `Bearer ${token}`, 'content-type': 'application/json' });
   } finally {
     await gw.stop(true);

@@ -23,7 +23,7 @@ import { spawnMockMcpServer } from './harness/spawn-mock-mcp-server.js';
 import { roundOrder } from './harness/round-order.js';
 import { runLoad } from './harness/load.js';
 import { spawnGateway } from './harness/spawn-gateway.js';
-import { aduana } from './harness/cli.js';
+import { benchTenant } from './harness/bench-tenant.js';
 import { summary } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
@@ -121,11 +121,7 @@ async function main() {
   const results: Record<string, unknown> = { startupMs: gw.startupMs, rounds: ROUNDS, warmup: WARMUP, burstS: BURST };
   const paths: Path[] = [];
   try {
-    const env = { DATA_DIR: gw.dataDir };
-    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
-    const admin = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
-    const pack = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: '{"pack":"RUNTIME_PAID_POLICIES"}' });
-    if (!pack.ok) throw new Error(`apply-pack: HTTP ${pack.status}`);
+    const admin = await benchTenant(gw);
 
     const gwMcpUrl = `${gw.url}/v1/mcp/${SERVER}`;
     const pat = { authorization: `Bearer ${admin}` };

@@ -37,7 +37,7 @@ import { roundOrder } from './harness/round-order.js';
 import { runLoad } from './harness/load.js';
 import { gatewayNodeFlags, spawnGateway } from './harness/spawn-gateway.js';
 import { spawnRelay } from './harness/spawn-relay.js';
-import { aduana } from './harness/cli.js';
+import { benchTenant } from './harness/bench-tenant.js';
 import { summary, memoryMiB, cpuPerCallUs, threadCpuMs } from './harness/stats.js';
 import { table, fmt } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
@@ -210,11 +210,7 @@ async function main() {
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
-    const env = { DATA_DIR: gw.dataDir };
-    aduana(['tenant', 'create', 'bench', '--plan', 'enterprise'], env);
-    const admin = aduana(['token', 'create', '--tenant', 'bench', '--role', 'admin'], env).trim();
-    const pack = await fetch(`${gw.url}/v1/policies/apply-pack`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: '{"pack":"RUNTIME_PAID_POLICIES"}' });
-    if (!pack.ok) throw new Error(`apply-pack: HTTP ${pack.status}`);
+    const admin = await benchTenant(gw);
 
     const peerHeaders: Record<string, string> = {};
     for (const h of opt['peer-header'] as string[]) {
