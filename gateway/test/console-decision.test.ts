@@ -8,7 +8,7 @@ import { call, expectEnvelope, type TestGateway } from './helpers/start-test-gat
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
 import { LocalTsa } from './helpers/ledger/local-tsa.js';
-import { checkpointSignatureValid, rootFromPath } from './helpers/independent-proof.js';
+import { checkpointSignatureValid, rootFromPath, shownCheckpoint } from './helpers/independent-proof.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
 const PASSWORD = 'decision page password 1';
@@ -99,14 +99,7 @@ async function verifyShownProof(page: Page): Promise<boolean> {
   const index = Number(await text(page, '#proof-leaf-index'));
   const size = Number(await text(page, '#proof-tree-size'));
   expect(index).toBe(seq - 1);
-  const cp = {
-    tenant_id: entry.body.tenant_id as string,
-    tree_size: Number(await text(page, '#checkpoint-size')),
-    root_hash: await text(page, '#checkpoint-root'),
-    timestamp: await text(page, '#checkpoint-timestamp'),
-    key_id: await text(page, '#checkpoint-key'),
-    signature: await text(page, '#checkpoint-signature'),
-  };
+  const cp = await shownCheckpoint(page, entry.body.tenant_id as string);
   expect(size).toBe(cp.tree_size);
   expect(rootFromPath(entryHash, index, size, path)).toBe(cp.root_hash);
   // The verifier can fail: a changed path step or a wrong leaf leads elsewhere.

@@ -5,7 +5,7 @@ import { type Browser, type Page } from 'playwright-core';
 import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
-import { checkpointSignatureValid, rootFromPath } from './helpers/independent-proof.js';
+import { checkpointSignatureValid, rootFromPath, shownCheckpoint } from './helpers/independent-proof.js';
 
 /** Screenshots for docs/console.md. */
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/console/', import.meta.url));
@@ -262,14 +262,7 @@ describe('working the lists in a real headless Chromium', () => {
     const index = Number(await text('#proof-leaf-index'));
     const treeSize = Number(await text('#proof-tree-size'));
     expect(index).toBe(seq - 1);
-    const cp = {
-      tenant_id: 'default',
-      tree_size: Number(await text('#checkpoint-size')),
-      root_hash: await text('#checkpoint-root'),
-      timestamp: await text('#checkpoint-timestamp'),
-      key_id: await text('#checkpoint-key'),
-      signature: await text('#checkpoint-signature'),
-    };
+    const cp = await shownCheckpoint(page, 'default');
     expect(treeSize).toBe(cp.tree_size);
     expect(rootFromPath(entryHash, index, treeSize, path)).toBe(cp.root_hash);
     expect(rootFromPath('00'.repeat(32), index, treeSize, path)).not.toBe(cp.root_hash);

@@ -21,6 +21,7 @@ import { SHIPPING_FORMAT } from '../../src/fleet/shipping/shipping-format.js';
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
 import { signInToConsole } from '../helpers/console-sign-in.js';
+import { shownCheckpoint } from '../helpers/independent-proof.js';
 
 /**
  * Who changed what at the fleet's control plane (issue 34): admin actions, plan changes and resolutions made there are
@@ -281,14 +282,7 @@ describe("the control plane's own chain", () => {
     expect(Number(await text('#entry-seq'))).toBe(shipped.seq);
     expect(await text('#entry-hash')).toBe(shipped.hash);
     expect(await text('#entry-prev-hash')).toBe(shipped.prev_hash);
-    const cpShown = {
-      tenant_id: 'default',
-      tree_size: Number(await text('#checkpoint-size')),
-      root_hash: await text('#checkpoint-root'),
-      timestamp: await text('#checkpoint-timestamp'),
-      key_id: await text('#checkpoint-key'),
-      signature: await text('#checkpoint-signature'),
-    };
+    const cpShown = await shownCheckpoint(page, 'default');
     expect(await text('#public-key')).toBe(key.raw);
     expect(verifyCheckpointSignature(cpShown, key)).toBe(true);
     const proof = {

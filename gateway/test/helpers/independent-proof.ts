@@ -1,5 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { sha256 } from '@noble/hashes/sha2.js';
+import type { Page } from 'playwright-core';
 
 // An independent verifier: RFC 9162 inclusion and a checkpoint's Ed25519 signature, without the product's code.
 
@@ -33,4 +34,21 @@ export function checkpointSignatureValid(cp: { tenant_id: string; tree_size: num
   const signed = JSON.stringify({ key_id: cp.key_id, root_hash: cp.root_hash, tenant_id: cp.tenant_id, timestamp: cp.timestamp, tree_size: cp.tree_size });
   const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(rawKeyB64, 'base64')]);
   return verify(null, Buffer.from(signed), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(cp.signature, 'base64'));
+}
+
+/** The text of an element of a console page, trimmed ('' when absent). */
+async function shownText(page: Page, selector: string): Promise<string> {
+  return ((await page.textContent(selector)) ?? '').trim();
+}
+
+/** The signed checkpoint a console page shows (the decision page's and the ledger entry page's ledger section). */
+export async function shownCheckpoint(page: Page, tenantId: string): Promise<{ tenant_id: string; tree_size: number; root_hash: string; timestamp: string; key_id: string; signature: string }> {
+  return {
+    tenant_id: tenantId,
+    tree_size: Number(await shownText(page, '#checkpoint-size')),
+    root_hash: await shownText(page, '#checkpoint-root'),
+    timestamp: await shownText(page, '#checkpoint-timestamp'),
+    key_id: await shownText(page, '#checkpoint-key'),
+    signature: await shownText(page, '#checkpoint-signature'),
+  };
 }
