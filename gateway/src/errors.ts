@@ -48,6 +48,7 @@ export const ERRORS = {
   upstream_error: { status: 502, type: 'upstream_error', message: 'upstream returned a broken answer' },
   upstream_unavailable: { status: 503, type: 'upstream_unavailable', message: 'upstream LLM provider unavailable' },
   identity_provider_unavailable: { status: 503, type: 'upstream_unavailable', message: 'the identity provider cannot be reached' },
+  ledger_busy: { status: 503, type: 'upstream_unavailable', message: 'the ledger is behind its disk; retry shortly' },
   shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
   request_log_key_missing: { status: 503, type: 'upstream_unavailable', message: 'the request log cannot be enabled: this gateway has no REQUEST_LOG_KEY' },
   no_bundle: { status: 503, type: 'upstream_unavailable', message: 'this sidecar has not received a bundle from its control plane yet' },

@@ -7,7 +7,7 @@ import type { TenantRuntimes } from './policy/runtime/tenant-runtime.js';
 import type { DecisionStore, DecisionRecord } from './policy/decisions/decision-store.js';
 import type { DecisionEngine } from './policy/decisions/decision-engine.js';
 import type { DecideRequestValidator } from './policy/decisions/decide-request.js';
-import type { Ledger } from './ledger/index.js';
+import type { EventsLedger } from './ledger/index.js';
 import type { AuditTrail } from './ledger/audit-trail.js';
 import type { RecordAdminAction } from './ledger/admin-actions.js';
 import type { EventIngestor } from './ledger/events/event-ingestor.js';
@@ -35,7 +35,7 @@ export interface GatewayDeps {
   readonly decisions: DecisionStore;
   readonly engine: DecisionEngine;
   readonly decideValidator: DecideRequestValidator;
-  readonly ledger: Ledger;
+  readonly ledger: EventsLedger;
   readonly audit: AuditTrail;
   readonly ingestor: EventIngestor;
   readonly ingestValidator: IngestValidator;

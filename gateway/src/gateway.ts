@@ -5,7 +5,6 @@ import { createLoggers, Egress, pinoRequestLog, secretBoxFrom, templateRequestLo
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './identity/tenants/tenant-store.js';
-import { timestampsCheckpoints } from './identity/tenants/plans.js';
 import { TokenStore } from './identity/auth/token-store.js';
 import { Authenticator } from './identity/auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
@@ -23,7 +22,8 @@ import { registerHealthRoutes } from './api/health-routes.js';
 import { registerAuthRoutes } from './identity/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { Ledger, LedgerRetention } from './ledger/index.js';
+import { LedgerRetention, ThreadedLedger } from './ledger/index.js';
+import { ledgerWriterSettings } from './ledger/writer/writer-settings.js';
 import { AuditTrail } from './ledger/audit-trail.js';
 import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
@@ -68,7 +68,6 @@ import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { scrapeGuard } from './telemetry/scrape-guard.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 import { compileOwnSchemasSoon } from './http/gateway-ajv.js';
-import { ledgerCompression } from './proxy/ledger-compression.js';
 import { RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
@@ -118,23 +117,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
   const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config));
-  const decisions = new DecisionStore(store);
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = PriceTable.load(config.priceTable, config.priceFile);
   usdBrlRate(config.usdBrlRate);
-  const ledger = Ledger.open(store.root, {
-    keyDir: config.dataDir,
-    checkpointEvery: config.checkpointEvery,
-    checkpointIntervalMs: config.checkpointIntervalS * 1000,
-    groupCommitMs: config.ledgerGroupCommitMs,
-    compress: ledgerCompression(config.ledgerCompression),
-    // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
-    anchoring: config.anchorTsaUrl
-      ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan), tsaUrl: config.anchorTsaUrl, baseDelayMs: config.anchorRetryBaseMs, maxDelayMs: config.anchorRetryMaxMs, dispatcher: egress.dispatcher }
-      : null,
-    tsaCertPem: config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null,
-    onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
-  });
+  const tsaCertPem = config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null;
+  // Every ledger and decision-index write is made by one writer thread (docs/architecture.md, "Threads").
+  const ledger = await ThreadedLedger.start(
+    store.root,
+    {
+      keyDir: config.dataDir,
+      tsaCertPem,
+      onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
+    },
+    ledgerWriterSettings(config, tsaCertPem),
+  );
+  const decisions = new DecisionStore(store, ledger.decisionWrites);
   const audit = new AuditTrail(decisions, ledger, logger);
   const metrics = new MetricStore(store.metrics);
   const users = new UserStore(store);

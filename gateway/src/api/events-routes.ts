@@ -3,10 +3,10 @@ import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, cursorParam, intParam, limitParam, queryTenant } from '../http/list-params.js';
 import { fromLedgerError } from '../ledger/events/ledger-errors.js';
 import type { GatewayDeps } from '../gateway-deps.js';
-import type { AnchoredCheckpoint, Checkpoint, Ledger } from '../ledger/index.js';
+import type { AnchoredCheckpoint, Checkpoint, EventsLedger } from '../ledger/index.js';
 
 /** A checkpoint with its RFC 3161 time-stamp (or `pending`), when its tenant's checkpoints are time-stamped. */
-function withAnchor(ledger: Ledger, cp: Checkpoint): AnchoredCheckpoint {
+function withAnchor(ledger: EventsLedger, cp: Checkpoint): AnchoredCheckpoint {
   const anchor = ledger.anchorOf(cp.tenant_id, cp.tree_size);
   return anchor ? { ...cp, anchor } : cp;
 }
@@ -62,11 +62,13 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     };
   });
 
-  server.route('get', '/v1/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
+  // The reads of entries first wait for the tenant's appends still with the writer: what was answered is what is read.
+  server.route('get', '/v1/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
     const limit = limitParam(ctx, config.listDefaultLimit, config.listMaxLimit);
     const order = ctx.query.get('order');
     if (order !== null && order !== 'asc' && order !== 'desc') throw new GatewayError('invalid_request', 'order: asc or desc');
+    await ledger.caughtUp(ctx.auth.tenantId);
     const page = ledgerCall(() =>
       ledger.list(ctx.auth.tenantId, {
         limit,
@@ -81,21 +83,24 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
 
   server.route('get', '/v1/events/verify', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
+    await ledger.caughtUp(ctx.auth.tenantId);
     const report = await ledger.verify(ctx.auth.tenantId).catch((e: unknown) => {
       throw fromLedgerError(e);
     });
     return { status: 200, body: { tenant_id: ctx.auth.tenantId, ...report, head: ledger.head(ctx.auth.tenantId) } };
   });
 
-  server.route('get', '/v1/events/proofs/inclusion', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/proofs/inclusion', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const seq = intParam(ctx, 'seq', true) as number;
     const treeSize = intParam(ctx, 'tree_size', false);
+    await ledger.caughtUp(ctx.auth.tenantId);
     return { status: 200, body: ledgerCall(() => ledger.inclusionProof(ctx.auth.tenantId, seq, treeSize)) };
   });
 
-  server.route('get', '/v1/events/proofs/consistency', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/proofs/consistency', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const from = intParam(ctx, 'from', true) as number;
     const to = intParam(ctx, 'to', false);
+    await ledger.caughtUp(ctx.auth.tenantId);
     return { status: 200, body: ledgerCall(() => ledger.consistencyProof(ctx.auth.tenantId, from, to)) };
   });
 
@@ -112,9 +117,10 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
     return { status: 200, body: { checkpoint: withAnchor(ledger, cp), public_key: ledger.publicKey } };
   });
 
-  server.route('get', '/v1/events/:seq', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
+  server.route('get', '/v1/events/:seq', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {
     const raw = ctx.params[0] as string;
     if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new GatewayError('not_found', 'event not found');
+    await ledger.caughtUp(ctx.auth.tenantId);
     const entry = ledgerCall(() => ledger.get(ctx.auth.tenantId, Number(raw)));
     if (!entry) throw new GatewayError('not_found', 'event not found');
     return { status: 200, body: entry };

@@ -3,7 +3,7 @@ import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant } from '../http/list-params.js';
 import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
 import { fromLedgerError } from '../ledger/events/ledger-errors.js';
-import type { Ledger, LedgerEntry } from '../ledger/index.js';
+import type { EventsLedger, LedgerEntry } from '../ledger/index.js';
 import { dryRun, type DryRunAction, type DryRunTotals } from '../policy/dry-run.js';
 import type { PolicyRecord } from '../policy/policy-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
@@ -80,7 +80,7 @@ export function registerPolicyDryRunRoutes(server: HttpServer, deps: Pick<Gatewa
 }
 
 /** The tenant's last `limit` chained actions (entries with a decision), newest first. */
-export function recordedActions(ledger: Ledger, tenantId: string, limit: number): LedgerEntry[] {
+export function recordedActions(ledger: EventsLedger, tenantId: string, limit: number): LedgerEntry[] {
   const out: LedgerEntry[] = [];
   let cursor: string | null = null;
   let read = 0;

@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from '@aduana/shared';
 import type { Principal } from '../identity/auth/principal.js';
-import type { Ledger, LedgerEntry, LedgerInput } from './index.js';
+import type { EventsLedger, LedgerEntry, LedgerInput } from './index.js';
 import { encodeCursor } from './log/cursor.js';
 
 /**
@@ -130,7 +130,7 @@ const SCAN_LIMIT = 20_000;
  * index range, so decisions in between are never read). Entries carrying a decision are an agent's posted events and
  * are skipped. The actor and time filters are applied to what is read.
  */
-export function readAuditTrail(ledger: Pick<Ledger, 'list'>, tenantId: string, f: AuditFilter): AuditPage {
+export function readAuditTrail(ledger: Pick<EventsLedger, 'list'>, tenantId: string, f: AuditFilter): AuditPage {
   const types = f.action !== null ? [f.action] : AUDITED_EVENT_TYPES;
   const streams = types.map((t) => descending(ledger, tenantId, t, f.before));
   const heads = streams.map((s) => s.next());
@@ -166,7 +166,7 @@ export function auditEntryMatches(e: LedgerEntry, f: AuditFilter): boolean {
   return true;
 }
 
-function* descending(ledger: Pick<Ledger, 'list'>, tenantId: string, eventType: string, before: number | null): Generator<LedgerEntry, void> {
+function* descending(ledger: Pick<EventsLedger, 'list'>, tenantId: string, eventType: string, before: number | null): Generator<LedgerEntry, void> {
   let cursor: string | null = before !== null ? encodeCursor('desc', before) : null;
   for (;;) {
     const page = ledger.list(tenantId, { limit: PAGE, order: 'desc', eventType, cursor });

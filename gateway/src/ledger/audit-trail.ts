@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
 import type { DecisionRecord, DecisionStore } from '../policy/decisions/decision-store.js';
-import type { Ledger, LedgerInput } from './index.js';
+import type { EventsLedger, LedgerInput } from './index.js';
 import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-change.js';
 import { adminActionEntry, type AdminActionInput } from './admin-actions.js';
 
@@ -24,7 +24,7 @@ export class AuditTrail {
 
   constructor(
     private readonly decisions: DecisionStore,
-    private readonly ledger: Ledger,
+    private readonly ledger: EventsLedger,
     private readonly logger: Logger,
   ) {}
 

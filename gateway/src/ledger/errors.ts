@@ -7,6 +7,7 @@ export type LedgerErrorCode =
   | 'out_of_range' // a seq or tree size beyond the committed chain
   | 'pruned' // the entry, or a tree size or proof that needs it, was removed by retention (below the pruned boundary)
   | 'write_failed' // LMDB refused the write; nothing of that batch is on disk
+  | 'busy' // the writer thread is too far behind the disk; nothing was queued (retry)
   | 'closed';
 
 export class LedgerError extends Error {

@@ -1,43 +1,20 @@
-// Over 300 lines on purpose: the ledger's one public facade, each method a few lines delegating (see the class comment).
-import { X509Certificate } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
 import { isoTime } from '@aduana/shared';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './merkle/anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './log/chain-writer.js';
-import { CheckpointSigner, type AnchorState, type Checkpoint, type LedgerPublicKey } from './merkle/checkpoint.js';
+import type { Checkpoint } from './merkle/checkpoint.js';
 import { Checkpointer } from './merkle/checkpointer.js';
 import { CommitQueue } from './log/commit-queue.js';
-import { isValidName, prepareInput, type LedgerEntry, type LedgerInput } from './log/entry-input.js';
+import { chainedEntry, prepareInput, type ChainInput, type ChainLink, type LedgerEntry, type LedgerInput } from './log/entry-input.js';
 import { LedgerError } from './errors.js';
-import { exportTenantJsonl } from './lifecycle/export-jsonl.js';
-import { exportedThrough } from './lifecycle/export-mark.js';
-import { listEntries } from './log/list-entries.js';
+import type { ExportWrites } from './lifecycle/export-jsonl.js';
+import { markExported } from './lifecycle/export-mark.js';
+import { checkTenant, LedgerReader, type LedgerReaderOptions } from './ledger-reader.js';
 import { pruneTenant, type PruneLimits, type PruneResult } from './lifecycle/prune.js';
-import { GENESIS_PREV_HASH } from './log/hash.js';
-import type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
-import { consistencyPath, inclusionPath, rangeHash } from './merkle/merkle.js';
-import { recordHash } from './log/record-codec.js';
-import {
-  anchorState,
-  committedSize,
-  decodeEntry,
-  lastRecord,
-  latestCheckpoint,
-  listCheckpoints,
-  MAX_SEQ,
-  openLedgerDbs,
-  prunedThrough,
-  readRecord,
-  subtreeReader,
-  type LedgerDbs,
-} from './storage/store.js';
-import { verifyChain, type VerifyReport } from './lifecycle/verify-chain.js';
 
 export type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
 
-export interface LedgerOptions {
-  /** Directory of the Ed25519 checkpoint key (DATA_DIR); the key file is created there with mode 0600. */
-  keyDir: string;
+export interface LedgerOptions extends LedgerReaderOptions {
   /** Signed checkpoint once this many entries are durable past the last one (default 1,000). */
   checkpointEvery?: number;
   /** …and at least this often when new entries exist (default 60 s). */
@@ -60,28 +37,21 @@ export interface LedgerOptions {
    * `tsaUrl` they are only queued, for the gateway that has one to send (the CLI's export checkpoints).
    */
   anchoring?: ({ tenant: (tenantId: string) => boolean; tsaUrl?: string | null } & AnchorOptions) | null;
-  /** PEM of the TSA certificate that tokens must be signed by, or by a certificate it issued (ANCHOR_TSA_CERT); verify() checks it too. */
-  tsaCertPem?: string | null;
-  /** Clock for created_at defaults and checkpoint timestamps (tests). */
-  now?: () => Date;
-  /** verify() hashes records and rebuilds the Merkle tree on a worker thread for chains this long (default 16,384). */
-  verifyWorkerThreshold?: number;
   /** Background failures (checkpoint writes, time-stamping): never thrown, reported here. */
   onError?: (err: unknown, context: string) => void;
 }
 
-const MAX_LIST_LIMIT = 10_000;
+/** Which queue an append joins: the next event-loop turn's (`append`) or the group-commit window's (`appendGrouped`). */
+export type CommitWindow = 'turn' | 'group';
 
 /**
  * The tamper-evident events ledger: one SHA-256 hash chain per tenant in LMDB, an RFC 9162 Merkle tree over it,
  * Ed25519-signed checkpoints. See docs/ledger.md for the hash definition, storage layout and durability design.
  *
- * Longer than most files on purpose: it is the ledger's one public facade (append, group, list, verify, proofs,
- * checkpoints, close), each method a few lines delegating to the writer, queues, checkpointer and verifier beside it.
+ * This class writes from the thread that calls it: the CLI and tools use it directly, and the gateway's ledger
+ * writer thread runs one (ledger/writer/); the reads are LedgerReader's.
  */
-export class Ledger {
-  readonly #dbs: LedgerDbs;
-  readonly #signer: CheckpointSigner;
+export class Ledger extends LedgerReader {
   readonly #anchor: AnchorQueue | null;
   readonly #checkpointer: Checkpointer;
   readonly #writer: ChainWriter;
@@ -90,36 +60,26 @@ export class Ledger {
   /** appendGrouped(): entries wait up to groupCommitMs for company. */
   readonly #groupQueue: CommitQueue;
   readonly #maxEntryBytes: number;
-  readonly #now: () => Date;
   readonly #interval: NodeJS.Timeout;
-  readonly #verifyWorkerThreshold: number | undefined;
-  readonly #tsaCert: X509Certificate | null;
-  /** Exports in progress per tenant: retention leaves such a tenant alone until they finish. */
-  readonly #exporting = new Map<string, number>();
-  /** The prune in progress (one at a time); close() waits for it. */
-  #pruning: Promise<PruneResult> | null = null;
   #closed = false;
 
   private constructor(root: RootDatabase, options: LedgerOptions) {
+    super(root, options);
     const onError = options.onError ?? (() => {});
-    this.#now = options.now ?? (() => new Date());
-    this.#dbs = openLedgerDbs(root);
-    this.#signer = CheckpointSigner.load(options.keyDir);
-    this.#tsaCert = options.tsaCertPem ? new X509Certificate(options.tsaCertPem) : null;
     const anchoring = options.anchoring ?? null;
-    this.#anchor = anchoring?.tsaUrl ? new AnchorQueue(this.#dbs, anchoring.tsaUrl, this.#tsaCert, { ...anchoring, onError: (err) => onError(err, 'anchor') }) : null;
-    this.#checkpointer = new Checkpointer(this.#dbs, this.#signer, anchoring ? { tenant: anchoring.tenant, queue: this.#anchor } : null, {
+    const tsaCert = this.tsaCertificate;
+    this.#anchor = anchoring?.tsaUrl ? new AnchorQueue(this.dbs, anchoring.tsaUrl, tsaCert, { ...anchoring, onError: (err) => onError(err, 'anchor') }) : null;
+    this.#checkpointer = new Checkpointer(this.dbs, this.signer, anchoring ? { tenant: anchoring.tenant, queue: this.#anchor } : null, {
       every: options.checkpointEvery ?? 1000,
-      now: this.#now,
+      now: this.now,
       onError,
     });
     const compress = options.compress ?? false;
-    this.#writer = new ChainWriter(this.#dbs, this.#checkpointer, typeof compress === 'function' ? compress : () => compress);
+    this.#writer = new ChainWriter(this.dbs, this.#checkpointer, typeof compress === 'function' ? compress : () => compress);
     const commit = this.#writer.commitQueued.bind(this.#writer);
     this.#turnQueue = new CommitQueue(commit, 'turn', 10_000);
     this.#groupQueue = new CommitQueue(commit, options.groupCommitMs ?? 5, options.maxGroupSize ?? 1000);
     this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
-    this.#verifyWorkerThreshold = options.verifyWorkerThreshold;
     this.#interval = setInterval(() => this.#checkpointer.due(this.#writer.states), options.checkpointIntervalMs ?? 60_000);
     this.#interval.unref();
   }
@@ -127,10 +87,6 @@ export class Ledger {
   /** Opens the ledger's databases in `root` (the gateway's environment, from openStore) and loads the signing key. */
   static open(root: RootDatabase, options: LedgerOptions): Ledger {
     return new Ledger(root, options);
-  }
-
-  get publicKey(): LedgerPublicKey {
-    return this.#signer.publicKey;
   }
 
   /** The time-stamping sender's state (`GET /v1/telemetry/status`); null when this process sends none. */
@@ -147,9 +103,10 @@ export class Ledger {
     this.#checkOpen();
     checkTenant(tenantId);
     if (!Array.isArray(inputs) || inputs.length === 0) throw new LedgerError('invalid_input', 'a batch holds at least one event');
-    const now = isoTime(this.#now().getTime());
+    const now = isoTime(this.now().getTime());
     const prepared = inputs.map((input, i) => prepareInput(input, i, now, this.#maxEntryBytes));
-    return this.#turnQueue.add(tenantId, prepared);
+    const links = await this.inFlight.track(tenantId, this.#turnQueue.add(tenantId, prepared));
+    return links.map((link, i) => chainedEntry(prepared[i]!.fields, tenantId, link));
   }
 
   /**
@@ -171,98 +128,17 @@ export class Ledger {
   enqueueGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
     this.#checkOpen();
     checkTenant(tenantId);
-    const prepared = prepareInput(input, 0, isoTime(this.#now().getTime()), this.#maxEntryBytes);
-    return this.#groupQueue.add(tenantId, [prepared]).then((entries) => entries[0]!);
+    const prepared = prepareInput(input, 0, isoTime(this.now().getTime()), this.#maxEntryBytes);
+    return this.inFlight.track(tenantId, this.#groupQueue.add(tenantId, [prepared])).then((links) => chainedEntry(prepared.fields, tenantId, links[0]!));
   }
 
-  list(tenantId: string, query: ListQuery): ListPage {
-    checkTenant(tenantId);
-    const { limit } = query;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST_LIMIT) throw new LedgerError('invalid_query', `limit must be an integer in 1..${MAX_LIST_LIMIT}`);
-    const order = query.order ?? 'asc';
-    if (order !== 'asc' && order !== 'desc') throw new LedgerError('invalid_query', 'order must be asc or desc');
-    const agentId = query.agentId ?? null;
-    const eventType = query.eventType ?? null;
-    if (agentId !== null && !isValidName(agentId)) throw new LedgerError('invalid_query', 'agentId is not a valid agent id');
-    if (eventType !== null && !isValidName(eventType)) throw new LedgerError('invalid_query', 'event_type is not a valid event type');
-    return listEntries(this.#dbs, tenantId, { limit, order, agentId, eventType, cursor: query.cursor ?? null });
-  }
-
-  /** The entry, or undefined; LedgerError('pruned') for a seq retention removed. */
-  get(tenantId: string, seq: number): LedgerEntry | undefined {
-    checkTenant(tenantId);
-    if (!Number.isSafeInteger(seq) || seq < 1) return undefined;
-    this.#checkNotPruned(tenantId, seq, `entry ${seq}`);
-    const record = readRecord(this.#dbs, tenantId, seq);
-    return record ? decodeEntry(record) : undefined;
-  }
-
-  /** Tenants with at least one entry, in key order (for `aduana ledger verify` without --tenant): one read per tenant. */
-  tenants(): string[] {
-    const out: string[] = [];
-    let start: [string, number] | undefined;
-    for (;;) {
-      let key: [string, number] | undefined;
-      for (const k of this.#dbs.entries.getKeys({ ...(start ? { start } : {}), limit: 1 })) key = k as [string, number];
-      if (key === undefined || (start !== undefined && key[0] === start[0])) return out;
-      out.push(key[0]);
-      start = [key[0], MAX_SEQ]; // skip the rest of this tenant's keys
-    }
-  }
-
-  /** The committed head (what readers can see), not counting batches still being written. */
-  head(tenantId: string): LedgerHead {
-    checkTenant(tenantId);
-    const last = lastRecord(this.#dbs, tenantId);
-    return last ? { size: last.seq, hash: Buffer.from(recordHash(last.record)).toString('hex') } : { size: 0, hash: GENESIS_PREV_HASH };
-  }
-
-  /** Recomputes the chain, the Merkle tree and every checkpoint; yields to the event loop as it goes. */
-  verify(tenantId: string): Promise<VerifyReport> {
-    checkTenant(tenantId);
-    return verifyChain(this.#dbs, tenantId, this.#signer.publicKey, { workerThreshold: this.#verifyWorkerThreshold, tsaCert: this.#tsaCert });
-  }
-
-  /** Merkle root of the first `treeSize` committed entries (default: all). */
-  rootAt(tenantId: string, treeSize?: number): string {
-    checkTenant(tenantId);
-    const size = this.#checkSize(tenantId, treeSize ?? committedSize(this.#dbs, tenantId), 0);
-    if (size > 0) this.#checkNotPruned(tenantId, size + 1, `the root of tree size ${size}`);
-    return Buffer.from(rangeHash(subtreeReader(this.#dbs, tenantId), 0, size)).toString('hex');
-  }
-
-  inclusionProof(tenantId: string, seq: number, treeSize?: number): InclusionProof {
-    checkTenant(tenantId);
-    const size = this.#checkSize(tenantId, treeSize ?? committedSize(this.#dbs, tenantId), 1);
-    if (!Number.isSafeInteger(seq) || seq < 1 || seq > size) throw new LedgerError('out_of_range', `seq ${seq} is not in the tree of size ${size}`);
-    this.#checkNotPruned(tenantId, seq, `an inclusion proof of entry ${seq}`);
-    const read = subtreeReader(this.#dbs, tenantId);
-    const record = readRecord(this.#dbs, tenantId, seq)!;
-    return {
-      tenant_id: tenantId,
-      seq,
-      leaf_index: seq - 1,
-      tree_size: size,
-      entry_hash: Buffer.from(recordHash(record)).toString('hex'),
-      root_hash: Buffer.from(rangeHash(read, 0, size)).toString('hex'),
-      audit_path: inclusionPath(read, seq - 1, size).map(hex),
-    };
-  }
-
-  consistencyProof(tenantId: string, fromSize: number, toSize?: number): ConsistencyProof {
-    checkTenant(tenantId);
-    const to = this.#checkSize(tenantId, toSize ?? committedSize(this.#dbs, tenantId), 1);
-    if (!Number.isSafeInteger(fromSize) || fromSize < 1 || fromSize > to) throw new LedgerError('out_of_range', `from size must be in 1..${to}`);
-    this.#checkNotPruned(tenantId, fromSize + 1, `a consistency proof from tree size ${fromSize}`);
-    const read = subtreeReader(this.#dbs, tenantId);
-    return {
-      tenant_id: tenantId,
-      from_size: fromSize,
-      to_size: to,
-      from_root: hex(rangeHash(read, 0, fromSize)),
-      to_root: hex(rangeHash(read, 0, to)),
-      proof: consistencyPath(read, fromSize, to).map(hex),
-    };
+  /**
+   * The writer thread's append: inputs a request thread validated and encoded (prepareText), chained as `append`
+   * (window 'turn') or `appendGrouped` ('group') would; resolves with where each landed once flushed.
+   */
+  commitPrepared(tenantId: string, inputs: ChainInput[], window: CommitWindow): Promise<ChainLink[]> {
+    this.#checkOpen();
+    return (window === 'turn' ? this.#turnQueue : this.#groupQueue).add(tenantId, inputs);
   }
 
   /**
@@ -273,23 +149,6 @@ export class Ledger {
     this.#writer.onDurable = listener;
   }
 
-  /** Stored checkpoints in tree_size order, from `fromSize` on. */
-  checkpoints(tenantId: string, options: { fromSize?: number; limit?: number } = {}): Checkpoint[] {
-    checkTenant(tenantId);
-    return listCheckpoints(this.#dbs, tenantId, options.fromSize ?? 0, options.limit ?? 1000);
-  }
-
-  latestCheckpoint(tenantId: string): Checkpoint | null {
-    checkTenant(tenantId);
-    return latestCheckpoint(this.#dbs, tenantId) ?? null;
-  }
-
-  /** The checkpoint's RFC 3161 time-stamp, or that it waits for one; null when it was never queued for the TSA. */
-  anchorOf(tenantId: string, treeSize: number): AnchorState | null {
-    checkTenant(tenantId);
-    return anchorState(this.#dbs, tenantId, treeSize);
-  }
-
   /** Signs (and stores) a checkpoint at the current durable head now, if entries arrived since the last one. */
   checkpointNow(tenantId: string): Checkpoint | null {
     checkTenant(tenantId);
@@ -297,67 +156,26 @@ export class Ledger {
     return state ? this.#checkpointer.checkpoint(state) : null;
   }
 
-  /**
-   * A checkpoint for exactly `size` committed entries, signed now and neither stored nor time-stamped: what a
-   * sidecar's shipped batch ends in when no stored checkpoint covers its last entry (docs/fleet.md, "Shipping the
-   * ledger"). The stored checkpoints keep their own cadence (CHECKPOINT_EVERY, CHECKPOINT_INTERVAL_S).
-   */
-  signCheckpoint(tenantId: string, size: number): Checkpoint {
-    const root = this.rootAt(tenantId, size);
-    return this.#signer.sign({ tenant_id: tenantId, tree_size: size, root_hash: root, timestamp: this.#now().toISOString() });
+  /** The checkpoint for exactly `size` committed entries: the stored one, or one signed and stored now (an export's last). */
+  checkpointForExport(tenantId: string, size: number): Checkpoint {
+    return this.#checkpointer.forSize(tenantId, size, this.#writer.peekState(tenantId));
   }
 
-  /**
-   * JSONL: a header line (format, tenant, size, public key, every checkpoint up to the exported size, the last signed
-   * for exactly that size), then one line per entry (canonical JSON with `hash`). Returns the entries written.
-   * scripts/verify-ledger-export.mjs verifies the file offline.
-   */
-  async exportJsonl(tenantId: string, out: NodeJS.WritableStream): Promise<number> {
-    checkTenant(tenantId);
-    this.#exporting.set(tenantId, (this.#exporting.get(tenantId) ?? 0) + 1);
-    try {
-      // A prune already running finishes first, so the export starts from a boundary that stays put.
-      while (this.#pruning) await this.#pruning.catch(() => {});
-      return await exportTenantJsonl(this.#dbs, tenantId, out, this.#signer.publicKey, (size) =>
-        this.#checkpointer.forSize(tenantId, size, this.#writer.peekState(tenantId)),
-      );
-    } finally {
-      const n = this.#exporting.get(tenantId)! - 1;
-      if (n === 0) this.#exporting.delete(tenantId);
-      else this.#exporting.set(tenantId, n);
-    }
+  /** Records that entries 1..size were exported completely (retention's release mark outside fleet mode). */
+  markExportedThrough(tenantId: string, size: number): Promise<void> {
+    return markExported(this.dbs, tenantId, size);
   }
 
-  /** Seq through which a complete export was written (0 = never): retention's release mark outside fleet mode. */
-  exportedThrough(tenantId: string): number {
-    checkTenant(tenantId);
-    return exportedThrough(this.#dbs, tenantId);
+  protected get exportWrites(): ExportWrites {
+    return { checkpointAt: (tenantId, size) => this.checkpointForExport(tenantId, size), markExported: (tenantId, size) => this.markExportedThrough(tenantId, size) };
   }
 
-  /** Entries 1..prunedThrough were removed by retention (0 = none). */
-  prunedThrough(tenantId: string): number {
-    checkTenant(tenantId);
-    return prunedThrough(this.#dbs, tenantId);
+  protected runPrune(tenantId: string, limits: PruneLimits): Promise<PruneResult> {
+    return pruneTenant(this.dbs, this.signer, tenantId, limits);
   }
 
-  /**
-   * Retention (docs/ledger.md, "Retention"): removes the tenant's oldest entries, only through a signed checkpoint,
-   * at most `releasedThrough`, and only entries created before `before`; re-verifies them first and leaves a signed
-   * boundary that verify and proofs start from. Runs in chunks that yield to the event loop; one prune at a time,
-   * and none while the tenant is being exported (resolves with nothing removed).
-   */
-  async prune(tenantId: string, limits: PruneLimits): Promise<PruneResult> {
+  protected checkOpen(): void {
     this.#checkOpen();
-    checkTenant(tenantId);
-    while (this.#pruning) await this.#pruning.catch(() => {});
-    if (this.#exporting.has(tenantId)) return { tenant_id: tenantId, pruned_through: prunedThrough(this.#dbs, tenantId), removed: 0 };
-    const run = pruneTenant(this.#dbs, this.#signer, tenantId, limits);
-    this.#pruning = run;
-    try {
-      return await run;
-    } finally {
-      this.#pruning = null;
-    }
   }
 
   /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops time-stamping (the queue stays). */
@@ -367,34 +185,14 @@ export class Ledger {
     this.#groupQueue.flushAll();
     this.#closed = true;
     clearInterval(this.#interval);
-    await this.#pruning?.catch(() => {});
+    await this.pruneSettled();
     await this.#writer.settled();
     this.#checkpointer.due(this.#writer.states);
-    await flushOfCurrentTxn(this.#dbs.root);
+    await flushOfCurrentTxn(this.dbs.root);
     await this.#anchor?.close();
   }
 
   #checkOpen(): void {
     if (this.#closed) throw new LedgerError('closed', 'the ledger is closed');
   }
-
-  /** Throws LedgerError('pruned') when `seq` is at or below the tenant's pruning boundary. */
-  #checkNotPruned(tenantId: string, seq: number, what: string): void {
-    const pruned = prunedThrough(this.#dbs, tenantId);
-    if (seq <= pruned) throw new LedgerError('pruned', `${what} needs entries that retention pruned (entries 1..${pruned} are gone)`);
-  }
-
-  #checkSize(tenantId: string, size: number, min: number): number {
-    const committed = committedSize(this.#dbs, tenantId);
-    if (!Number.isSafeInteger(size) || size < min || size > committed) throw new LedgerError('out_of_range', `tree size must be in ${min}..${committed}`);
-    return size;
-  }
-}
-
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
-}
-
-function checkTenant(tenantId: string): void {
-  if (!isValidName(tenantId)) throw new LedgerError('invalid_tenant', 'tenant id must be a non-empty string of at most 256 UTF-8 bytes without control characters');
 }

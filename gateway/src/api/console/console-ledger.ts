@@ -1,5 +1,5 @@
 import type { MaybePromise } from '../../agents/agent-directory.js';
-import type { Ledger, LedgerEntry } from '../../ledger/index.js';
+import type { EventsLedger, LedgerEntry } from '../../ledger/index.js';
 import { recordedActions } from '../policy-dry-run-routes.js';
 import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
 import type { AnchoredCheckpoint, Checkpoint } from '../../ledger/merkle/checkpoint.js';
@@ -30,7 +30,7 @@ export interface ConsoleLedger {
 }
 
 /** The embedded gateway's ledger, as the console reads it. */
-export function localConsoleLedger(ledger: Ledger): ConsoleLedger {
+export function localConsoleLedger(ledger: EventsLedger): ConsoleLedger {
   return {
     summary: (tenantId) => ({ size: ledger.head(tenantId).size, checkpoint: ledger.latestCheckpoint(tenantId) }),
     verify: (tenantId) => ledger.verify(tenantId),

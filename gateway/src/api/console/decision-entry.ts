@@ -1,4 +1,4 @@
-import type { LedgerEntry, Ledger, InclusionProof } from '../../ledger/index.js';
+import type { LedgerEntry, EventsLedger, InclusionProof } from '../../ledger/index.js';
 import { LedgerError } from '../../ledger/index.js';
 import type { AnchoredCheckpoint, LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
 import { encodeCursor } from '../../ledger/log/cursor.js';
@@ -33,7 +33,7 @@ const PAGE = 500;
  * times finds where to start, and a descending walk of that agent's entries of that type finds the one whose decision
  * id is this one.
  */
-export function findDecisionEntry(ledger: Ledger, d: DecisionRecord): LedgerEntry | null {
+export function findDecisionEntry(ledger: EventsLedger, d: DecisionRecord): LedgerEntry | null {
   const tenantId = d.tenant_id;
   const size = ledger.head(tenantId).size;
   if (size === 0) return null;
@@ -62,7 +62,7 @@ export function findDecisionEntry(ledger: Ledger, d: DecisionRecord): LedgerEntr
 }
 
 /** The entry, the latest signed checkpoint and the entry's inclusion proof against it (the API's GET /v1/events/proofs/inclusion). */
-export function decisionLedgerView(ledger: Ledger, d: DecisionRecord): DecisionLedgerView {
+export function decisionLedgerView(ledger: EventsLedger, d: DecisionRecord): DecisionLedgerView {
   let entry: LedgerEntry | null = null;
   let missing = '';
   try {
@@ -76,7 +76,7 @@ export function decisionLedgerView(ledger: Ledger, d: DecisionRecord): DecisionL
 }
 
 /** An entry (the decision page's, or the ledger browser's) with the latest signed checkpoint and its proof against it. */
-export function entryLedgerView(ledger: Ledger, tenantId: string, entry: LedgerEntry | null, missing: string): DecisionLedgerView {
+export function entryLedgerView(ledger: EventsLedger, tenantId: string, entry: LedgerEntry | null, missing: string): DecisionLedgerView {
   const latest = ledger.latestCheckpoint(tenantId);
   const anchor = latest ? ledger.anchorOf(tenantId, latest.tree_size) : null;
   const checkpoint: AnchoredCheckpoint | null = latest ? (anchor ? { ...latest, anchor } : latest) : null;

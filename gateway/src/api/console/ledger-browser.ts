@@ -1,4 +1,4 @@
-import { LedgerError, type Ledger, type LedgerEntry } from '../../ledger/index.js';
+import { LedgerError, type EventsLedger, type LedgerEntry } from '../../ledger/index.js';
 import { fromLedgerError } from '../../ledger/events/ledger-errors.js';
 import type { AnchoredCheckpoint } from '../../ledger/merkle/checkpoint.js';
 import { entryLedgerView, type DecisionLedgerView } from './decision-entry.js';
@@ -10,7 +10,7 @@ export interface EntriesPage {
 }
 
 /** The tenant's entries, newest first: one index range of `limit` entries from the cursor (the API's GET /v1/events). */
-export function ledgerEntries(ledger: Ledger, tenantId: string, cursor: string | null, limit: number): EntriesPage {
+export function ledgerEntries(ledger: EventsLedger, tenantId: string, cursor: string | null, limit: number): EntriesPage {
   try {
     const page = ledger.list(tenantId, { limit, order: 'desc', cursor });
     return { entries: page.events, next: page.cursor };
@@ -20,7 +20,7 @@ export function ledgerEntries(ledger: Ledger, tenantId: string, cursor: string |
 }
 
 /** One of the tenant's entries with its inclusion proof against the latest signed checkpoint; null when it has none of that seq. */
-export function ledgerEntryView(ledger: Ledger, tenantId: string, seq: number): DecisionLedgerView | null {
+export function ledgerEntryView(ledger: EventsLedger, tenantId: string, seq: number): DecisionLedgerView | null {
   let entry: LedgerEntry | undefined;
   try {
     entry = ledger.get(tenantId, seq);
@@ -32,7 +32,7 @@ export function ledgerEntryView(ledger: Ledger, tenantId: string, seq: number): 
 }
 
 /** Signed checkpoints in tree-size order from `fromSize`, each with its RFC 3161 time-stamp status. */
-export function ledgerCheckpoints(ledger: Ledger, tenantId: string, fromSize: number, limit: number): AnchoredCheckpoint[] {
+export function ledgerCheckpoints(ledger: EventsLedger, tenantId: string, fromSize: number, limit: number): AnchoredCheckpoint[] {
   return ledger.checkpoints(tenantId, { fromSize, limit }).map((cp) => {
     const anchor = ledger.anchorOf(tenantId, cp.tree_size);
     return anchor ? { ...cp, anchor } : cp;

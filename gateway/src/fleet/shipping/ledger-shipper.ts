@@ -1,12 +1,12 @@
 import type { Dispatcher } from 'undici';
 import { backoffMs, request } from '@aduana/shared';
-import type { Checkpoint, Ledger, LedgerEntry } from '../../ledger/index.js';
+import type { Checkpoint, EventsLedger, LedgerEntry } from '../../ledger/index.js';
 import { encodeCursor } from '../../ledger/log/cursor.js';
 import type { ShipCursor, ShipCursorStore } from './ship-cursor-store.js';
 import { SHIPPING_FORMAT, type ShippedAck, type ShippedBatch } from './shipping-format.js';
 
 export interface LedgerShipperOptions {
-  ledger: Ledger;
+  ledger: EventsLedger;
   cursors: ShipCursorStore;
   /** This sidecar's instance id (made once per data dir): chain ids are `<instance id>/<tenant id>`. */
   instanceId: string;

@@ -9,7 +9,7 @@ import type { RequestContext } from '../../http/request-context.js';
 import { BundleApplier } from './bundle-applier.js';
 import { BundleClient, type BundleClientStatus } from './bundle-client.js';
 import { instanceId } from './instance-id.js';
-import type { Ledger } from '../../ledger/index.js';
+import type { EventsLedger } from '../../ledger/index.js';
 import { planChangedEntry } from '../../identity/tenants/plan-change.js';
 import { LedgerShipper, type ShipperStatus } from '../shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
@@ -67,7 +67,7 @@ export class SidecarMode {
     store: GatewayStore,
     runtimes: TenantRuntimes,
     agents: AgentRegistry,
-    ledger: Ledger,
+    ledger: EventsLedger,
     logger: Logger,
     decisions: DecisionStore,
     recordResolution: (d: DecisionRecord) => Promise<void>,

@@ -4,7 +4,7 @@ import { assertAgent, type Principal } from '../../identity/auth/principal.js';
 import { headedText } from '../../policy/input-text.js';
 import type { DecisionEnvelope } from '../../policy/decisions/decision-engine.js';
 import type { DecisionStore } from '../../policy/decisions/decision-store.js';
-import type { Ledger, LedgerEntry, LedgerInput } from '../index.js';
+import type { EventsLedger, LedgerEntry, LedgerInput } from '../index.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { IngestEvent } from './ingest-event.js';
 
@@ -21,7 +21,7 @@ export interface Ingested {
 export class EventIngestor {
   constructor(
     private readonly runtimes: TenantRuntimes,
-    private readonly ledger: Ledger,
+    private readonly ledger: EventsLedger,
     private readonly decisions: DecisionStore,
   ) {}
 

@@ -17,6 +17,8 @@ export function fromLedgerError(err: unknown): unknown {
       return new GatewayError('ledger_pruned', err.message);
     case 'closed':
       return new GatewayError('shutting_down');
+    case 'busy':
+      return new GatewayError('ledger_busy', err.message);
     default:
       return new GatewayError('internal');
   }

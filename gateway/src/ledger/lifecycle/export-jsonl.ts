@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import type { PruneBoundary } from './boundary.js';
 import type { AnchoredCheckpoint, Checkpoint, LedgerPublicKey } from '../merkle/checkpoint.js';
-import { markExported } from './export-mark.js';
 import { anchorState, committedSize, entryLine, listCheckpoints, readBoundary, type LedgerDbs } from '../storage/store.js';
 
 export const EXPORT_FORMAT = 'aduana-ledger-export/1';
@@ -31,12 +30,20 @@ export interface ExportHeader {
 
 const CHUNK = 64 * 1024;
 
+/** The export's two writes, made by whichever thread owns the ledger's writes. */
+export interface ExportWrites {
+  /** The checkpoint for exactly `size` committed entries: the stored one, or one signed and stored now. */
+  checkpointAt(tenantId: string, size: number): Checkpoint | Promise<Checkpoint>;
+  /** Records that entries 1..size were exported completely (export-mark.ts). */
+  markExported(tenantId: string, size: number): Promise<void>;
+}
+
 export async function exportTenantJsonl(
   dbs: LedgerDbs,
   tenantId: string,
   out: NodeJS.WritableStream,
   publicKey: LedgerPublicKey,
-  checkpointAt: (size: number) => Checkpoint,
+  writes: ExportWrites,
 ): Promise<number> {
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await once(out, 'drain');
@@ -45,7 +52,7 @@ export async function exportTenantJsonl(
   const size = committedSize(dbs, tenantId);
   const boundary = readBoundary(dbs, tenantId);
   const from = boundary?.pruned_through ?? 0;
-  const signed = size > 0 ? [...listCheckpoints(dbs, tenantId).filter((cp) => cp.tree_size < size), checkpointAt(size)] : [];
+  const signed = size > 0 ? [...listCheckpoints(dbs, tenantId).filter((cp) => cp.tree_size < size), await writes.checkpointAt(tenantId, size)] : [];
   const checkpoints = signed.map((cp): AnchoredCheckpoint => {
     const anchor = anchorState(dbs, tenantId, cp.tree_size);
     return anchor ? { ...cp, anchor } : cp;
@@ -75,6 +82,6 @@ export async function exportTenantJsonl(
   }
   if (chunk) await write(chunk);
   // Every line is handed to the stream: retention may now prune through `size` (once a checkpoint and age allow).
-  if (size > 0) await markExported(dbs, tenantId, size);
+  if (size > 0) await writes.markExported(tenantId, size);
   return written;
 }

@@ -1,4 +1,4 @@
-import type { Ledger } from '../ledger.js';
+import type { EventsLedger } from '../index.js';
 import type { PruneResult } from './prune.js';
 
 export interface RetentionOptions {
@@ -26,13 +26,13 @@ const DAY_MS = 86_400_000;
  * gates allow, one tenant after another, in chunks that yield to the event loop. Nothing of it runs on an append.
  */
 export class LedgerRetention {
-  readonly #ledger: Ledger;
+  readonly #ledger: EventsLedger;
   readonly #o: RetentionOptions;
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<PruneResult[]> | null = null;
   #closed = false;
 
-  constructor(ledger: Ledger, options: RetentionOptions) {
+  constructor(ledger: EventsLedger, options: RetentionOptions) {
     this.#ledger = ledger;
     this.#o = options;
   }

@@ -1,7 +1,7 @@
 import { IF_EXISTS, type Key, type PutOptions, type RootDatabase } from 'lmdb';
 import type { Checkpointer } from '../merkle/checkpointer.js';
 import type { QueuedBatch } from './commit-queue.js';
-import { chainTail, type LedgerEntry, type PreparedInput } from './entry-input.js';
+import { chainTail, type ChainInput, type ChainLink } from './entry-input.js';
 import { LedgerError } from '../errors.js';
 import { entryHashOfBytes, leafHash } from './hash.js';
 import { pushLeaf } from '../merkle/merkle.js';
@@ -73,10 +73,10 @@ export class ChainWriter {
   commitQueued(tenantId: string, batches: QueuedBatch[]): void {
     const run = async (): Promise<void> => {
       const state = this.healthyState(tenantId) ?? (await this.#recover(tenantId));
-      const entries = await this.#commit(state, batches.length === 1 ? batches[0]!.inputs : batches.flatMap((b) => b.inputs));
+      const links = await this.#commit(state, batches.length === 1 ? batches[0]!.inputs : batches.flatMap((b) => b.inputs));
       let at = 0;
       for (const batch of batches) {
-        batch.resolve(entries.slice(at, at + batch.inputs.length));
+        batch.resolve(batches.length === 1 ? links : links.slice(at, at + batch.inputs.length));
         at += batch.inputs.length;
       }
     };
@@ -126,13 +126,13 @@ export class ChainWriter {
   }
 
   /** Assigns seq/prev_hash/hash synchronously from the in-memory head, issues one conditional LMDB block, awaits its flush. */
-  #commit(state: TenantState, prepared: readonly PreparedInput[]): Promise<LedgerEntry[]> {
+  #commit(state: TenantState, prepared: readonly ChainInput[]): Promise<ChainLink[]> {
     const { entries, index, counts } = this.#dbs;
     const tenantId = state.tenantId;
     const firstSeq = state.size + 1;
     const records: Buffer[] = [];
-    const result: LedgerEntry[] = [];
-    const groups = new Map<string, { input: PreparedInput; n: number }>();
+    const result: ChainLink[] = [];
+    const groups = new Map<string, { input: ChainInput; n: number }>();
     for (const input of prepared) {
       const seq = state.size + 1;
       const prevHash = state.headHash;
@@ -145,7 +145,7 @@ export class ChainWriter {
       const group = groups.get(input.countKey);
       if (group) group.n++;
       else groups.set(input.countKey, { input, n: 1 });
-      result.push({ ...input.fields, seq, tenant_id: tenantId, prev_hash: prevHash, hash: state.headHash });
+      result.push({ seq, prev_hash: prevHash, hash: state.headHash });
     }
     // Counters move once per (agent, event_type) of the append, not once per entry.
     const bumped = new Map<string, CounterBump>();

@@ -1,9 +1,9 @@
-import type { LedgerEntry, PreparedInput } from './entry-input.js';
+import type { ChainInput, ChainLink } from './entry-input.js';
 
 /** One caller's validated inputs, waiting to be committed together with other callers' of the same tenant. */
 export interface QueuedBatch {
-  inputs: PreparedInput[];
-  resolve: (entries: LedgerEntry[]) => void;
+  inputs: ChainInput[];
+  resolve: (links: ChainLink[]) => void;
   reject: (err: unknown) => void;
 }
 
@@ -32,7 +32,7 @@ export class CommitQueue {
     this.#maxSize = maxSize;
   }
 
-  add(tenantId: string, inputs: PreparedInput[]): Promise<LedgerEntry[]> {
+  add(tenantId: string, inputs: ChainInput[]): Promise<ChainLink[]> {
     return new Promise((resolve, reject) => {
       let pending = this.#pending.get(tenantId);
       if (!pending) {

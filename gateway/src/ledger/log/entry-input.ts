@@ -26,18 +26,45 @@ export interface LedgerEntry extends Required<LedgerInput> {
  * closing brace: under RFC 8785's key order (created_at < decision < event_type < metadata < payload < prev_hash <
  * seq < tenant_id) the full entry's canonical text is `prefix + chainTail(...)` (as UTF-8 bytes).
  */
-export interface PreparedInput {
-  /** UTF-8, encoded once here rather than per copy. */
-  prefix: Buffer;
-  eventType: string;
-  agentId: string | null;
-  /** agent id and event_type joined by \0 (neither holds control characters): the batch's counter grouping. */
-  countKey: string;
+export interface PreparedInput extends ChainInput {
   /**
    * The caller's five fields, as given: not re-parsed from the canonical text (that cost ~10% of batch throughput).
    * canonicalize follows JSON.stringify's rules (toJSON, dropped undefined members), so their JSON form is exactly
    * what was hashed; `get`/`list` return the stored, parsed form.
    */
+  fields: Required<LedgerInput>;
+}
+
+/** What the chain writer needs of an input: its bytes and the keys it is indexed and counted under. */
+export interface ChainInput extends PreparedKeys {
+  /** UTF-8, encoded once rather than per copy. */
+  prefix: Buffer;
+}
+
+/** Where a chained entry landed: its seq and the hashes either side of it (the rest of the entry is the caller's input). */
+export interface ChainLink {
+  seq: number;
+  prev_hash: string;
+  hash: string;
+}
+
+/** The entry as returned: the caller's fields (as given) and where they were chained. */
+export function chainedEntry(fields: Required<LedgerInput>, tenantId: string, link: ChainLink): LedgerEntry {
+  return { ...fields, seq: link.seq, tenant_id: tenantId, prev_hash: link.prev_hash, hash: link.hash };
+}
+
+/** An input's index and counter keys: what a request thread hands the writer thread beside the text. */
+export interface PreparedKeys {
+  eventType: string;
+  agentId: string | null;
+  /** agent id and event_type joined by \0 (neither holds control characters): the batch's counter grouping. */
+  countKey: string;
+}
+
+/** An input validated with its canonical text not yet encoded: the form that crosses to the writer thread as a string. */
+export interface PreparedText extends PreparedKeys {
+  /** The canonical JSON without its closing brace. */
+  text: string;
   fields: Required<LedgerInput>;
 }
 
@@ -66,6 +93,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 export function prepareInput(input: unknown, index: number, now: string, maxEntryBytes: number): PreparedInput {
+  const p = prepareText(input, index, now, maxEntryBytes);
+  return { prefix: Buffer.from(p.text), eventType: p.eventType, agentId: p.agentId, countKey: p.countKey, fields: p.fields };
+}
+
+/** prepareInput without encoding the text: validation, canonical JSON and the size limit, all before any chain state changes. */
+export function prepareText(input: unknown, index: number, now: string, maxEntryBytes: number): PreparedText {
   const bad = (why: string): LedgerError => new LedgerError('invalid_input', `events[${index}]: ${why}`, index);
   if (!isPlainObject(input)) throw bad('must be an object');
   const { event_type: eventType, payload, metadata } = input;
@@ -89,9 +122,9 @@ export function prepareInput(input: unknown, index: number, now: string, maxEntr
     throw bad(`not JSON-serialisable (${err instanceof Error ? err.message : String(err)})`);
   }
   const fields = { created_at: createdAt, decision, event_type: eventType, metadata, payload };
-  const prefix = Buffer.from(canonical.slice(0, -1));
-  if (prefix.length + 1 > maxEntryBytes) throw bad(`larger than ${maxEntryBytes} bytes`);
-  return { prefix, eventType, agentId, countKey: `${agentId ?? ''}\0${eventType}`, fields };
+  // UTF-8 is at most three bytes per UTF-16 unit: most entries need no count.
+  if (canonical.length * 3 > maxEntryBytes && Buffer.byteLength(canonical) > maxEntryBytes) throw bad(`larger than ${maxEntryBytes} bytes`);
+  return { text: canonical.slice(0, -1), eventType, agentId, countKey: `${agentId ?? ''}\0${eventType}`, fields };
 }
 
 /** The canonical text's fixed tail after `prefix`: prev_hash, seq and tenant_id (JSON-encoded), then `}`. */

@@ -17,6 +17,8 @@ export interface AnchorOptions {
   pollMs?: number;
   /** The egress proxy's dispatcher, when one is set (default: straight to the TSA). */
   dispatcher?: Dispatcher | undefined;
+  /** Told after each request to the TSA, answered or failed: `stats` may have changed (the writer thread reports them). */
+  onProgress?: () => void;
 }
 
 /** `GET /v1/telemetry/status` `anchoring`: DEGRADED while the last request to the TSA failed. */
@@ -47,6 +49,7 @@ export class AnchorQueue {
   readonly #timeoutMs: number;
   readonly #dispatcher: Dispatcher | undefined;
   readonly #onError: (err: unknown) => void;
+  readonly #onProgress: () => void;
   readonly #abort = new AbortController();
   readonly #poll: NodeJS.Timeout;
   #running: Promise<void> | null = null;
@@ -66,6 +69,7 @@ export class AnchorQueue {
     this.#dispatcher = options.dispatcher;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#onError = options.onError ?? (() => {});
+    this.#onProgress = options.onProgress ?? (() => {});
     this.#poll = setInterval(() => this.wake(), options.pollMs ?? 60_000);
     this.#poll.unref();
     this.wake(); // checkpoints a previous run left queued
@@ -117,7 +121,9 @@ export class AnchorQueue {
         await this.#dbs.anchorQueue.remove(key);
         continue;
       }
-      if (await this.#anchor(key, cp)) {
+      const anchored = await this.#anchor(key, cp);
+      this.#onProgress();
+      if (anchored) {
         failedInRow = 0;
         continue;
       }

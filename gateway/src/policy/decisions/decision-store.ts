@@ -85,29 +85,79 @@ function fromStored(value: StoredDecision, tenantId: string, id: string): Decisi
   return value as DecisionRecord;
 }
 
+interface Pending {
+  rec: DecisionRecord;
+  written: Promise<unknown>;
+}
+
+/**
+ * Where decision records are written: in this thread (`localDecisionWrites`), or by the ledger's writer thread,
+ * which owns every write of the decision index in the gateway (ledger/writer/).
+ */
+export interface DecisionWrites {
+  /** Settles once the record is committed (readable by every thread). */
+  write(rec: DecisionRecord): Promise<unknown>;
+  resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<ResolveOutcome>;
+}
+
+export function localDecisionWrites(store: GatewayStore): DecisionWrites {
+  return {
+    write: (rec) => writeDecision(store, rec),
+    resolve: (tenantId, id, resolution) => resolveStoredDecision(store, tenantId, id, resolution),
+  };
+}
+
+/** Puts the record under [tenant, decision id]; resolves once committed. */
+export function writeDecision(store: GatewayStore, rec: DecisionRecord): Promise<boolean> {
+  return store.decisions.put([rec.tenant_id, rec.decision_id], toStored(rec));
+}
+
+/**
+ * Resolves a held decision once. The checks (exists, held, not yet resolved) run inside the write transaction, which
+ * LMDB serialises: of concurrent resolves of one decision exactly one finds it unresolved and wins.
+ */
+export async function resolveStoredDecision(store: GatewayStore, tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<ResolveOutcome> {
+  const key = [tenantId, id];
+  let out: ResolveOutcome = { kind: 'not_found' };
+  await store.root.transaction(() => {
+    const stored = store.decisions.get(key) as StoredDecision | undefined;
+    const cur = stored === undefined ? undefined : fromStored(stored, tenantId, id);
+    if (!cur) out = { kind: 'not_found' };
+    else if (!isHeld(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
+    else if (cur.resolution) out = { kind: 'already_resolved', resolution: cur.resolution.status };
+    else {
+      const record = { ...cur, resolution };
+      store.decisions.put(key, toStored(record));
+      out = { kind: 'resolved', record };
+    }
+  });
+  return out;
+}
+
 /**
  * Decisions under [tenant id, decision id] (the value leaves out those two ids). Decision ids are ULIDs (time-ordered,
  * monotonic within a process), so a reverse range over one tenant's keys is "newest first" for that tenant only, and
  * a lookup by id is one read with the caller's tenant: one write per decision, no secondary index. Writes are not
  * awaited on the request path: lmdb-js commits them in its next batched transaction (group commit), and close()
- * flushes.
+ * flushes. In the gateway, the ledger's writer thread makes them.
  */
-interface Pending {
-  rec: DecisionRecord;
-  written: Promise<boolean>;
-}
-
 export class DecisionStore {
   /**
    * Records queued but not yet committed: reads merge them in, so a client that reads its decision right after
    * making it finds it (read-your-writes without waiting for the disk on the request path).
    */
   readonly #pending = new Map<string, Pending>();
+  readonly #writes: DecisionWrites;
 
-  constructor(private readonly store: GatewayStore) {}
+  constructor(
+    private readonly store: GatewayStore,
+    writes: DecisionWrites = localDecisionWrites(store),
+  ) {
+    this.#writes = writes;
+  }
 
-  record(rec: DecisionRecord): Promise<boolean> {
-    const written = this.store.decisions.put([rec.tenant_id, rec.decision_id], toStored(rec));
+  record(rec: DecisionRecord): Promise<unknown> {
+    const written = this.#writes.write(rec);
     this.#pending.set(rec.decision_id, { rec, written });
     const settle = () => this.#pending.delete(rec.decision_id);
     written.then(settle, settle);
@@ -137,26 +187,9 @@ export class DecisionStore {
     return value === undefined ? undefined : fromStored(value, tenantId, id);
   }
 
-  /**
-   * Resolves a held decision once. The checks (exists, held, not yet resolved) run inside the write transaction, which
-   * LMDB serialises: of concurrent resolves of one decision exactly one finds it unresolved and wins.
-   */
+  /** Resolves a held decision once (resolveStoredDecision), after its own write if that is still pending. */
   async resolve(tenantId: string, id: string, resolution: NonNullable<DecisionRecord['resolution']>): Promise<ResolveOutcome> {
     await this.#pending.get(id)?.written;
-    const key = [tenantId, id];
-    let out: ResolveOutcome = { kind: 'not_found' };
-    await this.store.root.transaction(() => {
-      const stored = this.store.decisions.get(key) as StoredDecision | undefined;
-      const cur = stored === undefined ? undefined : fromStored(stored, tenantId, id);
-      if (!cur) out = { kind: 'not_found' };
-      else if (!isHeld(cur.execution_status)) out = { kind: 'not_held', status: cur.execution_status };
-      else if (cur.resolution) out = { kind: 'already_resolved', resolution: cur.resolution.status };
-      else {
-        const record = { ...cur, resolution };
-        this.store.decisions.put(key, toStored(record));
-        out = { kind: 'resolved', record };
-      }
-    });
-    return out;
+    return this.#writes.resolve(tenantId, id, resolution);
   }
 }

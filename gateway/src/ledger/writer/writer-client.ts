@@ -1,0 +1,165 @@
+import type { Worker } from 'node:worker_threads';
+import type { RootDatabase } from 'lmdb';
+import { startModuleWorker } from '../../threads/start-module-worker.js';
+import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { AnchorStats } from '../merkle/anchor-queue.js';
+import type { ChainLink } from '../log/entry-input.js';
+import type { CommitWindow } from '../ledger.js';
+import { LedgerError } from '../errors.js';
+import type { FromWriter, ToWriter, WireError, WireInput, WriterCallName, WriterCalls, WriterSettings, WriterStarted } from './writer-protocol.js';
+
+/**
+ * Records handed to the writer and not yet answered, at most: past this the writer is behind the disk, and appends
+ * are refused (LedgerError 'busy', 503) rather than queued without bound. About 1 GiB of entries at ~1 KiB each would
+ * be a crash's worth of unanswered calls; this is far below it and far above any healthy backlog (a flush takes ~1 ms).
+ */
+export const MAX_UNANSWERED_RECORDS = 50_000;
+
+interface Waiting {
+  resolve(value: unknown): void;
+  reject(err: unknown): void;
+  records: number;
+}
+
+/**
+ * A request thread's end of the ledger's writer thread (writer-thread.ts): queues what the thread's requests write in
+ * one event-loop turn and sends it as one message; answers each write when the writer says it settled. Before it
+ * answers, the thread's LMDB read snapshot is renewed, so what was answered is what the thread then reads.
+ */
+export class LedgerWriterClient {
+  readonly #worker: Worker;
+  readonly #root: RootDatabase;
+  readonly #onError: (err: unknown, context: string) => void;
+  readonly #waiting = new Map<number, Waiting>();
+  #outbox: ToWriter[] = [];
+  #scheduled = false;
+  #nextId = 1;
+  #unanswered = 0;
+  #failure: LedgerError | null = null;
+  #closing = false;
+  #anchor: AnchorStats | null;
+  /** Told which tenants' chains became durable (the fleet shipper's wake-up). */
+  onDurable: ((tenantId: string) => void) | null = null;
+
+  private constructor(worker: Worker, root: RootDatabase, started: WriterStarted, onError: (err: unknown, context: string) => void) {
+    this.#worker = worker;
+    this.#root = root;
+    this.#onError = onError;
+    this.#anchor = started.anchor;
+    worker.on('message', (message: FromWriter) => this.#receive(message));
+    worker.on('error', (err) => this.#fail(err));
+    worker.on('exit', (code) => {
+      if (!this.#closing) this.#fail(new Error(`the ledger writer thread exited (code ${code})`));
+    });
+    // The writer never keeps the process alive by itself: close() ends it; a process that exits without closing
+    // loses only unanswered writes, as a crash would.
+    worker.unref();
+  }
+
+  /** Starts the writer thread over the data directory's store and resolves once its ledger is open. */
+  static start(settings: WriterSettings, root: RootDatabase, onError: (err: unknown, context: string) => void): Promise<LedgerWriterClient> {
+    const worker = startModuleWorker(new URL('./writer-thread.js', import.meta.url), { workerData: settings, name: 'ledger-writer' });
+    return new Promise((resolve, reject) => {
+      const failed = (err: unknown) => reject(err instanceof Error ? err : new Error(String(err)));
+      const exited = (code: number) => reject(new Error(`the ledger writer thread exited while starting (code ${code})`));
+      worker.once('error', failed);
+      worker.once('exit', exited);
+      worker.once('message', (started: WriterStarted) => {
+        worker.off('error', failed);
+        worker.off('exit', exited);
+        resolve(new LedgerWriterClient(worker, root, started, onError));
+      });
+    });
+  }
+
+  get anchorStats(): AnchorStats | null {
+    return this.#anchor;
+  }
+
+  /** Hands inputs to the writer; throws (synchronously) when the writer failed or is too far behind. */
+  append(tenant: string, window: CommitWindow, inputs: WireInput[]): Promise<ChainLink[]> {
+    return this.#send(inputs.length, (id) => ({ op: 'append', id, tenant, window, inputs })) as Promise<ChainLink[]>;
+  }
+
+  /** The decision index's write; settles once committed. */
+  writeDecision(record: DecisionRecord): Promise<unknown> {
+    return this.#send(1, (id) => ({ op: 'decision', id, record }));
+  }
+
+  call<K extends WriterCallName>(method: K, ...args: WriterCalls[K]): Promise<unknown> {
+    return this.#send(0, (id) => ({ op: 'call', id, method, args }) as ToWriter);
+  }
+
+  /** Sends what is queued, asks the writer to close its ledger (final checkpoints, flush), and waits for the thread to end. */
+  async close(): Promise<void> {
+    if (this.#closing) return;
+    const closed = this.#failure ? Promise.resolve() : this.call('close');
+    this.#closing = true;
+    // Waited for: the process must not end (its loop empty) before the writer answered.
+    this.#worker.ref();
+    this.#flush();
+    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
+    try {
+      await closed;
+    } finally {
+      if (this.#failure) await this.#worker.terminate();
+    }
+    await exited;
+  }
+
+  #send(records: number, make: (id: number) => ToWriter): Promise<unknown> {
+    if (this.#failure) throw this.#failure;
+    if (this.#closing) throw new LedgerError('closed', 'the ledger is closed');
+    if (records > 0 && this.#unanswered + records > MAX_UNANSWERED_RECORDS) {
+      throw new LedgerError('busy', `the ledger writer is ${this.#unanswered} records behind; retry shortly`);
+    }
+    const id = this.#nextId++;
+    this.#outbox.push(make(id));
+    this.#unanswered += records;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+    return new Promise((resolve, reject) => this.#waiting.set(id, { resolve, reject, records }));
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (this.#outbox.length === 0 || this.#failure) return;
+    const ops = this.#outbox;
+    this.#outbox = [];
+    this.#worker.postMessage(ops);
+  }
+
+  #receive(message: FromWriter): void {
+    if (message.replies.length > 0) {
+      // What the writer committed is visible to this thread's reads from here on.
+      this.#root.resetReadTxn();
+      for (const reply of message.replies) {
+        const waiting = this.#waiting.get(reply.id);
+        if (!waiting) continue;
+        this.#waiting.delete(reply.id);
+        this.#unanswered -= waiting.records;
+        if ('error' in reply) waiting.reject(rebuild(reply.error));
+        else waiting.resolve('links' in reply ? reply.links : reply.value);
+      }
+    }
+    if (this.onDurable) for (const tenantId of message.durable) this.onDurable(tenantId);
+    for (const e of message.errors) this.#onError(Object.assign(new Error(e.message), e.stack ? { stack: e.stack } : {}), e.context);
+    if (message.anchor !== undefined) this.#anchor = message.anchor;
+  }
+
+  /** The writer is gone: every unanswered write fails, and every later one is refused (fail closed). */
+  #fail(err: unknown): void {
+    if (this.#failure) return;
+    this.#failure = new LedgerError('write_failed', 'the ledger writer thread failed; nothing more can be chained', null, { cause: err });
+    this.#onError(err, 'ledger writer thread');
+    for (const waiting of this.#waiting.values()) waiting.reject(this.#failure);
+    this.#waiting.clear();
+    this.#outbox = [];
+  }
+}
+
+function rebuild(error: WireError): Error {
+  return error.code === null ? new Error(error.message) : new LedgerError(error.code, error.message, error.index);
+}

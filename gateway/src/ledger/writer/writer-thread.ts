@@ -1,0 +1,158 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Egress } from '@aduana/shared';
+import { openGatewayStore } from '../../storage/gateway-store.js';
+import { TenantStore } from '../../identity/tenants/tenant-store.js';
+import { timestampsCheckpoints } from '../../identity/tenants/plans.js';
+import { ledgerCompression } from '../../proxy/ledger-compression.js';
+import { resolveStoredDecision, writeDecision } from '../../policy/decisions/decision-store.js';
+import { Ledger } from '../ledger.js';
+import { LedgerError } from '../errors.js';
+import type { AnchorStats } from '../merkle/anchor-queue.js';
+import type { ChainInput } from '../log/entry-input.js';
+import type { FromWriter, Reply, ToWriter, WireError, WriterCallName, WriterCalls, WriterSettings, WriterStarted } from './writer-protocol.js';
+
+/**
+ * The ledger's writer thread: the one owner, in this process, of every tenant's chain head, the decision index,
+ * checkpoints, time-stamping and retention. Request threads validate and canonicalise entries and hand them here
+ * (writer-client.ts); this thread chains them with the same Ledger the CLI uses, in the same LMDB environment (lmdb-js
+ * shares one native environment per path across a process's threads), and answers once they are flushed.
+ */
+const port = parentPort!;
+const settings = workerData as WriterSettings;
+
+const store = openGatewayStore(settings.dataDir);
+const tenants = new TenantStore(store);
+const replies: Reply[] = [];
+const durable = new Set<string>();
+const errors: FromWriter['errors'] = [];
+let flushScheduled = false;
+let lastAnchor = '';
+/** Set once close() finished: the port closes after that answer went out, and the thread ends. */
+let closed = false;
+
+const ledger = Ledger.open(store.root, {
+  keyDir: settings.dataDir,
+  checkpointEvery: settings.checkpointEvery,
+  checkpointIntervalMs: settings.checkpointIntervalMs,
+  groupCommitMs: settings.groupCommitMs,
+  compress: ledgerCompression(settings.compression),
+  ...(settings.maxEntryBytes !== undefined ? { maxEntryBytes: settings.maxEntryBytes } : {}),
+  // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
+  anchoring: settings.anchoring
+    ? {
+        tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan),
+        tsaUrl: settings.anchoring.tsaUrl,
+        baseDelayMs: settings.anchoring.baseDelayMs,
+        maxDelayMs: settings.anchoring.maxDelayMs,
+        dispatcher: new Egress(settings.anchoring.egress).dispatcher,
+        onProgress: () => scheduleFlush(),
+      }
+    : null,
+  tsaCertPem: settings.tsaCertPem,
+  onError: (err, context) => {
+    errors.push({ context, message: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
+    scheduleFlush();
+  },
+});
+ledger.setDurableListener((tenantId) => {
+  durable.add(tenantId);
+  scheduleFlush();
+});
+
+function scheduleFlush(): void {
+  if (flushScheduled) return;
+  flushScheduled = true;
+  setImmediate(flush);
+}
+
+/** What settled in this turn, as one message. */
+function flush(): void {
+  flushScheduled = false;
+  const message: { -readonly [K in keyof FromWriter]: FromWriter[K] } = { replies: replies.splice(0), durable: [...durable], errors: errors.splice(0) };
+  durable.clear();
+  const anchor = closed ? undefined : anchorChange();
+  if (anchor !== undefined) message.anchor = anchor;
+  port.postMessage(message);
+  if (closed) port.close();
+}
+
+/** The sender's counters when they changed since last reported (`pending` is read from the store by whoever asks). */
+function anchorChange(): AnchorStats | null | undefined {
+  const stats = ledger.anchorStats;
+  const text = stats === null ? '' : `${stats.status}/${stats.anchored}/${stats.failed_attempts}/${stats.last_error_at}`;
+  if (text === lastAnchor) return undefined;
+  lastAnchor = text;
+  return stats === null ? null : { ...stats };
+}
+
+function reply(r: Reply): void {
+  replies.push(r);
+  scheduleFlush();
+}
+
+function wireError(err: unknown): WireError {
+  if (err instanceof LedgerError) return { code: err.code, message: err.message, index: err.index };
+  return { code: null, message: err instanceof Error ? err.message : String(err), index: null };
+}
+
+function answer(id: number, work: Promise<unknown>): void {
+  work.then(
+    (value) => reply({ id, value }),
+    (err: unknown) => reply({ id, error: wireError(err) }),
+  );
+}
+
+const calls: { [K in WriterCallName]: (...args: WriterCalls[K]) => unknown } = {
+  checkpointNow: (tenantId) => ledger.checkpointNow(tenantId),
+  checkpointAt: (tenantId, size) => ledger.checkpointForExport(tenantId, size),
+  markExported: (tenantId, size) => ledger.markExportedThrough(tenantId, size),
+  prune: (tenantId, limits) => ledger.prune(tenantId, limits),
+  resolveDecision: (tenantId, id, resolution) => resolveStoredDecision(store, tenantId, id, resolution),
+  close: async () => {
+    await ledger.close();
+    await store.close();
+    closed = true;
+  },
+};
+
+function handle(op: ToWriter): void {
+  switch (op.op) {
+    case 'append': {
+      const inputs: ChainInput[] = op.inputs.map((i) => ({ prefix: Buffer.from(i.text), eventType: i.eventType, agentId: i.agentId, countKey: i.countKey }));
+      let links;
+      try {
+        links = ledger.commitPrepared(op.tenant, inputs, op.window);
+      } catch (err) {
+        reply({ id: op.id, error: wireError(err) });
+        return;
+      }
+      links.then(
+        (l) => reply({ id: op.id, links: l }),
+        (err: unknown) => reply({ id: op.id, error: wireError(err) }),
+      );
+      return;
+    }
+    case 'decision':
+      answer(op.id, writeDecision(store, op.record));
+      return;
+    case 'call': {
+      const call = calls[op.method] as (...args: unknown[]) => unknown;
+      try {
+        answer(op.id, Promise.resolve(call(...op.args)));
+      } catch (err) {
+        reply({ id: op.id, error: wireError(err) });
+      }
+      return;
+    }
+  }
+}
+
+port.on('message', (ops: ToWriter[]) => {
+  // Request threads write the rest of the environment (tenants' plans, which anchoring reads): see their commits.
+  store.root.resetReadTxn();
+  for (const op of ops) handle(op);
+});
+
+anchorChange();
+const started: WriterStarted = { ready: true, anchor: ledger.anchorStats };
+port.postMessage(started);
