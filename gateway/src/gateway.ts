@@ -122,7 +122,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   usdBrlRate(config.usdBrlRate);
   const tsaCertPem = config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null;
   // Every ledger and decision-index write is made by one writer thread (docs/architecture.md, "Threads").
-  const ledger = await ThreadedLedger.start(
+  // Started now, waited for before listening: the thread opens while the rest is built.
+  const ledger = new ThreadedLedger(
     store.root,
     {
       keyDir: config.dataDir,
@@ -357,6 +358,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let port: number;
   let authPort: number;
   try {
+    await ledger.ready;
     port = await api.listen(config.host, config.port);
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {

@@ -1,5 +1,5 @@
 import type { RootDatabase } from 'lmdb';
-import { isoTime } from '@aduana/shared';
+import { isoTime } from '@aduana/shared/core';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './merkle/anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './log/chain-writer.js';
 import type { Checkpoint } from './merkle/checkpoint.js';

@@ -9,7 +9,15 @@ const PROXY_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(ENDPOINTS).
  * bound by CPU per entry, are compressed only with 'all' (docs/ledger.md, "Storage").
  */
 export function ledgerCompression(setting: string): boolean | ((eventType: string) => boolean) {
+  const compressed = compressedEventTypes(setting);
+  if (typeof compressed === 'boolean') return compressed;
+  const types = new Set(compressed);
+  return (eventType) => types.has(eventType);
+}
+
+/** LEDGER_COMPRESSION as plain data (all, none, or the event types compressed): how the ledger's writer thread takes it. */
+export function compressedEventTypes(setting: string): boolean | string[] {
   if (setting === 'all' || setting === 'true') return true;
-  if (setting === 'proxy') return (eventType) => PROXY_EVENT_TYPES.has(eventType);
+  if (setting === 'proxy') return [...PROXY_EVENT_TYPES];
   return false;
 }

@@ -1,4 +1,4 @@
-import { openStore, type RootDatabase } from '@aduana/shared';
+import { openStore, type RootDatabase } from '@aduana/shared/core';
 import type { Database } from 'lmdb';
 import { CredentialRevision } from '../identity/auth/credential-revision.js';
 

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@aduana/shared';
+import { canonicalJson } from '@aduana/shared/core';
 import { verifyCheckpointSignature, verifyLedgerSignature, type Checkpoint, type CheckpointSigner, type LedgerPublicKey } from '../merkle/checkpoint.js';
 import { isHashHex, leafHash } from '../log/hash.js';
 import { peakLevels, pushLeaf, rootFromPeaks, type Peak } from '../merkle/merkle.js';

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@aduana/shared';
+import { canonicalJson } from '@aduana/shared/core';
 import { LedgerError } from '../errors.js';
 import { instantMs } from './instant.js';
 

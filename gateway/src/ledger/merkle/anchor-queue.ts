@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { X509Certificate } from 'node:crypto';
 import type { Dispatcher } from 'undici';
-import { backoffMs } from '@aduana/shared';
+import { backoffMs } from '@aduana/shared/core';
 import { checkpointSigningInput, type Checkpoint } from './checkpoint.js';
 import type { LedgerDbs } from '../storage/store.js';
-import { requestTimestamp } from './tsa-client.js';
 
 export interface AnchorOptions {
   /** Delay before the first retry of a failed request; doubles per failure (default 500 ms). */
@@ -140,6 +139,8 @@ export class AnchorQueue {
 
   async #anchor(key: [string, number], cp: Checkpoint): Promise<boolean> {
     try {
+      // Loaded with the first request: the HTTP client stays out of a writer thread whose tenants are never time-stamped.
+      const { requestTimestamp } = await import('./tsa-client.js');
       const anchor = await requestTimestamp(this.#url, checkpointSigningInput(cp), {
         pinned: this.#pinned,
         dispatcher: this.#dispatcher,

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, hash, sign, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson } from '@aduana/shared';
+import { canonicalJson } from '@aduana/shared/core';
 
 /** A signed statement: "tenant T's ledger had tree_size entries with Merkle root root_hash at timestamp". */
 export interface Checkpoint {

@@ -29,7 +29,7 @@ function tempDir(): string {
 }
 
 function settings(dir: string, extra: Partial<WriterSettings> = {}): WriterSettings {
-  return { dataDir: dir, checkpointEvery: 1000, checkpointIntervalMs: 60_000, groupCommitMs: 5, compression: 'none', anchoring: null, tsaCertPem: null, ...extra };
+  return { dataDir: dir, checkpointEvery: 1000, checkpointIntervalMs: 60_000, groupCommitMs: 5, compression: false, anchoring: null, tsaCertPem: null, ...extra };
 }
 
 async function threaded(dir: string, extra: Partial<WriterSettings> = {}): Promise<{ store: GatewayStore; ledger: ThreadedLedger }> {

@@ -1,5 +1,5 @@
 import type { RootDatabase } from 'lmdb';
-import { isoTime } from '@aduana/shared';
+import { isoTime } from '@aduana/shared/core';
 import type { DecisionWrites, ResolveOutcome } from '../../policy/decisions/decision-store.js';
 import type { AnchorStats } from '../merkle/anchor-queue.js';
 import type { Checkpoint } from '../merkle/checkpoint.js';
@@ -28,23 +28,29 @@ export class ThreadedLedger extends LedgerReader {
   readonly #maxEntryBytes: number;
   #closed = false;
 
-  private constructor(root: RootDatabase, options: ThreadedLedgerOptions, client: LedgerWriterClient) {
-    super(root, options);
-    this.#client = client;
-    this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
-  }
-
   /**
-   * Starts the writer thread over `settings.dataDir` and resolves once its ledger is open. The writer loads (or
-   * creates) the checkpoint key before it says so, and this thread loads it after: no two threads create it.
+   * Loads (or creates) the checkpoint key, then starts the writer thread over `settings.dataDir` (which loads the
+   * key this thread made: no two threads create it). Writes may be made at once; `ready` says the writer opened.
    */
-  static async start(root: RootDatabase, options: ThreadedLedgerOptions, settings: WriterSettings): Promise<ThreadedLedger> {
+  constructor(root: RootDatabase, options: ThreadedLedgerOptions, settings: WriterSettings) {
+    super(root, options);
+    this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
     const maxEntryBytes = options.maxEntryBytes !== undefined ? { maxEntryBytes: options.maxEntryBytes } : {};
-    const client = await LedgerWriterClient.start({ ...settings, ...maxEntryBytes }, root, options.onError ?? (() => {}));
-    return new ThreadedLedger(root, options, client);
+    this.#client = new LedgerWriterClient({ ...settings, ...maxEntryBytes }, root, options.onError ?? (() => {}));
   }
 
-  /** The writer's time-stamping sender's state; `pending` read here, so it agrees with the anchors this thread reads. */
+  /** A ledger whose writer is ready. */
+  static async start(root: RootDatabase, options: ThreadedLedgerOptions, settings: WriterSettings): Promise<ThreadedLedger> {
+    const ledger = new ThreadedLedger(root, options, settings);
+    await ledger.ready;
+    return ledger;
+  }
+
+  /** Resolves once the writer thread opened its ledger; rejects with why it could not. */
+  get ready(): Promise<void> {
+    return this.#client.ready;
+  }
+
   get anchorStats(): AnchorStats | null {
     const stats = this.#client.anchorStats;
     return stats === null ? null : { ...stats, pending: this.dbs.anchorQueue.getKeysCount() };

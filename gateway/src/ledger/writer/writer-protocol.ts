@@ -66,8 +66,8 @@ export interface WriterSettings {
   readonly checkpointEvery: number;
   readonly checkpointIntervalMs: number;
   readonly groupCommitMs: number;
-  /** LEDGER_COMPRESSION, as configured. */
-  readonly compression: string;
+  /** LEDGER_COMPRESSION: every record compressed (true), none (false), or those of these event types. */
+  readonly compression: boolean | readonly string[];
   readonly maxEntryBytes?: number;
   /** ANCHOR_TSA_URL and its retry settings, with the egress proxy settings its requests leave through; null: no time-stamping. */
   readonly anchoring: {

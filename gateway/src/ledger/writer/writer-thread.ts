@@ -1,9 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Egress } from '@aduana/shared';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { TenantStore } from '../../identity/tenants/tenant-store.js';
 import { timestampsCheckpoints } from '../../identity/tenants/plans.js';
-import { ledgerCompression } from '../../proxy/ledger-compression.js';
 import { resolveStoredDecision, writeDecision } from '../../policy/decisions/decision-store.js';
 import { Ledger } from '../ledger.js';
 import { LedgerError } from '../errors.js';
@@ -35,7 +33,7 @@ const ledger = Ledger.open(store.root, {
   checkpointEvery: settings.checkpointEvery,
   checkpointIntervalMs: settings.checkpointIntervalMs,
   groupCommitMs: settings.groupCommitMs,
-  compress: ledgerCompression(settings.compression),
+  compress: compressFor(settings.compression),
   ...(settings.maxEntryBytes !== undefined ? { maxEntryBytes: settings.maxEntryBytes } : {}),
   // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
   anchoring: settings.anchoring
@@ -44,7 +42,8 @@ const ledger = Ledger.open(store.root, {
         tsaUrl: settings.anchoring.tsaUrl,
         baseDelayMs: settings.anchoring.baseDelayMs,
         maxDelayMs: settings.anchoring.maxDelayMs,
-        dispatcher: new Egress(settings.anchoring.egress).dispatcher,
+        // The HTTP client (in the shared index) only where checkpoints are time-stamped: the thread starts smaller without it.
+        dispatcher: new (await import('@aduana/shared')).Egress(settings.anchoring.egress).dispatcher,
         onProgress: () => scheduleFlush(),
       }
     : null,
@@ -58,6 +57,12 @@ ledger.setDurableListener((tenantId) => {
   durable.add(tenantId);
   scheduleFlush();
 });
+
+function compressFor(compression: WriterSettings['compression']): boolean | ((eventType: string) => boolean) {
+  if (typeof compression === 'boolean') return compression;
+  const types = new Set(compression);
+  return (eventType) => types.has(eventType);
+}
 
 function scheduleFlush(): void {
   if (flushScheduled) return;
