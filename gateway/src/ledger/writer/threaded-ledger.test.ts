@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -171,6 +171,32 @@ describe('the ledger written by its writer thread', () => {
     expect(outcomes.map((o) => o.kind).sort()).toEqual(['already_resolved', 'resolved']);
     expect(decisions.get('acme', held.decision_id)?.resolution?.status).toBe('APPROVED');
     expect(await decisions.resolve('acme', 'missing', resolution('u1'))).toEqual({ kind: 'not_found' });
+  });
+
+  it('fails closed when the writer thread fails: what it had is refused, and so is every later write', async () => {
+    const dir = tempDir();
+    const store = openGatewayStore(dir);
+    const reported: string[] = [];
+    const writerModule = new URL('../../../test/helpers/ledger/failing-writer.ts', import.meta.url);
+    const ledger = await ThreadedLedger.start(store.root, { keyDir: dir, writerModule, onError: (_err, context) => reported.push(context) }, settings(dir));
+    open.push({ store, ledger });
+    expect(ledger.writable).toBe(true);
+    const handedOver = ledger.appendGrouped('acme', event(1));
+    await expect(handedOver).rejects.toMatchObject({ code: 'write_failed' });
+    expect(ledger.writable).toBe(false); // /health answers 503 from here
+    expect(reported).toContain('ledger writer thread');
+    expect(() => ledger.enqueueGrouped('acme', event(2))).toThrow(expect.objectContaining({ code: 'write_failed' }));
+    await expect(ledger.append('acme', [event(3)])).rejects.toMatchObject({ code: 'write_failed' });
+    expect(ledger.head('acme').size).toBe(0);
+  });
+
+  it('reports a writer that cannot open its store, and starts no ledger', async () => {
+    const dir = tempDir();
+    const store = openGatewayStore(dir);
+    const notADir = join(dir, 'bootstrap-admin.token');
+    writeFileSync(notADir, 'a file where the writer expects its data directory');
+    await expect(ThreadedLedger.start(store.root, { keyDir: dir }, settings(notADir))).rejects.toThrow(/ENOTDIR|not a directory/);
+    await store.close();
   });
 
   it(`refuses appends past ${MAX_UNANSWERED_RECORDS} unanswered records with 'busy', and keeps every one it took`, async () => {

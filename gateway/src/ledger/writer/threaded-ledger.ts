@@ -16,6 +16,8 @@ export interface ThreadedLedgerOptions extends LedgerReaderOptions {
   maxEntryBytes?: number;
   /** Background failures (the writer's checkpoint writes and time-stamping, the writer thread itself): reported here. */
   onError?: (err: unknown, context: string) => void;
+  /** The writer thread's module (tests: one that fails); default writer-thread.ts. */
+  writerModule?: URL;
 }
 
 /**
@@ -36,7 +38,7 @@ export class ThreadedLedger extends LedgerReader {
     super(root, options);
     this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
     const maxEntryBytes = options.maxEntryBytes !== undefined ? { maxEntryBytes: options.maxEntryBytes } : {};
-    this.#client = new LedgerWriterClient({ ...settings, ...maxEntryBytes }, root, options.onError ?? (() => {}));
+    this.#client = new LedgerWriterClient({ ...settings, ...maxEntryBytes }, root, options.onError ?? (() => {}), options.writerModule);
   }
 
   /** A ledger whose writer is ready. */
@@ -46,11 +48,16 @@ export class ThreadedLedger extends LedgerReader {
     return ledger;
   }
 
+  override get writable(): boolean {
+    return !this.#client.failed;
+  }
+
   /** Resolves once the writer thread opened its ledger; rejects with why it could not. */
   get ready(): Promise<void> {
     return this.#client.ready;
   }
 
+  /** The writer's time-stamping sender's state; `pending` read here, so it agrees with the anchors this thread reads. */
   get anchorStats(): AnchorStats | null {
     const stats = this.#client.anchorStats;
     return stats === null ? null : { ...stats, pending: this.dbs.anchorQueue.getKeysCount() };

@@ -57,13 +57,15 @@ export class LedgerWriterClient {
    * it (a worker's messages wait for it to listen), so start-up need not wait for the thread until it is to serve.
    */
   readonly ready: Promise<void>;
+  /** Resolves when the thread has ended, however it ended. */
+  readonly #exited: Promise<void>;
 
   /** Starts the writer thread over the data directory's store (`settings.dataDir`), whose environment `root` is. */
-  constructor(settings: WriterSettings, root: RootDatabase, onError: (err: unknown, context: string) => void) {
+  constructor(settings: WriterSettings, root: RootDatabase, onError: (err: unknown, context: string) => void, module = new URL('./writer-thread.js', import.meta.url)) {
     this.#root = root;
     this.#onError = onError;
     this.#anchor = null;
-    const worker = startModuleWorker(new URL('./writer-thread.js', import.meta.url), {
+    const worker = startModuleWorker(module, {
       workerData: settings,
       name: 'ledger-writer',
       // Its garbage is short-lived and small (a record's buffers): a small young generation keeps the thread's
@@ -71,6 +73,7 @@ export class LedgerWriterClient {
       resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
     });
     this.#worker = worker;
+    this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     let started = false;
     this.ready = new Promise((resolve, reject) => {
       worker.on('message', (message: FromWriter | WriterStarted) => {
@@ -93,6 +96,11 @@ export class LedgerWriterClient {
     });
     // Observed here so a start that fails unawaited is reported through #fail, not as an unhandled rejection.
     this.ready.catch(() => {});
+  }
+
+  /** Whether the writer thread failed (every write is refused from then on). */
+  get failed(): boolean {
+    return this.#failure !== null;
   }
 
   get anchorStats(): AnchorStats | null {
@@ -121,13 +129,12 @@ export class LedgerWriterClient {
     // Waited for: the process must not end (its loop empty) before the writer answered.
     this.#worker.ref();
     this.#flush();
-    const exited = new Promise<void>((resolve) => this.#worker.once('exit', () => resolve()));
     try {
       await closed;
     } finally {
       if (this.#failure) await this.#worker.terminate();
     }
-    await exited;
+    await this.#exited;
   }
 
   #send(records: number, make: (id: number) => ToWriter): Promise<unknown> {
@@ -167,7 +174,7 @@ export class LedgerWriterClient {
         this.#waiting.delete(reply.id);
         this.#unanswered -= waiting.records;
         if ('error' in reply) waiting.reject(rebuild(reply.error));
-        else waiting.resolve('links' in reply ? reply.links : reply.value);
+        else waiting.resolve(reply.value);
       }
     }
     if (this.onDurable) for (const tenantId of message.durable) this.onDurable(tenantId);

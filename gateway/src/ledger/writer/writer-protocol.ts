@@ -1,6 +1,6 @@
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { AnchorStats } from '../merkle/anchor-queue.js';
-import type { ChainLink, PreparedKeys } from '../log/entry-input.js';
+import type { PreparedKeys } from '../log/entry-input.js';
 import type { CommitWindow } from '../ledger.js';
 import type { LedgerErrorCode } from '../errors.js';
 import type { PruneLimits } from '../lifecycle/prune.js';
@@ -39,10 +39,8 @@ export interface WireError {
   readonly index: number | null;
 }
 
-export type Reply =
-  | { readonly id: number; readonly links: ChainLink[] }
-  | { readonly id: number; readonly value: unknown }
-  | { readonly id: number; readonly error: WireError };
+/** A write's answer: its value (an append's ChainLink[], a call's result), or its failure. */
+export type Reply = { readonly id: number; readonly value: unknown } | { readonly id: number; readonly error: WireError };
 
 export interface FromWriter {
   readonly replies: Reply[];

@@ -100,8 +100,16 @@ function wireError(err: unknown): WireError {
   return { code: null, message: err instanceof Error ? err.message : String(err), index: null };
 }
 
-function answer(id: number, work: Promise<unknown>): void {
-  work.then(
+/** Runs one write and answers it by id: its value, or its failure, thrown or rejected (never the thread's end). */
+function answer(id: number, work: () => unknown): void {
+  let result: Promise<unknown>;
+  try {
+    result = Promise.resolve(work());
+  } catch (err) {
+    reply({ id, error: wireError(err) });
+    return;
+  }
+  result.then(
     (value) => reply({ id, value }),
     (err: unknown) => reply({ id, error: wireError(err) }),
   );
@@ -122,33 +130,18 @@ const calls: { [K in WriterCallName]: (...args: WriterCalls[K]) => unknown } = {
 
 function handle(op: ToWriter): void {
   switch (op.op) {
-    case 'append': {
-      const inputs: ChainInput[] = op.inputs.map((i) => ({ prefix: Buffer.from(i.text), eventType: i.eventType, agentId: i.agentId, countKey: i.countKey }));
-      let links;
-      try {
-        links = ledger.commitPrepared(op.tenant, inputs, op.window);
-      } catch (err) {
-        reply({ id: op.id, error: wireError(err) });
-        return;
-      }
-      links.then(
-        (l) => reply({ id: op.id, links: l }),
-        (err: unknown) => reply({ id: op.id, error: wireError(err) }),
-      );
+    case 'append':
+      answer(op.id, () => {
+        const inputs: ChainInput[] = op.inputs.map((i) => ({ prefix: Buffer.from(i.text), eventType: i.eventType, agentId: i.agentId, countKey: i.countKey }));
+        return ledger.commitPrepared(op.tenant, inputs, op.window);
+      });
       return;
-    }
     case 'decision':
-      answer(op.id, writeDecision(store, op.record));
+      answer(op.id, () => writeDecision(store, op.record));
       return;
-    case 'call': {
-      const call = calls[op.method] as (...args: unknown[]) => unknown;
-      try {
-        answer(op.id, Promise.resolve(call(...op.args)));
-      } catch (err) {
-        reply({ id: op.id, error: wireError(err) });
-      }
+    case 'call':
+      answer(op.id, () => (calls[op.method] as (...args: unknown[]) => unknown)(...op.args));
       return;
-    }
   }
 }
 
