@@ -1,6 +1,6 @@
 // Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
 // they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createLoggers, Egress, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
@@ -22,8 +22,8 @@ import { registerHealthRoutes } from './api/health-routes.js';
 import { registerAuthRoutes } from './identity/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { LedgerRetention, ThreadedLedger } from './ledger/index.js';
-import { ledgerWriterSettings } from './ledger/writer/writer-settings.js';
+import { LedgerRetention } from './ledger/index.js';
+import { openGatewayLedger } from './ledger/writer/gateway-ledger.js';
 import { AuditTrail } from './ledger/audit-trail.js';
 import { UpstreamClient } from './proxy/upstream/upstream-client.js';
 import { PriceTable } from './proxy/pricing/price-table.js';
@@ -120,19 +120,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = PriceTable.load(config.priceTable, config.priceFile);
   usdBrlRate(config.usdBrlRate);
-  const tsaCertPem = config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null;
-  // Every ledger and decision-index write is made by one writer thread (docs/architecture.md, "Threads").
-  // Started now, waited for before listening: the thread opens while the rest is built.
-  const ledger = new ThreadedLedger(
-    store.root,
-    {
-      keyDir: config.dataDir,
-      tsaCertPem,
-      onError: (err, context) => logger.error({ err, context }, 'ledger background error'),
-    },
-    ledgerWriterSettings(config, tsaCertPem),
-  );
-  const decisions = new DecisionStore(store, ledger.decisionWrites);
+  // Where the ledger's and the decision index's writes are made (LEDGER_WRITER; docs/architecture.md, "Threads").
+  const { ledger, decisionWrites, ready: ledgerReady, onThread: ledgerOnThread } = openGatewayLedger(config, store, tenants, egress, logger);
+  const decisions = new DecisionStore(store, decisionWrites);
   const audit = new AuditTrail(decisions, ledger, logger);
   const metrics = new MetricStore(store.metrics);
   const users = new UserStore(store);
@@ -358,7 +348,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let port: number;
   let authPort: number;
   try {
-    await ledger.ready;
+    await ledgerReady;
     port = await api.listen(config.host, config.port);
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
@@ -373,7 +363,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied }, 'gateway listening');
+  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline' }, 'gateway listening');
   heartbeats.start();
   telemetry.start();
   sidecar?.start();

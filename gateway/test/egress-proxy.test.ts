@@ -245,7 +245,8 @@ describe('every other outbound connection through the egress proxy', () => {
       const gw = await start({ HTTP_PROXY: proxy.url }, { anchorTsaUrl: `${tsa.url}/tsa`, checkpointEvery: 1, anchorRetryBaseMs: 50, anchorRetryMaxMs: 100 });
       const r = await call(gw.url, 'POST', '/v1/events', { token: await operator(gw), body: { event_type: 'note', payload: { text: 'anchored' } } });
       expect(r.status).toBe(200);
-      await poll(() => proxy.to(tsa.url).length > 0, { what: 'a time-stamp request at the proxy' });
+      // Both ends: the proxy logs the request before it forwards it.
+      await poll(() => proxy.to(tsa.url).length > 0 && tsa.seen.length > 0, { what: 'a time-stamp request at the proxy and at the TSA' });
       expect(proxy.to(tsa.url)[0]).toBe(`POST ${tsa.url}/tsa`);
       expect(tsa.seen[0]).toBe('POST /tsa');
     } finally {

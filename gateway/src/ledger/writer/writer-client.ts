@@ -24,6 +24,13 @@ const SEND_AT_ONCE_RECORDS = 64;
 
 const WRITER_YOUNG_GENERATION_MB = 4;
 
+/**
+ * How long writes nobody waits for (grouped entries, decision records: the request path does not await them) may wait
+ * for company before they are handed over: fewer, larger messages wake the writer less often. A write someone waits
+ * for (an append of events, a call) goes at the end of the turn and takes them along.
+ */
+const LINGER_MS = 2;
+
 interface Waiting {
   resolve(value: unknown): void;
   reject(err: unknown): void;
@@ -41,7 +48,8 @@ export class LedgerWriterClient {
   readonly #onError: (err: unknown, context: string) => void;
   readonly #waiting = new Map<number, Waiting>();
   #outbox: ToWriter[] = [];
-  #scheduled = false;
+  #immediate: NodeJS.Immediate | null = null;
+  #linger: NodeJS.Timeout | null = null;
   #nextId = 1;
   #unanswered = 0;
   /** Records in the outbox (sent at SEND_AT_ONCE_RECORDS). */
@@ -109,16 +117,16 @@ export class LedgerWriterClient {
 
   /** Hands inputs to the writer; throws (synchronously) when the writer failed or is too far behind. */
   append(tenant: string, window: CommitWindow, inputs: WireInput[]): Promise<ChainLink[]> {
-    return this.#send(inputs.length, (id) => ({ op: 'append', id, tenant, window, inputs })) as Promise<ChainLink[]>;
+    return this.#send(inputs.length, window === 'turn', (id) => ({ op: 'append', id, tenant, window, inputs })) as Promise<ChainLink[]>;
   }
 
   /** The decision index's write; settles once committed. */
   writeDecision(record: DecisionRecord): Promise<unknown> {
-    return this.#send(1, (id) => ({ op: 'decision', id, record }));
+    return this.#send(1, false, (id) => ({ op: 'decision', id, record }));
   }
 
   call<K extends WriterCallName>(method: K, ...args: WriterCalls[K]): Promise<unknown> {
-    return this.#send(0, (id) => ({ op: 'call', id, method, args }) as ToWriter);
+    return this.#send(0, true, (id) => ({ op: 'call', id, method, args }) as ToWriter);
   }
 
   /** Sends what is queued, asks the writer to close its ledger (final checkpoints, flush), and waits for the thread to end. */
@@ -137,7 +145,7 @@ export class LedgerWriterClient {
     await this.#exited;
   }
 
-  #send(records: number, make: (id: number) => ToWriter): Promise<unknown> {
+  #send(records: number, awaited: boolean, make: (id: number) => ToWriter): Promise<unknown> {
     if (this.#failure) throw this.#failure;
     if (this.#closing) throw new LedgerError('closed', 'the ledger is closed');
     if (records > 0 && this.#unanswered + records > MAX_UNANSWERED_RECORDS) {
@@ -148,15 +156,16 @@ export class LedgerWriterClient {
     this.#unanswered += records;
     this.#outboxRecords += records;
     if (this.#outboxRecords >= SEND_AT_ONCE_RECORDS) this.#flush();
-    else if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
-    }
+    else if (awaited) this.#immediate ??= setImmediate(() => this.#flush());
+    else if (this.#immediate === null) this.#linger ??= setTimeout(() => this.#flush(), LINGER_MS);
     return new Promise((resolve, reject) => this.#waiting.set(id, { resolve, reject, records }));
   }
 
   #flush(): void {
-    this.#scheduled = false;
+    if (this.#immediate !== null) clearImmediate(this.#immediate);
+    if (this.#linger !== null) clearTimeout(this.#linger);
+    this.#immediate = null;
+    this.#linger = null;
     if (this.#outbox.length === 0 || this.#failure) return;
     const ops = this.#outbox;
     this.#outbox = [];
