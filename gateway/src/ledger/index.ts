@@ -30,7 +30,7 @@ export type { PruneLimits, PruneResult } from './lifecycle/prune.js';
 export type { PruneBoundary } from './lifecycle/boundary.js';
 export { ThreadedLedger, type ThreadedLedgerOptions } from './writer/threaded-ledger.js';
 export type { WriterSettings } from './writer/writer-protocol.js';
-export { LedgerReader } from './ledger-reader.js';
+export { LedgerBase } from './ledger-base.js';
 
 /** The ledger wherever its writes are made: in the calling thread (Ledger) or by the writer thread (ThreadedLedger, the gateway's). */
 export type EventsLedger = Ledger | ThreadedLedger;

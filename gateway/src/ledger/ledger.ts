@@ -1,20 +1,18 @@
 import type { RootDatabase } from 'lmdb';
-import { isoTime } from '@aduana/shared/core';
 import { AnchorQueue, type AnchorOptions, type AnchorStats } from './merkle/anchor-queue.js';
 import { ChainWriter, flushOfCurrentTxn } from './log/chain-writer.js';
 import type { Checkpoint } from './merkle/checkpoint.js';
 import { Checkpointer } from './merkle/checkpointer.js';
 import { CommitQueue } from './log/commit-queue.js';
-import { chainedEntry, prepareInput, type ChainInput, type ChainLink, type LedgerEntry, type LedgerInput } from './log/entry-input.js';
-import { LedgerError } from './errors.js';
+import type { ChainInput, ChainLink, PreparedText } from './log/entry-input.js';
 import type { ExportWrites } from './lifecycle/export-jsonl.js';
 import { markExported } from './lifecycle/export-mark.js';
-import { checkTenant, LedgerReader, type LedgerReaderOptions } from './ledger-reader.js';
+import { checkTenant, LedgerBase, type CommitWindow, type LedgerBaseOptions } from './ledger-base.js';
 import { pruneTenant, type PruneLimits, type PruneResult } from './lifecycle/prune.js';
 
 export type { ConsistencyProof, InclusionProof, LedgerHead, ListPage, ListQuery } from './ledger-types.js';
 
-export interface LedgerOptions extends LedgerReaderOptions {
+export interface LedgerOptions extends LedgerBaseOptions {
   /** Signed checkpoint once this many entries are durable past the last one (default 1,000). */
   checkpointEvery?: number;
   /** …and at least this often when new entries exist (default 60 s). */
@@ -29,8 +27,6 @@ export interface LedgerOptions extends LedgerReaderOptions {
    * (docs/ledger.md, "Storage").
    */
   compress?: boolean | ((eventType: string) => boolean);
-  /** Largest canonical entry, bytes (default 1 MiB). */
-  maxEntryBytes?: number;
   /**
    * RFC 3161 time-stamping of checkpoints (docs/ledger.md, "Anchoring"): `tenant` picks the tenants whose checkpoints
    * are queued for the TSA (the enterprise plan's), `tsaUrl` (ANCHOR_TSA_URL) is where this process sends them. Without
@@ -41,17 +37,16 @@ export interface LedgerOptions extends LedgerReaderOptions {
   onError?: (err: unknown, context: string) => void;
 }
 
-/** Which queue an append joins: the next event-loop turn's (`append`) or the group-commit window's (`appendGrouped`). */
-export type CommitWindow = 'turn' | 'group';
+export type { CommitWindow } from './ledger-base.js';
 
 /**
  * The tamper-evident events ledger: one SHA-256 hash chain per tenant in LMDB, an RFC 9162 Merkle tree over it,
  * Ed25519-signed checkpoints. See docs/ledger.md for the hash definition, storage layout and durability design.
  *
  * This class writes from the thread that calls it: the CLI and tools use it directly, and the gateway's ledger
- * writer thread runs one (ledger/writer/); the reads are LedgerReader's.
+ * writer thread runs one (ledger/writer/); the API, reads and validation are LedgerBase's.
  */
-export class Ledger extends LedgerReader {
+export class Ledger extends LedgerBase {
   readonly #anchor: AnchorQueue | null;
   readonly #checkpointer: Checkpointer;
   readonly #writer: ChainWriter;
@@ -59,9 +54,7 @@ export class Ledger extends LedgerReader {
   readonly #turnQueue: CommitQueue;
   /** appendGrouped(): entries wait up to groupCommitMs for company. */
   readonly #groupQueue: CommitQueue;
-  readonly #maxEntryBytes: number;
   readonly #interval: NodeJS.Timeout;
-  #closed = false;
 
   private constructor(root: RootDatabase, options: LedgerOptions) {
     super(root, options);
@@ -79,7 +72,6 @@ export class Ledger extends LedgerReader {
     const commit = this.#writer.commitQueued.bind(this.#writer);
     this.#turnQueue = new CommitQueue(commit, 'turn', 10_000);
     this.#groupQueue = new CommitQueue(commit, options.groupCommitMs ?? 5, options.maxGroupSize ?? 1000);
-    this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
     this.#interval = setInterval(() => this.#checkpointer.due(this.#writer.states), options.checkpointIntervalMs ?? 60_000);
     this.#interval.unref();
   }
@@ -94,42 +86,13 @@ export class Ledger extends LedgerReader {
     return this.#anchor?.stats ?? null;
   }
 
-  /**
-   * Appends a batch atomically (all entries or none) and resolves once it is flushed to disk. Invalid input rejects
-   * with LedgerError('invalid_input', index) before anything is assigned. Concurrent calls share LMDB transactions
-   * and flushes (group commit), so callers need not batch for throughput.
-   */
-  async append(tenantId: string, inputs: readonly LedgerInput[]): Promise<LedgerEntry[]> {
-    this.#checkOpen();
-    checkTenant(tenantId);
-    if (!Array.isArray(inputs) || inputs.length === 0) throw new LedgerError('invalid_input', 'a batch holds at least one event');
-    const now = isoTime(this.now().getTime());
-    const prepared = inputs.map((input, i) => prepareInput(input, i, now, this.#maxEntryBytes));
-    const links = await this.inFlight.track(tenantId, this.#turnQueue.add(tenantId, prepared));
-    return links.map((link, i) => chainedEntry(prepared[i]!.fields, tenantId, link));
-  }
-
-  /**
-   * For the proxy and decisions: the entry joins its tenant's group, which is committed as one batch within
-   * `groupCommitMs`; resolves once flushed. A bad input rejects alone, before joining the group.
-   */
-  appendGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
-    try {
-      return this.enqueueGrouped(tenantId, input);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  /**
-   * appendGrouped, but a bad input (too large, bad name) throws here, synchronously, before the entry joins a group:
-   * a caller that must not answer without its entry checks it before answering.
-   */
-  enqueueGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
-    this.#checkOpen();
-    checkTenant(tenantId);
-    const prepared = prepareInput(input, 0, isoTime(this.now().getTime()), this.#maxEntryBytes);
-    return this.inFlight.track(tenantId, this.#groupQueue.add(tenantId, [prepared])).then((links) => chainedEntry(prepared.fields, tenantId, links[0]!));
+  protected chain(tenantId: string, inputs: PreparedText[], window: CommitWindow): Promise<ChainLink[]> {
+    // Encoded here, once: the size check counted the same bytes.
+    return this.commitPrepared(
+      tenantId,
+      inputs.map((p) => ({ prefix: Buffer.from(p.text), eventType: p.eventType, agentId: p.agentId, countKey: p.countKey })),
+      window,
+    );
   }
 
   /**
@@ -137,7 +100,7 @@ export class Ledger extends LedgerReader {
    * (window 'turn') or `appendGrouped` ('group') would; resolves with where each landed once flushed.
    */
   commitPrepared(tenantId: string, inputs: ChainInput[], window: CommitWindow): Promise<ChainLink[]> {
-    this.#checkOpen();
+    this.checkOpen();
     return (window === 'turn' ? this.#turnQueue : this.#groupQueue).add(tenantId, inputs);
   }
 
@@ -174,25 +137,16 @@ export class Ledger extends LedgerReader {
     return pruneTenant(this.dbs, this.signer, tenantId, limits);
   }
 
-  protected checkOpen(): void {
-    this.#checkOpen();
-  }
-
   /** Commits pending groups, waits for every write to be flushed, signs final checkpoints, stops time-stamping (the queue stays). */
   async close(): Promise<void> {
-    if (this.#closed) return;
+    if (!this.markClosed()) return;
     this.#turnQueue.flushAll();
     this.#groupQueue.flushAll();
-    this.#closed = true;
     clearInterval(this.#interval);
     await this.pruneSettled();
     await this.#writer.settled();
     this.#checkpointer.due(this.#writer.states);
     await flushOfCurrentTxn(this.dbs.root);
     await this.#anchor?.close();
-  }
-
-  #checkOpen(): void {
-    if (this.#closed) throw new LedgerError('closed', 'the ledger is closed');
   }
 }

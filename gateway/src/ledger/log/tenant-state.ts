@@ -1,7 +1,7 @@
 import { LedgerError } from '../errors.js';
 import { GENESIS_PREV_HASH } from './hash.js';
 import { peaksOf, type Peak } from '../merkle/merkle.js';
-import type { PreparedInput } from './entry-input.js';
+import type { PreparedKeys } from './entry-input.js';
 import { committedSize, lastRecord, latestCheckpoint, subtreeReader, type LedgerDbs } from '../storage/store.js';
 import { recordHash } from './record-codec.js';
 
@@ -64,7 +64,7 @@ export interface CounterBump {
 }
 
 /** The counters (and index prefixes) an entry increments: by event_type, by agent, by both. */
-export function countersFor(tenantId: string, input: Pick<PreparedInput, 'agentId' | 'eventType'>): CounterBump[] {
+export function countersFor(tenantId: string, input: Pick<PreparedKeys, 'agentId' | 'eventType'>): CounterBump[] {
   const bumps: CounterBump[] = [{ id: `t\0${input.eventType}`, key: [tenantId, 't', input.eventType] }];
   if (input.agentId !== null) {
     bumps.push({ id: `a\0${input.agentId}`, key: [tenantId, 'a', input.agentId] });

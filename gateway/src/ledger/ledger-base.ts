@@ -1,8 +1,10 @@
-// Over 200 lines on purpose: every read of the ledger's public facade, each a few lines delegating to the store.
+// Over 300 lines on purpose: the ledger's public facade whoever writes (appends, every read, export and prune
+// coordination), each method a few lines delegating to the store or to the subclass that writes.
 import { X509Certificate } from 'node:crypto';
 import type { RootDatabase } from 'lmdb';
 import { CheckpointSigner, type AnchorState, type Checkpoint, type LedgerPublicKey } from './merkle/checkpoint.js';
-import { isValidName, type LedgerEntry } from './log/entry-input.js';
+import { chainedEntry, isValidName, prepareText, type ChainLink, type LedgerEntry, type LedgerInput, type PreparedText } from './log/entry-input.js';
+import { isoTime } from '@aduana/shared/core';
 import { LedgerError } from './errors.js';
 import { exportTenantJsonl, type ExportWrites } from './lifecycle/export-jsonl.js';
 import { exportedThrough } from './lifecycle/export-mark.js';
@@ -29,7 +31,7 @@ import {
 } from './storage/store.js';
 import { verifyChain, type VerifyReport } from './lifecycle/verify-chain.js';
 
-export interface LedgerReaderOptions {
+export interface LedgerBaseOptions {
   /** Directory of the Ed25519 checkpoint key (DATA_DIR); the key file is created there with mode 0600. */
   keyDir: string;
   /** PEM of the TSA certificate that tokens must be signed by, or by a certificate it issued (ANCHOR_TSA_CERT); verify() checks it too. */
@@ -38,23 +40,31 @@ export interface LedgerReaderOptions {
   now?: () => Date;
   /** verify() hashes records and rebuilds the Merkle tree on a worker thread for chains this long (default 16,384). */
   verifyWorkerThreshold?: number;
+  /** Largest canonical entry, bytes (default 1 MiB). */
+  maxEntryBytes?: number;
 }
+
+/** Which queue an append joins: the next event-loop turn's (`append`) or the group-commit window's (`appendGrouped`). */
+export type CommitWindow = 'turn' | 'group';
 
 const MAX_LIST_LIMIT = 10_000;
 
 /**
- * The ledger's reads (list, get, head, proofs, checkpoints, verify, export), over the committed state in LMDB. Its
- * two subclasses differ in who writes: `Ledger` writes from the calling thread (the CLI, tools, unit tests),
- * `ThreadedLedger` hands every write to the process's one writer thread (the gateway). Reads see only committed
- * entries either way, so they run wherever the caller is.
+ * The ledger's API whoever writes: appends validated and canonicalised here, synchronously, then handed to `chain`;
+ * the reads (list, get, head, proofs, checkpoints, verify, export) over the committed state in LMDB. The two
+ * subclasses differ in who writes: `Ledger` writes from the calling thread (the CLI, tools, unit tests, a gateway on
+ * one core), `ThreadedLedger` hands every write to the process's one writer thread. Reads see only committed entries
+ * either way, so they run wherever the caller is.
  */
-export abstract class LedgerReader {
+export abstract class LedgerBase {
   protected readonly dbs: LedgerDbs;
   protected readonly signer: CheckpointSigner;
   protected readonly now: () => Date;
   /** The TSA certificate time-stamps must chain to (ANCHOR_TSA_CERT), or null. */
   protected readonly tsaCertificate: X509Certificate | null;
   readonly #verifyWorkerThreshold: number | undefined;
+  readonly #maxEntryBytes: number;
+  #closed = false;
   /** Exports in progress per tenant: retention leaves such a tenant alone until they finish. */
   readonly #exporting = new Map<string, number>();
   /** The prune in progress (one at a time); close() waits for it. */
@@ -62,20 +72,72 @@ export abstract class LedgerReader {
   /** Appends made through this object and not yet answered, per tenant (caughtUp). */
   protected readonly inFlight = new AppendsInFlight();
 
-  protected constructor(root: RootDatabase, options: LedgerReaderOptions) {
+  protected constructor(root: RootDatabase, options: LedgerBaseOptions) {
     this.now = options.now ?? (() => new Date());
     this.dbs = openLedgerDbs(root);
     this.signer = CheckpointSigner.load(options.keyDir);
     this.tsaCertificate = options.tsaCertPem ? new X509Certificate(options.tsaCertPem) : null;
     this.#verifyWorkerThreshold = options.verifyWorkerThreshold;
+    this.#maxEntryBytes = options.maxEntryBytes ?? 1024 * 1024;
   }
 
+  /** Chains validated inputs in the window's queue; resolves with where each landed once flushed. */
+  protected abstract chain(tenantId: string, inputs: PreparedText[], window: CommitWindow): Promise<ChainLink[]>;
   /** Where an export's checkpoint and mark are written. */
   protected abstract get exportWrites(): ExportWrites;
   /** Runs one prune (the caller has serialised it against exports and other prunes). */
   protected abstract runPrune(tenantId: string, limits: PruneLimits): Promise<PruneResult>;
+
+  /**
+   * Appends a batch atomically (all entries or none) and resolves once it is flushed to disk. Invalid input rejects
+   * with LedgerError('invalid_input', index) before anything is assigned. Concurrent calls share LMDB transactions
+   * and flushes (group commit), so callers need not batch for throughput.
+   */
+  async append(tenantId: string, inputs: readonly LedgerInput[]): Promise<LedgerEntry[]> {
+    this.checkOpen();
+    checkTenant(tenantId);
+    if (!Array.isArray(inputs) || inputs.length === 0) throw new LedgerError('invalid_input', 'a batch holds at least one event');
+    const now = isoTime(this.now().getTime());
+    const prepared = inputs.map((input, i) => prepareText(input, i, now, this.#maxEntryBytes));
+    const links = await this.inFlight.track(tenantId, this.chain(tenantId, prepared, 'turn'));
+    return links.map((link, i) => chainedEntry(prepared[i]!.fields, tenantId, link));
+  }
+
+  /**
+   * For the proxy and decisions: the entry joins its tenant's group, which is committed as one batch within
+   * `groupCommitMs`; resolves once flushed. A bad input rejects alone, before joining the group.
+   */
+  appendGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
+    try {
+      return this.enqueueGrouped(tenantId, input);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * appendGrouped, but a bad input (too large, bad name), a closed ledger or a failed or overrun writer thread throws
+   * here, synchronously, before the entry joins a group: a caller that must not answer without its entry checks it
+   * before answering.
+   */
+  enqueueGrouped(tenantId: string, input: LedgerInput): Promise<LedgerEntry> {
+    this.checkOpen();
+    checkTenant(tenantId);
+    const prepared = prepareText(input, 0, isoTime(this.now().getTime()), this.#maxEntryBytes);
+    return this.inFlight.track(tenantId, this.chain(tenantId, [prepared], 'group')).then((links) => chainedEntry(prepared.fields, tenantId, links[0]!));
+  }
+
   /** Throws LedgerError('closed') once the ledger is closed. */
-  protected abstract checkOpen(): void;
+  protected checkOpen(): void {
+    if (this.#closed) throw new LedgerError('closed', 'the ledger is closed');
+  }
+
+  /** Marks the ledger closed; false when it already was (close() then has nothing to do). */
+  protected markClosed(): boolean {
+    if (this.#closed) return false;
+    this.#closed = true;
+    return true;
+  }
 
   /**
    * Resolves once every append of the tenant made through this object before the call was answered (or failed):
