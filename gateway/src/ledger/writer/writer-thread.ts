@@ -25,6 +25,8 @@ const durable = new Set<string>();
 const errors: FromWriter['errors'] = [];
 let flushScheduled = false;
 let lastAnchor = '';
+/** The time-stamping sender made a request since its state was last looked at (reading it counts the queue). */
+let anchorMoved = true;
 /** Set once close() finished: the port closes after that answer went out, and the thread ends. */
 let closed = false;
 
@@ -44,7 +46,10 @@ const ledger = Ledger.open(store.root, {
         maxDelayMs: settings.anchoring.maxDelayMs,
         // The HTTP client (in the shared index) only where checkpoints are time-stamped: the thread starts smaller without it.
         dispatcher: new (await import('@aduana/shared')).Egress(settings.anchoring.egress).dispatcher,
-        onProgress: () => scheduleFlush(),
+        onProgress: () => {
+          anchorMoved = true;
+          scheduleFlush();
+        },
       }
     : null,
   tsaCertPem: settings.tsaCertPem,
@@ -75,8 +80,11 @@ function flush(): void {
   flushScheduled = false;
   const message: { -readonly [K in keyof FromWriter]: FromWriter[K] } = { replies: replies.splice(0), durable: [...durable], errors: errors.splice(0) };
   durable.clear();
-  const anchor = closed ? undefined : anchorChange();
-  if (anchor !== undefined) message.anchor = anchor;
+  if (anchorMoved && !closed) {
+    anchorMoved = false;
+    const anchor = anchorChange();
+    if (anchor !== undefined) message.anchor = anchor;
+  }
   port.postMessage(message);
   if (closed) port.close();
 }
