@@ -121,6 +121,7 @@ export class AnchorQueue {
         continue;
       }
       const anchored = await this.#anchor(key, cp);
+      if (this.#closed) return;
       this.#onProgress();
       if (anchored) {
         failedInRow = 0;

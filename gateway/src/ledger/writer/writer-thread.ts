@@ -27,6 +27,8 @@ let flushScheduled = false;
 let lastAnchor = '';
 /** The time-stamping sender made a request since its state was last looked at (reading it counts the queue). */
 let anchorMoved = true;
+/** Set when close() starts: the ledger's state is no longer read. */
+let closing = false;
 /** Set once close() finished: the port closes after that answer went out, and the thread ends. */
 let closed = false;
 
@@ -80,7 +82,7 @@ function flush(): void {
   flushScheduled = false;
   const message: { -readonly [K in keyof FromWriter]: FromWriter[K] } = { replies: replies.splice(0), durable: [...durable], errors: errors.splice(0) };
   durable.clear();
-  if (anchorMoved && !closed) {
+  if (anchorMoved && !closing) {
     anchorMoved = false;
     const anchor = anchorChange();
     if (anchor !== undefined) message.anchor = anchor;
@@ -130,6 +132,7 @@ const calls: { [K in WriterCallName]: (...args: WriterCalls[K]) => unknown } = {
   prune: (tenantId, limits) => ledger.prune(tenantId, limits),
   resolveDecision: (tenantId, id, resolution) => resolveStoredDecision(store, tenantId, id, resolution),
   close: async () => {
+    closing = true;
     await ledger.close();
     await store.close();
     closed = true;
