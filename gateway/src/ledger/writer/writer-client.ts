@@ -22,8 +22,6 @@ export const MAX_UNANSWERED_RECORDS = 50_000;
  */
 const SEND_AT_ONCE_RECORDS = 64;
 
-const WRITER_YOUNG_GENERATION_MB = 4;
-
 /**
  * How long writes nobody waits for (grouped entries, decision records: the request path does not await them) may wait
  * for company before they are handed over: fewer, larger messages wake the writer less often. A write someone waits
@@ -76,9 +74,6 @@ export class LedgerWriterClient {
     const worker = startModuleWorker(module, {
       workerData: settings,
       name: 'ledger-writer',
-      // Its garbage is short-lived and small (a record's buffers): a small young generation keeps the thread's
-      // memory small (a sidecar's footprint) at the price of more, cheaper scavenges.
-      resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB },
     });
     this.#worker = worker;
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
