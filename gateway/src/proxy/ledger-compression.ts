@@ -1,4 +1,5 @@
 import { ENDPOINTS } from './endpoints.js';
+import { compressionFor } from '../ledger/writer/writer-ledger-options.js';
 
 /** The event types of proxied calls' ledger entries. */
 const PROXY_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(ENDPOINTS).map((e) => e.eventType));
@@ -9,10 +10,7 @@ const PROXY_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(ENDPOINTS).
  * bound by CPU per entry, are compressed only with 'all' (docs/ledger.md, "Storage").
  */
 export function ledgerCompression(setting: string): boolean | ((eventType: string) => boolean) {
-  const compressed = compressedEventTypes(setting);
-  if (typeof compressed === 'boolean') return compressed;
-  const types = new Set(compressed);
-  return (eventType) => types.has(eventType);
+  return compressionFor(compressedEventTypes(setting));
 }
 
 /** LEDGER_COMPRESSION as plain data (all, none, or the event types compressed): how the ledger's writer thread takes it. */

@@ -3,13 +3,13 @@ import type { Egress, Logger } from '@aduana/shared';
 import type { GatewayConfig } from '../../config.js';
 import type { TenantRepository } from '../../storage/repositories.js';
 import type { GatewayStore } from '../../storage/gateway-store.js';
-import { timestampsCheckpoints } from '../../identity/tenants/plans.js';
-import { compressedEventTypes, ledgerCompression } from '../../proxy/ledger-compression.js';
+import { compressedEventTypes } from '../../proxy/ledger-compression.js';
 import { localDecisionWrites, type DecisionWrites } from '../../policy/decisions/decision-store.js';
 import { usableCores } from '../../threads/usable-cores.js';
 import { Ledger } from '../ledger.js';
 import { ThreadedLedger } from './threaded-ledger.js';
 import type { WriterSettings } from './writer-protocol.js';
+import { writerLedgerOptions } from './writer-ledger-options.js';
 
 export interface GatewayLedger {
   ledger: Ledger | ThreadedLedger;
@@ -30,24 +30,13 @@ export function openGatewayLedger(config: GatewayConfig, store: GatewayStore, te
   const tsaCertPem = config.anchorTsaCert ? readFileSync(config.anchorTsaCert, 'utf8') : null;
   const onError = (err: unknown, context: string) => logger.error({ err, context }, 'ledger background error');
   const onThread = config.ledgerWriter === 'thread' || (config.ledgerWriter === 'auto' && usableCores() >= 2);
+  const settings = ledgerWriterSettings(config, tsaCertPem);
   if (onThread) {
     // Started now, waited for before listening: the thread opens while the rest is built.
-    const ledger = new ThreadedLedger(store.root, { keyDir: config.dataDir, tsaCertPem, onError }, ledgerWriterSettings(config, tsaCertPem));
+    const ledger = new ThreadedLedger(store.root, { keyDir: config.dataDir, tsaCertPem, onError }, settings);
     return { ledger, decisionWrites: ledger.decisionWrites, ready: ledger.ready, onThread };
   }
-  const ledger = Ledger.open(store.root, {
-    keyDir: config.dataDir,
-    checkpointEvery: config.checkpointEvery,
-    checkpointIntervalMs: config.checkpointIntervalS * 1000,
-    groupCommitMs: config.ledgerGroupCommitMs,
-    compress: ledgerCompression(config.ledgerCompression),
-    // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
-    anchoring: config.anchorTsaUrl
-      ? { tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan), tsaUrl: config.anchorTsaUrl, baseDelayMs: config.anchorRetryBaseMs, maxDelayMs: config.anchorRetryMaxMs, dispatcher: egress.dispatcher }
-      : null,
-    tsaCertPem,
-    onError,
-  });
+  const ledger = Ledger.open(store.root, writerLedgerOptions(settings, tenants, { dispatcher: egress.dispatcher, onError }));
   return { ledger, decisionWrites: localDecisionWrites(store), ready: Promise.resolve(), onThread };
 }
 

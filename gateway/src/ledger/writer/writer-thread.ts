@@ -1,9 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { TenantStore } from '../../identity/tenants/tenant-store.js';
-import { timestampsCheckpoints } from '../../identity/tenants/plans.js';
 import { resolveStoredDecision, writeDecision } from '../../policy/decisions/decision-store.js';
 import { Ledger } from '../ledger.js';
+import { writerLedgerOptions } from './writer-ledger-options.js';
 import { LedgerError } from '../errors.js';
 import type { AnchorStats } from '../merkle/anchor-queue.js';
 import type { ChainInput } from '../log/entry-input.js';
@@ -32,44 +32,25 @@ let closing = false;
 /** Set once close() finished: the port closes after that answer went out, and the thread ends. */
 let closed = false;
 
-const ledger = Ledger.open(store.root, {
-  keyDir: settings.dataDir,
-  checkpointEvery: settings.checkpointEvery,
-  checkpointIntervalMs: settings.checkpointIntervalMs,
-  groupCommitMs: settings.groupCommitMs,
-  compress: compressFor(settings.compression),
-  ...(settings.maxEntryBytes !== undefined ? { maxEntryBytes: settings.maxEntryBytes } : {}),
-  // Enterprise tenants' checkpoints are time-stamped by the TSA; the plan is read when each checkpoint is signed.
-  anchoring: settings.anchoring
-    ? {
-        tenant: (id) => timestampsCheckpoints(tenants.get(id)?.plan),
-        tsaUrl: settings.anchoring.tsaUrl,
-        baseDelayMs: settings.anchoring.baseDelayMs,
-        maxDelayMs: settings.anchoring.maxDelayMs,
-        // The HTTP client (in the shared index) only where checkpoints are time-stamped: the thread starts smaller without it.
-        dispatcher: new (await import('@aduana/shared')).Egress(settings.anchoring.egress).dispatcher,
-        onProgress: () => {
-          anchorMoved = true;
-          scheduleFlush();
-        },
-      }
-    : null,
-  tsaCertPem: settings.tsaCertPem,
-  onError: (err, context) => {
-    errors.push({ context, message: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
-    scheduleFlush();
-  },
-});
+const ledger = Ledger.open(
+  store.root,
+  writerLedgerOptions(settings, tenants, {
+    // The HTTP client (in the shared index) only where checkpoints are time-stamped: the thread starts smaller without it.
+    dispatcher: settings.anchoring ? new (await import('@aduana/shared')).Egress(settings.anchoring.egress).dispatcher : undefined,
+    onError: (err, context) => {
+      errors.push({ context, message: err instanceof Error ? err.message : String(err), ...(err instanceof Error && err.stack ? { stack: err.stack } : {}) });
+      scheduleFlush();
+    },
+    onAnchorProgress: () => {
+      anchorMoved = true;
+      scheduleFlush();
+    },
+  }),
+);
 ledger.setDurableListener((tenantId) => {
   durable.add(tenantId);
   scheduleFlush();
 });
-
-function compressFor(compression: WriterSettings['compression']): boolean | ((eventType: string) => boolean) {
-  if (typeof compression === 'boolean') return compression;
-  const types = new Set(compression);
-  return (eventType) => types.has(eventType);
-}
 
 function scheduleFlush(): void {
   if (flushScheduled) return;
