@@ -37,7 +37,7 @@ async function inProcess() {
     pack_key: p.key,
   }));
   const set = compilePolicySet('bench', 1, policies);
-  const state = new TenantState();
+  const state = new TenantState('bench');
   const agents = Array.from({ length: 4096 }, (_, i) => `agent-${i}`);
   const body = decideBody('agent-0') as unknown as DecideRequest;
   const text = actionText(body);

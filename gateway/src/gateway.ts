@@ -9,7 +9,7 @@ import { TokenStore } from './identity/auth/token-store.js';
 import { Authenticator } from './identity/auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
-import { TenantRuntimes, evaluationLimits } from './policy/runtime/tenant-runtime.js';
+import { TenantRuntimes, createLimitMemory, evaluationLimits } from './policy/runtime/tenant-runtime.js';
 import { DecisionStore } from './policy/decisions/decision-store.js';
 import { DecisionEngine } from './policy/decisions/decision-engine.js';
 import { DecideRequestValidator } from './policy/decisions/decide-request.js';
@@ -116,7 +116,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
-  const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config));
+  // The process's limit counters, in shared memory (docs/architecture.md, "Limits in shared memory").
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config), Date.now, createLimitMemory());
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = PriceTable.load(config.priceTable, config.priceFile);
   usdBrlRate(config.usdBrlRate);

@@ -13,7 +13,7 @@ export { canonicalJson, sha256Hex } from './hashing/canonical-json.js';
 export { secretBoxFrom, type SecretBox } from './crypto/secret-box.js';
 export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, type TokenKind } from './tokens/token-format.js';
 export { growingLru } from './cache/growing-lru.js';
-export { TokenBuckets, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
+export { TokenBuckets, takeToken, type Bucket, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
 export { openStore, type Database, type RootDatabase } from './storage/open-store.js';
 export { ulid, newId, uuid } from './ids/new-id.js';
 export { isoTime } from './time/iso-time.js';

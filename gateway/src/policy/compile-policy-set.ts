@@ -5,7 +5,7 @@ import { maxTokenEntropy } from './entropy.js';
 import { CompiledParts, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
 import { compilePolicy } from './kinds/all-kinds.js';
-import { hit, periodKey, type TenantState } from './tenant-state.js';
+import { periodKey, type TenantState } from './tenant-state.js';
 import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
 import { mostSevere, VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
@@ -152,8 +152,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
         if (c.kind === 'rate') {
           if (input.scoreOnly) continue;
           const key = c.perAgent ? `${c.id}\0${input.agentId}` : c.id;
-          const { window, count } = hit(state.windows.get(key), input.now, c.windowMs);
-          state.windows.set(key, window);
+          const count = state.hit(key, input.now, c.windowMs);
           // Counted tenant-wide on Redis: never judged by less than this process's own count.
           const n = sharedRates === undefined ? count : Math.max(count, sharedRates[c.index] ?? 0);
           if (n > c.limit) triggered.push(trig(c.id, 'rate_limit', c.action, c.risk, `more than ${c.limit} requests in ${c.windowMs / 1000} s`));
@@ -162,7 +161,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           if (h >= c.threshold) triggered.push(trig(c.id, 'entropy_check', c.action, c.risk, `token of ${h.toFixed(2)} bits/char (threshold ${c.threshold})`));
         } else {
           // The tenant's total is kept under the empty agent id (agent ids are never empty).
-          const spent = state.spend.get(`${c.perAgent ? input.agentId : TENANT_SPEND}\0${periodKey(c.period, input.now)}`) ?? 0;
+          const spent = state.spent(`${c.perAgent ? input.agentId : TENANT_SPEND}\0${periodKey(c.period, input.now)}`, input.now);
           if (spent >= c.max) triggered.push(trig(c.id, 'budget', c.action, c.risk, `${c.perAgent ? 'agent' : 'tenant'} spent ${spent.toFixed(4)} BRL of ${c.max} this ${c.period}`));
         }
       }
@@ -191,7 +190,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       if (bonds.length > 0) {
         // Per (agent, session): one agent's session never spends another's; no session id = the agent's own.
         const sessionKey = `${input.agentId}\0${input.sessionId}`;
-        const prior = state.sessionRisk.get(sessionKey) ?? 0;
+        const prior = state.sessionRisk(sessionKey, input.now);
         const current = combineRisk(triggered.map((t) => t.risk));
         for (const b of bonds) {
           const claimed = input.riskBudget ?? input.agentRiskBudget ?? b.defaultBudget;
@@ -202,7 +201,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
           }
         }
         const { verdict, rule, riskScore } = decide(triggered);
-        if (verdict === 'ALLOW' && !input.scoreOnly) state.sessionRisk.set(sessionKey, prior + riskScore);
+        if (verdict === 'ALLOW' && !input.scoreOnly) state.addSessionRisk(sessionKey, riskScore, input.now);
         return { verdict, rule, riskScore, policiesEvaluated: size, triggered, redactInput };
       }
 

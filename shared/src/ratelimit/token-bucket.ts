@@ -17,7 +17,8 @@ export interface TakeResult {
   remaining: number;
 }
 
-interface Bucket {
+/** A bucket's state: the tokens it held at `last` (ms). */
+export interface Bucket {
   tokens: number;
   last: number;
 }
@@ -48,19 +49,28 @@ export class TokenBuckets {
     if (!b) {
       b = { tokens: this.#capacity, last: now };
       this.#buckets.set(key, b);
-    } else if (now > b.last) {
-      b.tokens = Math.min(this.#capacity, b.tokens + (now - b.last) * this.#refillPerMs);
-      b.last = now;
     }
-    if (b.tokens >= cost) {
-      b.tokens -= cost;
-      return { allowed: true, retryAfterS: 0, remaining: Math.floor(b.tokens) };
-    }
-    const waitMs = this.#refillPerMs > 0 ? (cost - b.tokens) / this.#refillPerMs : Infinity;
-    return { allowed: false, retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 };
+    return takeToken(b, now, this.#capacity, this.#refillPerMs, cost);
   }
 
   reset(key: string): void {
     this.#buckets.delete(key);
   }
+}
+
+/**
+ * Takes `cost` tokens from a bucket (updated in place: refilled to `now`, less the cost when allowed). The one
+ * arithmetic of every token bucket, whether it is kept here or elsewhere (shared memory).
+ */
+export function takeToken(b: Bucket, now: number, capacity: number, refillPerMs: number, cost = 1): TakeResult {
+  if (now > b.last) {
+    b.tokens = Math.min(capacity, b.tokens + (now - b.last) * refillPerMs);
+    b.last = now;
+  }
+  if (b.tokens >= cost) {
+    b.tokens -= cost;
+    return { allowed: true, retryAfterS: 0, remaining: Math.floor(b.tokens) };
+  }
+  const waitMs = refillPerMs > 0 ? (cost - b.tokens) / refillPerMs : Infinity;
+  return { allowed: false, retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)), remaining: 0 };
 }

@@ -1,4 +1,4 @@
-import type { BucketOptions, Logger, TokenBuckets } from '@aduana/shared';
+import type { BucketOptions, Logger, TakeResult } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { planLimitExceeded } from '../../identity/tenants/plans.js';
 import { periodKey } from '../../policy/tenant-state.js';
@@ -15,6 +15,11 @@ export interface SharedLimitsOptions extends RedisConnectionOptions {
 /** What the shared limits read from the tenant runtimes: where totals go, and which tenants are active. */
 export interface SharedLimitsHost extends SpendTotals {
   activeTenants(): Iterable<string>;
+}
+
+/** The process's own bucket of a plan, which decides while Redis is away. */
+export interface LocalBucket {
+  take(tenantId: string): TakeResult;
 }
 
 /** Times this process used its local limits because Redis was unreachable, by what was being counted. */
@@ -67,7 +72,7 @@ export class SharedLimits {
    * Takes a token from the tenant's shared bucket: resolves when admitted, rejects with 429 when the tenant is over its
    * plan across all gateways. Without Redis, `local` decides at once (synchronously).
    */
-  admit(tenantId: string, bucket: BucketOptions, local: TokenBuckets): void | Promise<void> {
+  admit(tenantId: string, bucket: BucketOptions, local: LocalBucket): void | Promise<void> {
     if (!this.#conn.ready) return this.#admitLocally(tenantId, local);
     return this.#buckets.take(tenantId, bucket).then(
       (r) => {
@@ -80,7 +85,7 @@ export class SharedLimits {
     );
   }
 
-  #admitLocally(tenantId: string, local: TokenBuckets): void {
+  #admitLocally(tenantId: string, local: LocalBucket): void {
     this.#fallbacks.rate_limit++;
     this.#onFallback(tenantId);
     const r = local.take(tenantId);

@@ -91,7 +91,7 @@ describe('tool_access: evaluate', () => {
   it('judges input.tool in the same evaluation as the text: most severe verdict, risks combined', () => {
     const filter = { ...policyRecord('content_filter', { patterns: ['secret'], action: 'FLAG', target: 'input', case_insensitive: false }, 'flag'), risk: 50 };
     const s = set(filter, toolPolicy({ deny: ['drop_*'], action: 'DENY' }, 'tools', 50));
-    const state = new TenantState();
+    const state = new TenantState('t');
     const denied = s.evaluate(input({ name: 'drop_table', server: '' }, 'a secret'), state);
     expect(denied).toMatchObject({ verdict: 'DENY', rule: 'tools', riskScore: 75 });
     expect(denied.triggered.map((t) => [t.policyId, t.type])).toEqual([
@@ -105,7 +105,7 @@ describe('tool_access: evaluate', () => {
 
   it('every triggered tool_access policy is recorded; REQUIRE_APPROVAL alone gives that verdict', () => {
     const s = set(toolPolicy({ allow: ['read_*'], action: 'REQUIRE_APPROVAL' }, 'held', 20), toolPolicy({ deny: ['*'], servers: ['crm'], action: 'DENY' }, 'crm', 20));
-    const state = new TenantState();
+    const state = new TenantState('t');
     expect(s.evaluate(input({ name: 'write', server: '' }), state)).toMatchObject({ verdict: 'REQUIRE_APPROVAL', rule: 'held', riskScore: 20 });
     const both = s.evaluate(input({ name: 'write', server: 'crm' }), state);
     expect(both).toMatchObject({ verdict: 'DENY', rule: 'crm', riskScore: 36 });

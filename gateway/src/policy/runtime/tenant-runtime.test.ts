@@ -26,13 +26,15 @@ describe('agent spend', () => {
     a.addSpend('acme', 'bot', 0.25, now);
     a.addSpend('acme', 'bot', 0.5, now);
     a.addSpend('acme', 'other', 1, now);
-    expect(a.state('acme').spend.get(`bot\u0000${periodKey('day', now)}`)).toBe(0.75);
-    expect(runtimes().state('acme').spend.size).toBe(0); // not written yet: a new process would not see it
+    const day = `bot\u0000${periodKey('day', now)}`;
+    expect(a.state('acme').spent(day, now)).toBe(0.75);
+    // Not written yet: a new process (its own memory) would not see it.
+    expect(runtimes().state('acme').spent(day, now)).toBe(0);
     await a.flushSpend();
     const b = runtimes();
-    expect(b.state('acme').spend.get(`bot\u0000${periodKey('day', now)}`)).toBe(0.75);
-    expect(b.state('acme').spend.get(`bot\u0000${periodKey('month', now)}`)).toBe(0.75);
-    expect(b.state('acme').spend.get(`other\u0000${periodKey('day', now)}`)).toBe(1);
-    expect(b.state('globex').spend.size).toBe(0);
+    expect(b.state('acme').spent(day, now)).toBe(0.75);
+    expect(b.state('acme').spent(`bot\u0000${periodKey('month', now)}`, now)).toBe(0.75);
+    expect(b.state('acme').spent(`other\u0000${periodKey('day', now)}`, now)).toBe(1);
+    expect(b.state('globex').spent(day, now)).toBe(0);
   });
 });

@@ -4,16 +4,18 @@ import { performance } from 'node:perf_hooks';
 import { LRUCache } from 'lru-cache';
 import { EvaluationTime } from './evaluation-time.js';
 import type { Evaluation, EvaluationInput } from '../evaluation.js';
-import { TokenBuckets, type BucketOptions } from '@aduana/shared';
+import type { BucketOptions } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { Principal } from '../../identity/auth/principal.js';
 import { compilePolicySet, TENANT_SPEND, type InputFindings, type PolicySet } from '../compile-policy-set.js';
 import { checkPolicyLimits, type PolicyLimits } from '../policy-limits.js';
 import type { PolicyRecord } from '../policy-record.js';
 import type { Database } from 'lmdb';
-import { TenantState, periodKey } from '../tenant-state.js';
+import { PolicyStateTables, TenantState, createPolicyStateMemory, periodKey, type PolicyStateMemory } from '../tenant-state.js';
+import { PlanBuckets, createPlanBucketMemory } from '../../identity/tenants/plan-buckets.js';
+import type { SharedTableMemory } from '../../threads/shared-table.js';
 import { bucketFor, PLAN_NAMES, planLimitExceeded, type Plan } from '../../identity/tenants/plans.js';
-import type { SharedLimits } from '../../fleet/limits/shared-limits.js';
+import type { LocalBucket, SharedLimits } from '../../fleet/limits/shared-limits.js';
 import type { PackName } from '../packs.js';
 import type { PolicyRepository, TenantRepository } from '../../storage/repositories.js';
 import type { GatewayConfig } from '../../config.js';
@@ -29,6 +31,19 @@ export function evaluationLimits(config: GatewayConfig): EvaluationLimits {
     evalBurstMs: config.evalTimeBurstMs,
     evalPerSecondMs: config.evalTimePerSecondMs,
   };
+}
+
+/**
+ * The shared memory behind the limits a process counts (plan buckets; rate windows, session risk and spend): made
+ * once per process and handed to every thread that serves requests, so each limit is counted once.
+ */
+export interface LimitMemory {
+  readonly planBuckets: SharedTableMemory;
+  readonly policyState: PolicyStateMemory;
+}
+
+export function createLimitMemory(): LimitMemory {
+  return { planBuckets: createPlanBucketMemory(), policyState: createPolicyStateMemory() };
 }
 
 /** What a tenant's policy set may cost: the policy limits, and the text one request may ask it to scan. */
@@ -57,8 +72,10 @@ export class TenantRuntimes {
   readonly #evalTime: EvaluationTime;
   readonly #dirtySpend = new Set<string>();
   #spendTimer: NodeJS.Timeout | null = null;
+  /** Views of the shared policy state, one per tenant served (cheap: the records are in `#tables`). */
   readonly #states = new Map<string, TenantState>();
-  readonly #buckets: Record<Plan, TokenBuckets>;
+  readonly #tables: PolicyStateTables;
+  readonly #buckets: Record<Plan, LocalBucket>;
   readonly #bucketOptions: Record<Plan, BucketOptions>;
   /** With REDIS_URL: plan limits and spend counted tenant-wide (docs/fleet.md, "Shared limits"); null = this process alone. */
   #shared: SharedLimits | null = null;
@@ -71,9 +88,12 @@ export class TenantRuntimes {
     private readonly counters: Database,
     private readonly limits: EvaluationLimits,
     now: () => number = Date.now,
+    memory: LimitMemory = createLimitMemory(),
   ) {
     this.#bucketOptions = Object.fromEntries(PLAN_NAMES.map((p) => [p, bucketFor(p)])) as Record<Plan, BucketOptions>;
-    this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, new TokenBuckets(this.#bucketOptions[p], now)])) as Record<Plan, TokenBuckets>;
+    const planBuckets = new PlanBuckets(memory.planBuckets, now);
+    this.#buckets = Object.fromEntries(PLAN_NAMES.map((p) => [p, { take: (tenantId: string) => planBuckets.take(p, this.#bucketOptions[p], tenantId) }])) as Record<Plan, LocalBucket>;
+    this.#tables = new PolicyStateTables(memory.policyState);
     this.#plans = new LRUCache({ max: 10_000, ttl: 5_000 });
     this.#evalTime = new EvaluationTime(limits.evalBurstMs, limits.evalPerSecondMs, now);
   }
@@ -219,12 +239,12 @@ export class TenantRuntimes {
   state(tenantId: string): TenantState {
     let s = this.#states.get(tenantId);
     if (!s) {
-      s = new TenantState();
-      // Spend survives restarts: load this tenant's counters once.
-      for (const { key, value } of this.counters.getRange({ start: ['spend', tenantId], end: ['spend', tenantId, '\uffff'] })) {
-        const [, , agentId, period] = key as [string, string, string, string];
-        s.spend.set(`${agentId}\0${period}`, value as number);
-      }
+      // Spend survives restarts: a total is read from LMDB when the process first needs it.
+      s = new TenantState(tenantId, this.#tables, (key) => {
+        const [agentId, period] = key.split('\0') as [string, string];
+        const stored: unknown = this.counters.get(['spend', tenantId, agentId, period]);
+        return typeof stored === 'number' ? stored : 0;
+      });
       this.#states.set(tenantId, s);
     }
     return s;
@@ -243,7 +263,7 @@ export class TenantRuntimes {
       // The agent's total, and the tenant's (tenant-scope budgets).
       for (const who of [agentId, TENANT_SPEND]) {
         const key = `${who}\0${pk}`;
-        s.spend.set(key, (s.spend.get(key) ?? 0) + costBrl);
+        s.addSpent(key, costBrl, now);
         this.#dirtySpend.add(`${tenantId}\0${key}`);
         this.#shared?.addSpend(tenantId, who, pk, costBrl);
       }
@@ -256,10 +276,11 @@ export class TenantRuntimes {
    * does not hand a budget back; docs/fleet.md).
    */
   applySharedSpend(tenantId: string, who: string, pk: string, total: number): void {
-    const s = this.state(tenantId);
     const key = `${who}\0${pk}`;
-    if (!(total > (s.spend.get(key) ?? 0))) return;
-    s.spend.set(key, total);
+    const now = Date.now();
+    const s = this.state(tenantId);
+    if (!(total > s.spent(key, now))) return;
+    s.addSpent(key, 0, now, total);
     this.#dirtySpend.add(`${tenantId}\0${key}`);
     if (this.#spendTimer === null) this.#spendTimer = setTimeout(() => void this.flushSpend(), 1000).unref();
   }
@@ -274,17 +295,28 @@ export class TenantRuntimes {
     this.#shared = shared;
   }
 
-  /** Writes the spend totals changed since the last flush (also called at shutdown). */
+  /**
+   * Writes the spend totals this runtime changed since its last flush (also called at shutdown). A total is written
+   * only over a smaller one: runtimes of other threads write the same shared totals, in whatever order their writes
+   * commit, and spend only grows.
+   */
   flushSpend(): Promise<unknown> {
     this.#spendTimer = null;
-    const writes: Promise<unknown>[] = [];
+    const now = Date.now();
+    const writes: { key: [string, string, string, string]; total: number }[] = [];
     for (const dirty of this.#dirtySpend) {
       const [tenantId, agentId, pk] = dirty.split('\0') as [string, string, string];
-      const total = this.#states.get(tenantId)?.spend.get(`${agentId}\0${pk}`);
-      if (total !== undefined) writes.push(this.counters.put(['spend', tenantId, agentId, pk], total));
+      const total = this.state(tenantId).takeUnflushedSpend(`${agentId}\0${pk}`, now);
+      if (total !== null) writes.push({ key: ['spend', tenantId, agentId, pk], total });
     }
     this.#dirtySpend.clear();
-    return Promise.all(writes);
+    if (writes.length === 0) return Promise.resolve();
+    return this.counters.transaction(() => {
+      for (const { key, total } of writes) {
+        const stored: unknown = this.counters.get(key);
+        if (!(typeof stored === 'number' && stored >= total)) this.counters.put(key, total);
+      }
+    });
   }
 
   plan(tenantId: string): Plan {
