@@ -44,6 +44,14 @@ export const GATEWAY_CONFIG = {
     description:
       "which new ledger records store their text LZ4-compressed (~55 % less disk each, 5–12 µs more CPU each): 'proxy' proxied calls' (~4 % of a call's CPU, ~4.5 MiB of memory for the codec), 'all' decisions' and ingested events' too (a fifth to a third of an event's ingest CPU), 'off' none; 'true'/'false' mean 'all'/'off'. Compressed records are always readable",
   },
+  gatewayThreads: {
+    env: 'GATEWAY_THREADS',
+    type: 'integer',
+    default: 1,
+    minimum: 1,
+    maximum: 64,
+    description: "threads that take the API port's connections: the main thread and GATEWAY_THREADS − 1 request threads of their own (docs/architecture.md, \"Threads\")",
+  },
   ledgerWriter: {
     env: 'LEDGER_WRITER',
     type: 'string',

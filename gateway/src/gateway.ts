@@ -71,6 +71,7 @@ import { compileOwnSchemasSoon } from './http/gateway-ajv.js';
 import { RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
+import { RequestThreads } from './threads/request-threads.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -348,12 +349,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let port: number;
   let authPort: number;
+  // The API port's request threads (GATEWAY_THREADS − 1): the port's acceptor hands them connections as it hands the
+  // main thread's app (docs/architecture.md, "Threads").
+  let threads: RequestThreads | null = null;
   try {
+    if (config.gatewayThreads > 1) threads = await RequestThreads.start(config.gatewayThreads - 1, api.relayedRoutes, api.dispatchRelayed, logger, 10_000);
     await ledgerReady;
-    port = await api.listen(config.host, config.port);
+    port = await api.listen(config.host, config.port, threads);
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
     await Promise.all([api.close(0), auth.close(0)]);
+    await threads?.close();
     await sidecar?.close();
     await shared?.close();
     await telemetry.close();
@@ -364,7 +370,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline' }, 'gateway listening');
+  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: config.gatewayThreads }, 'gateway listening');
   heartbeats.start();
   telemetry.start();
   sidecar?.start();

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type RunningGateway } from '../src/index.js';
 import { call, expectEnvelope, startTestGateway } from './helpers/start-test-gateway.js';
+import { threadingUnderTest } from './helpers/threading-under-test.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -43,7 +44,7 @@ describe('missed heartbeats', () => {
     await t.gw.close();
 
     await sleep(2500);
-    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', heartbeatIntervalS: 1 });
+    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', heartbeatIntervalS: 1, ...threadingUnderTest() });
     const gw: RunningGateway = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
     cleanup.push(() => gw.close());
     const after = await missed(gw.url, tok.viewer, 'sleepy');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken, hashToken, createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway } from '../src/index.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
+import { threadingUnderTest } from './helpers/threading-under-test.js';
 
 const PASSWORD = 'correct horse battery staple';
 let t: TestGateway;
@@ -182,7 +183,7 @@ describe('bad input changes nothing', () => {
 describe('failed-login limits', () => {
   it('per account: 429 with Retry-After once spent, right password included, and the limit survives a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'aduana-login-'));
-    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', passwordScryptLogN: 12, loginFailuresPerAccount: 3, loginFailuresPerAddress: 100 });
+    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', passwordScryptLogN: 12, loginFailuresPerAccount: 3, loginFailuresPerAddress: 100, ...threadingUnderTest() });
     let gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
     try {
       const admin = gw.bootstrapToken as string;

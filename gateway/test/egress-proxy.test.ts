@@ -15,6 +15,7 @@ import { CookieClient, freePort } from './helpers/cookie-client.js';
 import { startTestIdentityProvider } from './helpers/test-identity-provider.js';
 import { poll } from '../../shared/test/helpers/poll.js';
 import { selfSignedCert } from '../../shared/test/helpers/self-signed-cert.js';
+import { threadingUnderTest } from './helpers/threading-under-test.js';
 
 /**
  * A sidecar inside a company reaches the outside through the company's egress proxy: HTTPS_PROXY, HTTP_PROXY and
@@ -49,7 +50,7 @@ afterAll(async () => {
 /** A gateway configured from `env` as a process's environment is read (the proxy variables come from there). */
 async function start(env: Record<string, string>, overrides: Overrides = {}): Promise<RunningGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-egress-'));
-  const config = loadGatewayConfig(env, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', upstreamBaseUrl: mock.url, ...overrides });
+  const config = loadGatewayConfig(env, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', upstreamBaseUrl: mock.url, ...threadingUnderTest(), ...overrides });
   const gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
   running.push({
     gw,

@@ -7,6 +7,7 @@ import { createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../src/index.js';
 import { call } from './helpers/start-test-gateway.js';
 import { MockUpstream } from './helpers/mock-upstream.js';
+import { threadingUnderTest } from './helpers/threading-under-test.js';
 
 /**
  * UPSTREAM_API_KEY_MODE: `fill` (the default) sends the sidecar's key only when the client forwards none; `replace`
@@ -42,7 +43,7 @@ async function start(overrides: Partial<Record<keyof GatewayConfig, string | num
     },
   });
   const logger = createLogger('test', { level: 'trace', destination: sink });
-  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, upstreamBaseUrl: mock.url, upstreamApiKey: SIDECAR_KEY, ...overrides });
+  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, upstreamBaseUrl: mock.url, upstreamApiKey: SIDECAR_KEY, ...threadingUnderTest(), ...overrides });
   const gw = await startGateway({ config, logger });
   await gw.deps.tenants.create('keys', 'enterprise');
   const token = (await gw.deps.tokens.create({ tenantId: 'keys', role: 'operator', name: 'op', expiresInDays: 1 })).token;

@@ -8,6 +8,7 @@ import { loadGatewayConfig, startGateway, type RunningGateway } from '../src/ind
 import { call, expectEnvelope } from './helpers/start-test-gateway.js';
 import { MockGemini } from './helpers/mock-gemini.js';
 import { entryWithPromptTokens } from './helpers/proxy-ledger.js';
+import { threadingUnderTest } from './helpers/threading-under-test.js';
 
 // Gemini's API takes its key in `?key=` as well as in `x-goog-api-key` (docs/decisions.md, "Other wire formats"), so
 // the Gemini routes read the PAT from there too. The query never reaches the provider, the ledger or a log line: a
@@ -33,7 +34,7 @@ beforeAll(async () => {
       done();
     },
   });
-  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, upstreamGeminiBaseUrl: mock.url, upstreamAnthropicBaseUrl: mock.url });
+  const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, upstreamGeminiBaseUrl: mock.url, upstreamAnthropicBaseUrl: mock.url, ...threadingUnderTest() });
   gw = await startGateway({ config, logger: createLogger('test', { level: 'trace', destination: sink }) });
   await gw.deps.tenants.create('gemini-key', 'enterprise');
   const token = async (role: 'admin' | 'operator') => (await gw.deps.tokens.create({ tenantId: 'gemini-key', role, name: role, expiresInDays: 1 })).token;

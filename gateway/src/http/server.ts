@@ -15,6 +15,16 @@ import { statusLine } from './status-text.js';
 import { CONTENT_TYPE, JSON_TYPE, TRACE_ID, TRACEPARENT } from './header-bytes.js';
 import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
+import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
+import type { RequestThreads } from '../threads/request-threads.js';
+
+type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
+/** What uWS's types leave out: an app's descriptor, and an acceptor's children. */
+interface AcceptorApp {
+  getDescriptor(): number;
+  addChildAppDescriptor(descriptor: number): void;
+  removeChildAppDescriptor(descriptor: number): void;
+}
 
 export type { Method };
 
@@ -97,6 +107,12 @@ export class HttpServer {
   readonly #routes = new Map<string, Set<Method>>();
   readonly #routeList: RouteInfo[] = [];
   readonly #fallbackHeaders: { prefix: string; headers: Readonly<Record<string, string>> }[] = [];
+  /** Every uWS handler registered, in order, and its route as request threads register it (relay/). */
+  readonly #handlers: UwsHandler[] = [];
+  readonly #relayed: RelayedRoute[] = [];
+  /** With request threads: the app that accepts the port's connections and hands them to this app and the threads'. */
+  #acceptor: TemplatedApp | null = null;
+  #threads: RequestThreads | null = null;
 
   readonly #requestLog: RequestLog;
 
@@ -121,7 +137,7 @@ export class HttpServer {
     const waits = options.auth !== 'pat' || options.refusedBy !== 'handler';
     const signIn = options.auth === 'session' ? (options.signIn ?? null) : null;
     const paramShape = options.params ?? null;
-    registerUws(this.app, method, pattern, (res: HttpResponse, req: HttpRequest) => {
+    this.#register(method, pattern, paramCount, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
@@ -177,7 +193,7 @@ export class HttpServer {
 
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
-    this.app.any('/*', (res, req) => {
+    this.#register('any', '/*', 0, (res, req) => {
       const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
       const extra = this.#fallbackHeaders.find((f) => ctx.url.startsWith(f.prefix))?.headers;
       try {
@@ -190,6 +206,23 @@ export class HttpServer {
     });
     return this;
   }
+
+  #register(method: Method | 'any', pattern: string, paramCount: number, handler: UwsHandler): void {
+    if (method === 'any') this.app.any(pattern, handler);
+    else registerUws(this.app, method, pattern, handler);
+    this.#handlers.push(handler);
+    this.#relayed.push({ method, pattern, paramCount });
+  }
+
+  /** The routes, fallbacks included, in the order request threads register them to relay their requests here. */
+  get relayedRoutes(): readonly RelayedRoute[] {
+    return this.#relayed.slice();
+  }
+
+  /** Runs the handler of relayed route `index` on a request a request thread handed over (relay/relay-host.ts). */
+  readonly dispatchRelayed = (index: number, res: HttpResponse, req: HttpRequest): void => {
+    (this.#handlers[index] as UwsHandler)(res, req);
+  };
 
   #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
     const ctx = new RequestContext(res, traceFrom(req.getHeader(TRACEPARENT) || undefined), performance.now());
@@ -279,9 +312,23 @@ export class HttpServer {
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }
 
-  /** Listens on `host:port` alone (no other listener may share it); resolves with the port. */
-  async listen(host: string, port: number): Promise<number> {
-    const listening = await listenAlone(this.app, host, port, this.#opts.serviceName);
+  /**
+   * Listens on `host:port` alone (no other listener may share it); resolves with the port. With request threads, an
+   * acceptor app listens and hands each connection to this app or one of the threads' (uWS's child apps).
+   */
+  async listen(host: string, port: number, threads: RequestThreads | null = null): Promise<number> {
+    let app = this.app;
+    if (threads !== null) {
+      const acceptor = App();
+      const children = acceptor as unknown as AcceptorApp;
+      children.addChildAppDescriptor((this.app as unknown as AcceptorApp).getDescriptor());
+      for (const d of threads.descriptors) children.addChildAppDescriptor(d);
+      threads.attach((d) => children.removeChildAppDescriptor(d));
+      this.#acceptor = acceptor;
+      this.#threads = threads;
+      app = acceptor;
+    }
+    const listening = await listenAlone(app, host, port, this.#opts.serviceName);
     this.#listenSocket = listening.socket;
     return listening.port;
   }
@@ -302,7 +349,11 @@ export class HttpServer {
         };
       });
     }
+    // Request threads end once what they relayed is answered (new requests on their connections were refused as
+    // shutting down); only then does this app close, and the acceptor with it.
+    await this.#threads?.close();
     this.app.close();
+    this.#acceptor?.close();
   }
 
   get inFlight(): number {

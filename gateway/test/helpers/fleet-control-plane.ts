@@ -14,7 +14,7 @@ import { InProcessChangeFeed } from '../../src/fleet/bundle/in-process-change-fe
 import type { SidecarTokenRecord, SidecarTokenRepository, SidecarTokenRotation } from '../../src/storage/repositories.js';
 import { mintSuccessor } from '../../src/fleet/sidecar-token-store.js';
 import { startTestGateway, type TestGateway } from './start-test-gateway.js';
-import { ledgerWriterUnderTest } from './ledger/ledger-writer-under-test.js';
+import { threadingUnderTest } from './threading-under-test.js';
 
 /** Sidecar tokens in memory: the stand-in for the control plane's PostgreSQL table in these tests. */
 export class MemorySidecarTokens implements SidecarTokenRepository {
@@ -174,7 +174,7 @@ export async function startSidecar(
 ): Promise<TestSidecar> {
   const config = loadGatewayConfig(
     {},
-    { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', controlPlaneUrl, sidecarToken, fleetBundleWaitS: 20, fleetRetryBaseMs: 50, fleetRetryMaxMs: 200, ...ledgerWriterUnderTest(), ...overrides },
+    { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', controlPlaneUrl, sidecarToken, fleetBundleWaitS: 20, fleetRetryBaseMs: 50, fleetRetryMaxMs: 200, ...threadingUnderTest(), ...overrides },
   );
   const gw = await startGateway({ config, logger: createLogger('sidecar', { level: 'silent' }) });
   let stopped: Promise<void> | null = null;

@@ -6,7 +6,7 @@ import { createLogger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
 import type { Role } from '../../src/identity/auth/principal.js';
 import type { Plan } from '../../src/identity/tenants/plans.js';
-import { ledgerWriterUnderTest } from './ledger/ledger-writer-under-test.js';
+import { threadingUnderTest } from './threading-under-test.js';
 
 export interface TestGateway {
   gw: RunningGateway;
@@ -25,7 +25,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-gw-'));
   let gw: RunningGateway;
   try {
-    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...ledgerWriterUnderTest(), ...overrides });
+    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...threadingUnderTest(), ...overrides });
     gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
   } catch (err) {
     // A start-up that fails (the tests of refused settings) leaves no directory behind.
