@@ -32,7 +32,7 @@ beforeAll(async () => {
   }));
   server.route('get', '/big', { auth: 'public', body: 'none' }, () => ({ status: 200, raw: BIG, contentType: 'application/octet-stream' }));
   server.route('delete', '/thing', { auth: 'public', body: 'none' }, () => ({ status: 204 }));
-  server.route('get', '/stream', { auth: 'public', body: 'none' }, async (ctx) => {
+  server.route('get', '/stream', { auth: 'public', body: 'none' }, async (ctx): Promise<typeof HANDLED> => {
     writeRawHead(ctx, 200, { 'content-type': 'text/event-stream' });
     const writer = new RawChunkWriter(ctx);
     for (let i = 0; i < CHUNKS; i++) await writer.write(`${i}:${CHUNK}\n`);

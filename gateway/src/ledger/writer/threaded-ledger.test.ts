@@ -7,6 +7,10 @@ import { openGatewayStore, type GatewayStore } from '../../storage/gateway-store
 import { DecisionStore, type DecisionRecord } from '../../policy/decisions/decision-store.js';
 import { Ledger, ThreadedLedger, verifyCheckpointSignature, type LedgerInput, type WriterSettings } from '../index.js';
 import { MAX_UNANSWERED_RECORDS } from './writer-client.js';
+import { once } from 'node:events';
+import { startModuleWorker } from '../../threads/start-module-worker.js';
+
+const THROUGH_PORT = new URL('../../../test/helpers/ledger/append-through-port.js', import.meta.url);
 
 // The gateway's ledger: every write made by one writer thread, reads made by the caller's thread, over one LMDB
 // environment. What it promises is what the in-thread Ledger promises (ledger.test.ts and the rest run against that
@@ -49,6 +53,22 @@ async function closeOne(o: { store: GatewayStore; ledger: ThreadedLedger | Ledge
 const event = (i: number, agent = 'agent-1'): LedgerInput => ({ event_type: 'tool_call', payload: { i, text: `call ${i} é` }, metadata: { agent_id: agent }, decision: null });
 
 describe('the ledger written by its writer thread', () => {
+  it("chains another thread's appends, made through a port it attached, into the same chain as its own: one writer, one chain", async () => {
+    const dir = tempDir();
+    const { store, ledger } = await threaded(dir);
+    const port = ledger.attach();
+    const other = startModuleWorker(THROUGH_PORT, { workerData: { dataDir: dir, port, tenant: 'acme', count: 40 }, transferList: [port] });
+    const mine: number[] = [];
+    for (let i = 0; i < 40; i++) mine.push((await ledger.append('acme', [event(i)]))[0]!.seq);
+    const [theirs] = (await once(other, 'message')) as [number[]];
+    // The two threads' entries interleave in one chain: every seq once, from either thread.
+    expect([...mine, ...theirs].sort((a, b) => a - b)).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
+    expect(await ledger.verify('acme')).toMatchObject({ ok: true, checked: 80 });
+    expect(new DecisionStore(store, ledger.decisionWrites).get('acme', 'dec_from_thread')).toMatchObject({ agent_id: 'worker-agent' });
+    // The other thread closing its ledger left this one writing.
+    expect((await ledger.append('acme', [event(99)]))[0]!.seq).toBe(81);
+  });
+
   it('answers appends with the chain the writer made, readable on this thread as soon as answered', async () => {
     const { ledger } = await threaded(tempDir());
     const first = await ledger.append('acme', [event(1), event(2)]);

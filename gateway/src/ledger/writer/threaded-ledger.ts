@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { RootDatabase } from 'lmdb';
 import type { DecisionWrites, ResolveOutcome } from '../../policy/decisions/decision-store.js';
 import type { AnchorStats } from '../merkle/anchor-queue.js';
@@ -27,11 +28,18 @@ export class ThreadedLedger extends LedgerBase {
   /**
    * Loads (or creates) the checkpoint key, then starts the writer thread over `settings.dataDir` (which loads the
    * key this thread made: no two threads create it). Writes may be made at once; `ready` says the writer opened.
+   * Given a port another ThreadedLedger attached (`attach`) instead, it writes through that ledger's writer thread (a
+   * request thread's ledger: the process keeps one writer).
    */
-  constructor(root: RootDatabase, options: ThreadedLedgerOptions, settings: WriterSettings) {
+  constructor(root: RootDatabase, options: ThreadedLedgerOptions, writer: WriterSettings | MessagePort) {
     super(root, options);
     const maxEntryBytes = options.maxEntryBytes !== undefined ? { maxEntryBytes: options.maxEntryBytes } : {};
-    this.#client = new LedgerWriterClient({ ...settings, ...maxEntryBytes }, root, options.onError ?? (() => {}), options.writerModule);
+    this.#client = new LedgerWriterClient('dataDir' in writer ? { ...writer, ...maxEntryBytes } : writer, root, options.onError ?? (() => {}), options.writerModule);
+  }
+
+  /** A port for another thread's ThreadedLedger to write through this one's writer thread. */
+  attach(): MessagePort {
+    return this.#client.attach();
   }
 
   /** A ledger whose writer is ready. */

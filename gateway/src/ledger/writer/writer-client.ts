@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { RootDatabase } from 'lmdb';
 import { startModuleWorker } from '../../threads/start-module-worker.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
@@ -41,7 +41,10 @@ interface Waiting {
  * answers, the thread's LMDB read snapshot is renewed, so what was answered is what the thread then reads.
  */
 export class LedgerWriterClient {
-  readonly #worker: Worker;
+  /** The writer thread, when this client started it (the main thread's); null for a request thread's, on a port. */
+  readonly #worker: Worker | null;
+  /** Where the client's messages go: the thread itself, or a port the writer attached. */
+  readonly #port: Worker | MessagePort;
   readonly #root: RootDatabase;
   readonly #onError: (err: unknown, context: string) => void;
   readonly #waiting = new Map<number, Waiting>();
@@ -54,6 +57,8 @@ export class LedgerWriterClient {
   #outboxRecords = 0;
   #failure: LedgerError | null = null;
   #closing = false;
+  /** Called once nothing is waiting for an answer (an attached client's close waits for it). */
+  #idle: (() => void) | null = null;
   #anchor: AnchorStats | null;
   /** Told which tenants' chains became durable (the fleet shipper's wake-up). */
   onDurable: ((tenantId: string) => void) | null = null;
@@ -66,16 +71,32 @@ export class LedgerWriterClient {
   /** Resolves when the thread has ended, however it ended. */
   readonly #exited: Promise<void>;
 
-  /** Starts the writer thread over the data directory's store (`settings.dataDir`), whose environment `root` is. */
-  constructor(settings: WriterSettings, root: RootDatabase, onError: (err: unknown, context: string) => void, module = new URL('./writer-thread.js', import.meta.url)) {
+  /**
+   * Starts the writer thread over the data directory's store (`settings.dataDir`), whose environment `root` is; or,
+   * given the port another thread's client attached (`attach`), writes through that thread's writer.
+   */
+  constructor(source: WriterSettings | MessagePort, root: RootDatabase, onError: (err: unknown, context: string) => void, module = new URL('./writer-thread.js', import.meta.url)) {
     this.#root = root;
     this.#onError = onError;
     this.#anchor = null;
+    if (!('dataDir' in source)) {
+      this.#worker = null;
+      this.#port = source;
+      source.on('message', (message: FromWriter) => this.#receive(message));
+      // The writer's thread ended (its ports close with it), or the main thread closed it.
+      this.#exited = new Promise((resolve) => source.once('close', () => resolve()));
+      void this.#exited.then(() => {
+        if (!this.#closing) this.#fail(new Error('the ledger writer thread is gone'));
+      });
+      this.ready = Promise.resolve();
+      return;
+    }
     const worker = startModuleWorker(module, {
-      workerData: settings,
+      workerData: source,
       name: 'ledger-writer',
     });
     this.#worker = worker;
+    this.#port = worker;
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
     let started = false;
     this.ready = new Promise((resolve, reject) => {
@@ -124,18 +145,41 @@ export class LedgerWriterClient {
     return this.#send(0, true, (id) => ({ op: 'call', id, method, args }) as ToWriter);
   }
 
-  /** Sends what is queued, asks the writer to close its ledger (final checkpoints, flush), and waits for the thread to end. */
+  /**
+   * A port on which another thread's client (`new LedgerWriterClient(port, ...)`) writes through this client's writer
+   * thread: a request thread's ledger. Only the client that started the writer can attach one.
+   */
+  attach(): MessagePort {
+    if (this.#worker === null) throw new Error('only the client that started the writer thread can attach another');
+    const { port1, port2 } = new MessageChannel();
+    this.#worker.postMessage({ attach: port2 }, [port2]);
+    return port1;
+  }
+
+  /**
+   * Sends what is queued and waits for it to be answered. The client that started the writer then asks it to close
+   * its ledger (final checkpoints, flush) and waits for the thread to end; an attached client closes its port.
+   */
   async close(): Promise<void> {
     if (this.#closing) return;
+    const worker = this.#worker;
+    if (worker === null) {
+      this.#closing = true;
+      this.#flush();
+      if (this.#waiting.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+      (this.#port as MessagePort).close();
+      await this.#exited;
+      return;
+    }
     const closed = this.#failure ? Promise.resolve() : this.call('close');
     this.#closing = true;
     // Waited for: the process must not end (its loop empty) before the writer answered.
-    this.#worker.ref();
+    worker.ref();
     this.#flush();
     try {
       await closed;
     } finally {
-      if (this.#failure) await this.#worker.terminate();
+      if (this.#failure) await worker.terminate();
     }
     await this.#exited;
   }
@@ -165,7 +209,7 @@ export class LedgerWriterClient {
     const ops = this.#outbox;
     this.#outbox = [];
     this.#outboxRecords = 0;
-    this.#worker.postMessage(ops);
+    this.#port.postMessage(ops);
   }
 
   #receive(message: FromWriter): void {
@@ -180,6 +224,7 @@ export class LedgerWriterClient {
         if ('error' in reply) waiting.reject(rebuild(reply.error));
         else waiting.resolve(reply.value);
       }
+      if (this.#waiting.size === 0) this.#idle?.();
     }
     if (this.onDurable) for (const tenantId of message.durable) this.onDurable(tenantId);
     for (const e of message.errors) this.#onError(Object.assign(new Error(e.message), e.stack ? { stack: e.stack } : {}), e.context);
@@ -193,6 +238,7 @@ export class LedgerWriterClient {
     this.#onError(err, 'ledger writer thread');
     for (const waiting of this.#waiting.values()) waiting.reject(this.#failure);
     this.#waiting.clear();
+    this.#idle?.();
     this.#outbox = [];
   }
 }

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { TenantStore } from '../../identity/tenants/tenant-store.js';
 import { resolveStoredDecision, writeDecision } from '../../policy/decisions/decision-store.js';
@@ -15,12 +15,24 @@ import type { FromWriter, Reply, ToWriter, WireError, WriterCallName, WriterCall
  * (writer-client.ts); this thread chains them with the same Ledger the CLI uses, in the same LMDB environment (lmdb-js
  * shares one native environment per path across a process's threads), and answers once they are flushed.
  */
-const port = parentPort!;
 const settings = workerData as WriterSettings;
+
+/**
+ * A thread that writes here: the main thread (on the thread's own port: it started the writer, closes it, and is
+ * told of durable chains, background errors and the time-stamping sender), or a request thread on a port the main
+ * thread attached. Each is answered on its own port.
+ */
+interface Client {
+  readonly port: MessagePort;
+  readonly replies: Reply[];
+}
+const main: Client = { port: parentPort!, replies: [] };
+/** Clients with answers to send at the end of this turn. */
+const answering = new Set<Client>();
+const attached = new Set<Client>();
 
 const store = openGatewayStore(settings.dataDir);
 const tenants = new TenantStore(store);
-const replies: Reply[] = [];
 const durable = new Set<string>();
 const errors: FromWriter['errors'] = [];
 let flushScheduled = false;
@@ -58,18 +70,23 @@ function scheduleFlush(): void {
   setImmediate(flush);
 }
 
-/** What settled in this turn, as one message. */
+/** What settled in this turn, as one message to each client it concerns. */
 function flush(): void {
   flushScheduled = false;
-  const message: { -readonly [K in keyof FromWriter]: FromWriter[K] } = { replies: replies.splice(0), durable: [...durable], errors: errors.splice(0) };
+  for (const client of answering) if (client !== main) client.port.postMessage({ replies: client.replies.splice(0), durable: [], errors: [] } satisfies FromWriter);
+  answering.clear();
+  const message: { -readonly [K in keyof FromWriter]: FromWriter[K] } = { replies: main.replies.splice(0), durable: [...durable], errors: errors.splice(0) };
   durable.clear();
   if (anchorMoved && !closing) {
     anchorMoved = false;
     const anchor = anchorChange();
     if (anchor !== undefined) message.anchor = anchor;
   }
-  port.postMessage(message);
-  if (closed) port.close();
+  main.port.postMessage(message);
+  if (closed) {
+    for (const client of attached) client.port.close();
+    main.port.close();
+  }
 }
 
 /** The sender's counters when they changed since last reported (`pending` is read from the store by whoever asks). */
@@ -81,8 +98,9 @@ function anchorChange(): AnchorStats | null | undefined {
   return stats === null ? null : { ...stats };
 }
 
-function reply(r: Reply): void {
-  replies.push(r);
+function reply(client: Client, r: Reply): void {
+  client.replies.push(r);
+  if (client !== main) answering.add(client);
   scheduleFlush();
 }
 
@@ -92,17 +110,17 @@ function wireError(err: unknown): WireError {
 }
 
 /** Runs one write and answers it by id: its value, or its failure, thrown or rejected (never the thread's end). */
-function answer(id: number, work: () => unknown): void {
+function answer(client: Client, id: number, work: () => unknown): void {
   let result: Promise<unknown>;
   try {
     result = Promise.resolve(work());
   } catch (err) {
-    reply({ id, error: wireError(err) });
+    reply(client, { id, error: wireError(err) });
     return;
   }
   result.then(
-    (value) => reply({ id, value }),
-    (err: unknown) => reply({ id, error: wireError(err) }),
+    (value) => reply(client, { id, value }),
+    (err: unknown) => reply(client, { id, error: wireError(err) }),
   );
 }
 
@@ -120,29 +138,39 @@ const calls: { [K in WriterCallName]: (...args: WriterCalls[K]) => unknown } = {
   },
 };
 
-function handle(op: ToWriter): void {
+function handle(client: Client, op: ToWriter): void {
   switch (op.op) {
     case 'append':
-      answer(op.id, () => {
+      answer(client, op.id, () => {
         const inputs: ChainInput[] = op.inputs.map((i) => ({ prefix: Buffer.from(i.text), eventType: i.eventType, agentId: i.agentId, countKey: i.countKey }));
         return ledger.commitPrepared(op.tenant, inputs, op.window);
       });
       return;
     case 'decision':
-      answer(op.id, () => writeDecision(store, op.record));
+      answer(client, op.id, () => writeDecision(store, op.record));
       return;
     case 'call':
-      answer(op.id, () => (calls[op.method] as (...args: unknown[]) => unknown)(...op.args));
+      // Only the thread that started the writer closes it.
+      if (op.method === 'close' && client !== main) return reply(client, { id: op.id, error: wireError(new Error('only the main thread closes the writer')) });
+      answer(client, op.id, () => (calls[op.method] as (...args: unknown[]) => unknown)(...op.args));
       return;
   }
 }
 
-port.on('message', (ops: ToWriter[]) => {
+function receive(client: Client, ops: ToWriter[]): void {
   // Request threads write the rest of the environment (tenants' plans, which anchoring reads): see their commits.
   store.root.resetReadTxn();
-  for (const op of ops) handle(op);
+  for (const op of ops) handle(client, op);
+}
+
+main.port.on('message', (msg: ToWriter[] | { attach: MessagePort }) => {
+  if (Array.isArray(msg)) return receive(main, msg);
+  const client: Client = { port: msg.attach, replies: [] };
+  attached.add(client);
+  client.port.on('message', (ops: ToWriter[]) => receive(client, ops));
+  client.port.on('close', () => attached.delete(client));
 });
 
 anchorChange();
 const started: WriterStarted = { ready: true, anchor: ledger.anchorStats };
-port.postMessage(started);
+main.port.postMessage(started);
