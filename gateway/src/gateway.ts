@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
 // they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
 import { mkdirSync } from 'node:fs';
-import { createLoggers, Egress, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, idState, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './identity/tenants/tenant-store.js';
@@ -72,6 +72,8 @@ import { RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
+import type { ThreadNotice } from './threads/request-thread-protocol.js';
+import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
@@ -91,6 +93,12 @@ export interface RunningGateway {
   readonly requestLog: { readonly log: RequestLog; readonly pruner: RequestLogPruner };
   /** The admin token, when this start bootstrapped an empty data dir. */
   readonly bootstrapToken: string | null;
+  /**
+   * Resolves once what request threads did so far (decisions, their ledger entries and decision records, what
+   * telemetry and the agents' registry keep of them) is seen here; at once without request threads. The HTTP routes
+   * that read these wait for it themselves; this is for callers of `deps` (tests, an embedding process).
+   */
+  threadsCaughtUp(): Promise<void>;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -117,8 +125,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
-  // The process's limit counters, in shared memory (docs/architecture.md, "Limits in shared memory").
-  const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config), Date.now, createLimitMemory());
+  // The process's limit counters, in shared memory: request threads count against the same records (docs/architecture.md,
+  // "Limits in shared memory").
+  const limitMemory = createLimitMemory();
+  const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config), Date.now, limitMemory);
+  // Request threads that judge requests are told what changed here of what they cache (set once they started).
+  let notifyThreads: ((notice: ThreadNotice) => void) | null = null;
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const prices = PriceTable.load(config.priceTable, config.priceFile);
   usdBrlRate(config.usdBrlRate);
@@ -151,6 +163,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         logger.warn({ err, tenantId, pack }, "an agent's policy set cannot be compiled");
       }
     },
+    onProfile: (agent) => notifyThreads?.({ t: 'agent', agent }),
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples) : null;
@@ -350,10 +363,43 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let port: number;
   let authPort: number;
   // The API port's request threads (GATEWAY_THREADS − 1): the port's acceptor hands them connections as it hands the
-  // main thread's app (docs/architecture.md, "Threads").
+  // main thread's app. They judge the judged routes themselves where the ledger's writer is a thread of its own (theirs
+  // write through it), the gateway is not a sidecar (whose bundle this thread applies) and limits are not on Redis
+  // (whose client this thread holds); otherwise they relay every request here (docs/architecture.md, "Threads").
   let threads: RequestThreads | null = null;
   try {
-    if (config.gatewayThreads > 1) threads = await RequestThreads.start(config.gatewayThreads - 1, api.relayedRoutes, api.dispatchRelayed, logger, 10_000);
+    if (config.gatewayThreads > 1) {
+      const writer = ledger instanceof ThreadedLedger && sidecar === null && shared === null ? ledger : null;
+      await ledgerReady;
+      threads = await RequestThreads.start({
+        count: config.gatewayThreads - 1,
+        routes: api.relayedRoutes,
+        dispatch: api.dispatchRelayed,
+        logger,
+        graceMs: 10_000,
+        judging: writer && (() => ({ config, limits: limitMemory, bodyBudget: budget.memory, ledger: writer.attach(), ids: idState() })),
+        onObserved: (msg) => {
+          for (const o of msg.decisions) {
+            // The agent's last contact (registered on first use, as here), then the observers: telemetry, its risk.
+            try {
+              agents.admit(o.d.tenant_id, o.d.agent_id, Date.now());
+            } catch {
+              // Refused here as there (unregistered, over the limit): the thread refused it before deciding.
+            }
+            audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl);
+          }
+          for (const [server, seconds] of msg.answered) prometheus.requestDone(server, seconds);
+        },
+      });
+      if (writer) {
+        const judging = threads;
+        notifyThreads = (notice) => judging.notify(notice);
+        runtimes.onChange = (tenantId, what) => judging.notify({ t: what, tenantId });
+        store.credentials.onChange = () => judging.notify({ t: 'credentials' });
+        api.useJudgingThreads(judging);
+        auth.useJudgingThreads(judging);
+      }
+    }
     await ledgerReady;
     port = await api.listen(config.host, config.port, threads);
     authPort = await auth.listen(config.host, config.authPort);
@@ -391,6 +437,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     retention,
     requestLog: { log: callSamples, pruner: requestLogPruner },
     bootstrapToken: boot?.adminToken ?? null,
+    threadsCaughtUp: () => threads?.barrier() ?? Promise.resolve(),
     close() {
       closing ??= (async () => {
         await Promise.all([api.close(), auth.close()]);

@@ -134,6 +134,8 @@ describe('retention', () => {
     const tok = await tenant();
     await ingest(tok.operator, { agentId: 'old', log: { level: 'error', message: 'kept a week' } });
     await call(g.t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'old', action: { type: 'x' } } });
+    // Made on a request thread, perhaps: its telemetry reaches this thread's metric store within a turn.
+    await g.t.gw.threadsCaughtUp();
     await g.t.gw.deps.metrics.flush();
     expect((await call(g.t.url, 'GET', '/v1/telemetry/query/logs', { token: tok.viewer })).body.total).toBe(1);
     // The background pass, run as if eight days had passed.

@@ -15,7 +15,7 @@ export { generateToken, isWellFormedToken, hashToken, hashesEqual, tokenPrefix, 
 export { growingLru } from './cache/growing-lru.js';
 export { TokenBuckets, takeToken, type Bucket, type BucketOptions, type TakeResult } from './ratelimit/token-bucket.js';
 export { openStore, type Database, type RootDatabase } from './storage/open-store.js';
-export { ulid, newId, uuid } from './ids/new-id.js';
+export { ulid, newId, uuid, idState, adoptIdState } from './ids/new-id.js';
 export { isoTime } from './time/iso-time.js';
 export { backoffMs, type BackoffOptions } from './time/backoff.js';
 export { NetGuard, defaultHostLookup, type NetGuardOptions, type CheckedTarget, type ResolvedAddress, type HostLookup } from './net/net-guard.js';

@@ -19,6 +19,13 @@ export interface AgentRegistryOptions {
   flushMs: number;
   /** Called when an agent's pack is set, so its policy set is compiled then, not on a request. */
   onPack?: (tenantId: string, pack: PackName) => void;
+  /**
+   * A request thread's copy (threads/request-thread-gateway.ts): it writes nothing; its profiles follow the main
+   * thread's registry (`replicate`), which keeps last contact, risk and heartbeats from what the thread tells it.
+   */
+  replica?: boolean;
+  /** Told when an agent is registered or its profile changes (the main thread tells its request threads). */
+  onProfile?: (agent: StoredAgent) => void;
   now?: () => number;
 }
 
@@ -117,6 +124,7 @@ export class AgentRegistry {
     s.updatedAt = now;
     if (s.policyPack) this.options.onPack?.(tenantId, s.policyPack);
     await this.#write(s);
+    this.options.onProfile?.(s.toStored());
     return { agent: s, created };
   }
 
@@ -146,7 +154,27 @@ export class AgentRegistry {
       s.updatedAt = now;
     }
     await this.#write(s);
+    this.options.onProfile?.(s.toStored());
     return s;
+  }
+
+  /**
+   * A replica takes the main registry's record of an agent: its profile (name, pack, risk budget, metadata,
+   * suspension); what it tracks of contact is the main registry's to keep.
+   */
+  replicate(stored: StoredAgent): void {
+    const incoming = AgentState.from(stored);
+    const s = this.get(incoming.tenantId, incoming.agentId);
+    if (s === undefined) {
+      this.#tenant(incoming.tenantId).set(incoming.agentId, incoming);
+      return;
+    }
+    s.name = incoming.name;
+    s.policyPack = incoming.policyPack;
+    s.riskBudget = incoming.riskBudget;
+    s.metadata = incoming.metadata;
+    s.suspended = incoming.suspended;
+    s.updatedAt = incoming.updatedAt;
   }
 
   /** A page of the tenant's agents in agent-id order, optionally of one status; `cursor` is the last id seen. */
@@ -210,11 +238,12 @@ export class AgentRegistry {
     s.updatedAt = now;
     agents.set(agentId, s);
     this.#touch(s);
+    this.options.onProfile?.(s.toStored());
     return s;
   }
 
   #touch(s: AgentState): void {
-    if (s.dirty) return;
+    if (s.dirty || this.options.replica === true) return;
     s.dirty = true;
     this.#dirty.push(s);
     if (this.#timer === null) this.#timer = setTimeout(() => void this.flush(), this.options.flushMs).unref();

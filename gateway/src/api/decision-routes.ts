@@ -48,6 +48,12 @@ function decideAnswer({ envelope, evaluation, policyLabel }: DecideOutcome) {
 }
 
 export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
+  registerDecideRoute(server, deps);
+  registerDecisionAdminRoutes(server, deps);
+}
+
+/** `POST /v1/decide`: on the main thread, and on request threads that judge requests themselves. */
+export function registerDecideRoute(server: HttpServer, deps: Pick<GatewayDeps, 'engine' | 'decideValidator'>): void {
   const { engine, decideValidator } = deps;
 
   server.route('post', '/v1/decide', { auth: 'pat', scope: 'runtime:write', body: 'json' }, (ctx) => {
@@ -57,8 +63,6 @@ export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): v
     // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
     return outcome instanceof Promise ? outcome.then(decideAnswer) : decideAnswer(outcome);
   });
-
-  registerDecisionAdminRoutes(server, deps);
 }
 
 /** `GET /admin/decisions`, `GET /admin/decisions/{id}`, `POST /admin/decisions/{id}/resolve` (docs/decisions.md). */

@@ -17,6 +17,15 @@ import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
 import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
 import type { RequestThreads } from '../threads/request-threads.js';
+import { readsThreadsWrites } from '../threads/judged-routes.js';
+
+/** Request threads that judge requests themselves, as a port's routes wait for them (useJudgingThreads). */
+export interface JudgingThreads {
+  /** Resolves once what the threads handed the ledger's writer so far is committed. */
+  barrier(): Promise<void>;
+  /** Resolves once every notice sent so far was applied by every thread; null when none is outstanding. */
+  settled(): Promise<void> | null;
+}
 
 type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
 /** What uWS's types leave out: an app's descriptor, and an acceptor's children. */
@@ -113,6 +122,7 @@ export class HttpServer {
   /** With request threads: the app that accepts the port's connections and hands them to this app and the threads'. */
   #acceptor: TemplatedApp | null = null;
   #threads: RequestThreads | null = null;
+  #judging: JudgingThreads | null = null;
 
   readonly #requestLog: RequestLog;
 
@@ -137,6 +147,7 @@ export class HttpServer {
     const waits = options.auth !== 'pat' || options.refusedBy !== 'handler';
     const signIn = options.auth === 'session' ? (options.signIn ?? null) : null;
     const paramShape = options.params ?? null;
+    const barrier = readsThreadsWrites(info);
     this.#register(method, pattern, paramCount, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
@@ -149,8 +160,8 @@ export class HttpServer {
         if (check !== null) check(ctx);
         const admission = waits ? ctx.admission : null;
         if (options.body === 'none') {
-          if (admission === null) void this.#run(ctx, options, handler);
-          else admission.then(() => this.#run(ctx, options, handler), (err: unknown) => this.fail(ctx, err));
+          if (admission === null) void this.#run(ctx, options, handler, barrier);
+          else admission.then(() => this.#run(ctx, options, handler, barrier), (err: unknown) => this.fail(ctx, err));
           return;
         }
         // A shared plan admission (Redis) is waited for while the body arrives: the read must start now, uWS does not
@@ -160,7 +171,7 @@ export class HttpServer {
           (raw) => {
             ctx.onAbort = null;
             ctx.rawBody = raw;
-            return this.#run(ctx, options, handler);
+            return this.#run(ctx, options, handler, barrier);
           },
           (err: unknown) => {
             if (err !== CLIENT_ABORTED) this.fail(ctx, err);
@@ -214,6 +225,14 @@ export class HttpServer {
     this.#relayed.push({ method, pattern, paramCount });
   }
 
+  /**
+   * From now on every route but the agents' calls first waits for what request threads that judge requests handed
+   * the ledger's writer, and every answer for the notices its handler caused (docs/architecture.md, "Threads").
+   */
+  useJudgingThreads(judging: JudgingThreads): void {
+    this.#judging = judging;
+  }
+
   /** The routes, fallbacks included, in the order request threads register them to relay their requests here. */
   get relayedRoutes(): readonly RelayedRoute[] {
     return this.#relayed.slice();
@@ -240,10 +259,16 @@ export class HttpServer {
     return ctx;
   }
 
-  async #run(ctx: RequestContext, options: RouteOptions, handler: Handler): Promise<void> {
+  async #run(ctx: RequestContext, options: RouteOptions, handler: Handler, barrier: boolean): Promise<void> {
     try {
       if (options.body === 'json' && ctx.rawBody) ctx.body = parseJsonBody(ctx.rawBody);
+      const judging = this.#judging;
+      if (judging !== null && barrier) await judging.barrier();
       const result = await handler(ctx);
+      // What the handler changed that request threads cache (policies, plans, credentials, agents) is applied there
+      // before the change is answered.
+      const settling = judging?.settled();
+      if (settling) await settling;
       if (result !== HANDLED) this.reply(ctx, result);
     } catch (err) {
       this.fail(ctx, err);

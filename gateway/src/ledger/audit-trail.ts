@@ -72,6 +72,11 @@ export class AuditTrail {
    */
   index(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
     void this.decisions.record(d);
+    this.observed(d, latencyMs, outcome, costBrl);
+  }
+
+  /** Tells the observers of a decision (one a request thread indexed itself comes here through its message). */
+  observed(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
     const observers = this.#observers;
     for (let i = 0; i < observers.length; i++) (observers[i] as DecisionObserver)(d, latencyMs, outcome, costBrl);
   }

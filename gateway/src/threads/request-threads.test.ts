@@ -46,7 +46,7 @@ beforeAll(async () => {
     relayed++;
     server.dispatchRelayed(route, res, req);
   };
-  threads = await RequestThreads.start(1, server.relayedRoutes, dispatch, createLogger('t', { level: 'silent' }), 1000);
+  threads = await RequestThreads.start({ count: 1, routes: server.relayedRoutes, dispatch, logger: createLogger('t', { level: 'silent' }), graceMs: 1000, judging: null });
   base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0, threads)}`;
 });
 afterAll(() => server.close(0));

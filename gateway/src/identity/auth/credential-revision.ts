@@ -23,6 +23,8 @@ export class CredentialRevision {
   #stored = -1;
   #checkedAt = Number.NEGATIVE_INFINITY;
   #generation = 0;
+  /** Told after a change was committed here: the other threads of the process are told (threads/thread-notices.ts). */
+  onChange: (() => void) | null = null;
 
   constructor(db: Database, recheckMs = CREDENTIAL_RECHECK_MS) {
     this.#db = db;
@@ -41,7 +43,15 @@ export class CredentialRevision {
       this.#db.put(KEY, ((this.#db.get(KEY) as number | undefined) ?? 0) + 1);
       changed = true;
     });
-    if (changed) this.#generation++;
+    if (changed) {
+      this.#generation++;
+      this.onChange?.();
+    }
+  }
+
+  /** A change another thread of this process committed: principals cached here stop being used at once. */
+  changedElsewhere(): void {
+    this.#generation++;
   }
 
   /**

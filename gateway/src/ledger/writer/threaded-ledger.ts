@@ -37,6 +37,11 @@ export class ThreadedLedger extends LedgerBase {
     this.#client = new LedgerWriterClient('dataDir' in writer ? { ...writer, ...maxEntryBytes } : writer, root, options.onError ?? (() => {}), options.writerModule);
   }
 
+  /** Resolves once every write this ledger (and the decision index through it) handed over so far is answered. */
+  barrier(): Promise<void> {
+    return this.#client.barrier();
+  }
+
   /** A port for another thread's ThreadedLedger to write through this one's writer thread. */
   attach(): MessagePort {
     return this.#client.attach();

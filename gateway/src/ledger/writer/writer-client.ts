@@ -59,6 +59,8 @@ export class LedgerWriterClient {
   #closing = false;
   /** Called once nothing is waiting for an answer (an attached client's close waits for it). */
   #idle: (() => void) | null = null;
+  /** Barriers waiting for every write up to `through` to be answered, in the order they were set. */
+  #barriers: { through: number; resolve: () => void }[] = [];
   #anchor: AnchorStats | null;
   /** Told which tenants' chains became durable (the fleet shipper's wake-up). */
   onDurable: ((tenantId: string) => void) | null = null;
@@ -146,6 +148,23 @@ export class LedgerWriterClient {
   }
 
   /**
+   * Resolves once every write handed to this client so far is answered (committed, or failed): after it, another
+   * thread's reads see them. What is queued goes at once. Resolves at once when nothing is waiting.
+   */
+  barrier(): Promise<void> {
+    const through = this.#nextId - 1;
+    if (this.#waiting.size === 0 || (this.#waiting.keys().next().value as number) > through) return Promise.resolve();
+    this.#flush();
+    return new Promise((resolve) => this.#barriers.push({ through, resolve }));
+  }
+
+  #releaseBarriers(): void {
+    // Ids are sent in order and the map keeps insertion order: its first key is the oldest write still waiting.
+    const oldest = this.#waiting.size === 0 ? Infinity : (this.#waiting.keys().next().value as number);
+    while (this.#barriers.length > 0 && (this.#barriers[0] as { through: number }).through < oldest) this.#barriers.shift()?.resolve();
+  }
+
+  /**
    * A port on which another thread's client (`new LedgerWriterClient(port, ...)`) writes through this client's writer
    * thread: a request thread's ledger. Only the client that started the writer can attach one.
    */
@@ -225,6 +244,7 @@ export class LedgerWriterClient {
         else waiting.resolve(reply.value);
       }
       if (this.#waiting.size === 0) this.#idle?.();
+      if (this.#barriers.length > 0) this.#releaseBarriers();
     }
     if (this.onDurable) for (const tenantId of message.durable) this.onDurable(tenantId);
     for (const e of message.errors) this.#onError(Object.assign(new Error(e.message), e.stack ? { stack: e.stack } : {}), e.context);
@@ -239,6 +259,7 @@ export class LedgerWriterClient {
     for (const waiting of this.#waiting.values()) waiting.reject(this.#failure);
     this.#waiting.clear();
     this.#idle?.();
+    this.#releaseBarriers();
     this.#outbox = [];
   }
 }

@@ -81,6 +81,8 @@ export class TenantRuntimes {
   #shared: SharedLimits | null = null;
   /** Plans are re-read every few seconds so `aduana tenant create/plan` from the CLI takes effect without a restart. */
   readonly #plans: LRUCache<string, Plan>;
+  /** Told when a tenant's policies or plan changed here: request threads drop their copies (threads/thread-notices). */
+  onChange: ((tenantId: string, what: 'policies' | 'plan') => void) | null = null;
 
   constructor(
     private readonly tenants: TenantRepository,
@@ -148,7 +150,7 @@ export class TenantRuntimes {
     const failed = this.#failed.get(tenantId);
     if (failed) throw failed;
     try {
-      return this.install(this.compile(tenantId, this.policies.version(tenantId), this.policies.all(tenantId)));
+      return this.#install(this.compile(tenantId, this.policies.version(tenantId), this.policies.all(tenantId)));
     } catch (err) {
       const why = err instanceof GatewayError ? err.message : String(err);
       const cached = new GatewayError('policy_set_invalid', `the tenant's policy set cannot be compiled (${why}); change its policies`);
@@ -173,6 +175,12 @@ export class TenantRuntimes {
 
   /** Makes a compiled set the tenant's current one (after its change was committed); its agents' pack sets follow. */
   install(set: PolicySet): PolicySet {
+    this.#install(set);
+    this.onChange?.(set.tenantId, 'policies');
+    return set;
+  }
+
+  #install(set: PolicySet): PolicySet {
     this.#failed.delete(set.tenantId);
     this.#sets.set(set.tenantId, set);
     const packs = this.#packSets.get(set.tenantId);
@@ -194,11 +202,13 @@ export class TenantRuntimes {
     this.#sets.delete(tenantId);
     this.#failed.delete(tenantId);
     this.#packSets.delete(tenantId);
+    this.onChange?.(tenantId, 'policies');
   }
 
   /** Drops the cached plan of a tenant: the next request reads the stored one (a sidecar taking a new bundle). */
   refreshPlan(tenantId: string): void {
     this.#plans.delete(tenantId);
+    this.onChange?.(tenantId, 'plan');
   }
 
   /** Where the policies of agents' packs come from (set once at start). */

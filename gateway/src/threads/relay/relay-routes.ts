@@ -11,16 +11,18 @@ interface Open {
 const STATUS_500 = '500 Internal Server Error';
 
 /**
- * The request thread's end of the relay: registers each route on this thread's app with a handler that hands the
- * request over to the main thread (its head at once, its body as it arrives) and writes the answer the main thread
- * sends back on this thread's socket, with the socket's backpressure. Returns how many requests are open.
+ * The request thread's end of the relay: registers each route on this thread's app (but those `skip` names: the
+ * thread answers them itself) with a handler that hands the request over to the main thread (its head at once, its
+ * body as it arrives) and writes the answer the main thread sends back on this thread's socket, with the socket's
+ * backpressure. Returns how many relayed requests are open.
  */
-export function relayRoutes(app: TemplatedApp, routes: readonly RelayedRoute[], port: MessagePort): () => number {
+export function relayRoutes(app: TemplatedApp, routes: readonly RelayedRoute[], port: MessagePort, skip: (route: RelayedRoute) => boolean = () => false): () => number {
   const open = new Map<number, Open>();
   let nextId = 0;
   const post = (msg: ToOwner, transfer?: ArrayBuffer[]): void => port.postMessage(msg, transfer);
 
   routes.forEach((route, index) => {
+    if (skip(route)) return;
     const handler = (res: HttpResponse, req: HttpRequest): void => {
       const id = ++nextId;
       const entry: Open = { res, aborted: false };

@@ -1,0 +1,141 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { TemplatedApp } from 'uWebSockets.js';
+import { adoptIdState, createLoggers, templateRequestLog } from '@aduana/shared';
+import type { GatewayConfig } from '../config.js';
+import { openGatewayStore } from '../storage/gateway-store.js';
+import { TenantStore } from '../identity/tenants/tenant-store.js';
+import { TokenStore } from '../identity/auth/token-store.js';
+import { UserStore } from '../identity/users/user-store.js';
+import { SessionStore } from '../identity/sessions/session-store.js';
+import { Authenticator } from '../identity/auth/authenticate.js';
+import { PolicyStore } from '../policy/policy-store.js';
+import { PolicyValidator } from '../policy/validate-policy.js';
+import { TenantRuntimes, evaluationLimits, type LimitMemory } from '../policy/runtime/tenant-runtime.js';
+import { buildPackPolicies } from '../agents/pack-policies.js';
+import { AgentRegistry } from '../agents/agent-registry.js';
+import { ThreadedLedger } from '../ledger/writer/threaded-ledger.js';
+import { DecisionStore } from '../policy/decisions/decision-store.js';
+import { AuditTrail } from '../ledger/audit-trail.js';
+import { DecisionEngine } from '../policy/decisions/decision-engine.js';
+import { DecideRequestValidator } from '../policy/decisions/decide-request.js';
+import { BodyBudget } from '../http/body-budget.js';
+import { HttpServer } from '../http/server.js';
+import { registerDecideRoute } from '../api/decision-routes.js';
+import type { SharedTableMemory } from './shared-table.js';
+import { relayRoutes } from './relay/relay-routes.js';
+import type { RelayedRoute } from './relay/relay-protocol.js';
+import type { FromRequestThread, ObservedDecision, ThreadNotice } from './request-thread-protocol.js';
+import { isJudgedRoute } from './judged-routes.js';
+
+/** What a request thread that judges requests itself is started with (workerData): plain data, shared memory, a port. */
+export interface JudgingSetup {
+  readonly config: GatewayConfig;
+  /** The process's limit counters (threads/shared-table.ts): the same records as the main thread's. */
+  readonly limits: LimitMemory;
+  readonly bodyBudget: SharedTableMemory;
+  /** The main thread's ledger attached this port: the process's one writer thread writes what this thread chains. */
+  readonly ledger: MessagePort;
+  /** The main thread's id state: ids made on any thread sort in the order they were made (decisions' lists). */
+  readonly ids: SharedArrayBuffer;
+}
+
+export interface JudgingThread {
+  readonly app: TemplatedApp;
+  openRequests(): number;
+  apply(notice: ThreadNotice): void;
+  /**
+   * Resolves once every ledger and decision write this thread handed over so far is committed; what the main thread
+   * keeps of its decisions is sent before.
+   */
+  barrier(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The part of the gateway a request thread runs itself: the judged routes (judged-routes.ts), with this thread's own
+ * copies of what only caches (compiled policy sets, plans, cached principals, a replica of the agents' profiles, kept
+ * current by the main thread's notices) over the same LMDB environment, the same shared limit counters and the same
+ * ledger writer as the main thread. Decisions are told to the main thread, whose observers (telemetry, agents' last
+ * contact and risk) keep what one owner must; every other route is relayed to the main thread.
+ */
+export function startJudgingThread(setup: JudgingSetup, routes: readonly RelayedRoute[], relay: MessagePort, post: (msg: FromRequestThread) => void): JudgingThread {
+  const { config } = setup;
+  adoptIdState(setup.ids);
+  const { logger, requestLog } = createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
+  const requestLines = templateRequestLog(requestLog);
+  const store = openGatewayStore(config.dataDir);
+  const tenants = new TenantStore(store);
+  const runtimes = new TenantRuntimes(tenants, new PolicyStore(store), store.counters, evaluationLimits(config), Date.now, setup.limits);
+  runtimes.usePackPolicies(buildPackPolicies(new PolicyValidator()));
+  const authenticator = new Authenticator({ tokens: new TokenStore(store), sessions: new SessionStore(store, config.sessionTtlHours * 3_600_000), users: new UserStore(store) }, Date.now, store.credentials);
+  const agents = new AgentRegistry(store.agents, {
+    intervalMs: config.heartbeatIntervalS * 1000,
+    requireRegistered: config.requireRegisteredAgents,
+    maxPerTenant: config.agentsMaxPerTenant,
+    flushMs: config.agentFlushMs,
+    replica: true,
+  });
+  const ledger = new ThreadedLedger(store.root, { keyDir: config.dataDir, onError: (err, context) => logger.error({ err, context }, 'ledger background error') }, setup.ledger);
+  const decisions = new DecisionStore(store, ledger.decisionWrites);
+  const audit = new AuditTrail(decisions, ledger, logger);
+
+  // What the main thread keeps, told once per turn.
+  let observed: ObservedDecision[] = [];
+  let answered: (readonly [string, number])[] = [];
+  let scheduled = false;
+  const tell = (): void => {
+    if (!scheduled) return;
+    scheduled = false;
+    post({ t: 'observed', decisions: observed, answered });
+    observed = [];
+    answered = [];
+  };
+  const soon = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(tell);
+  };
+  audit.observe((d, latencyMs, outcome, costBrl) => {
+    observed.push({ d, latencyMs, outcome, costBrl });
+    soon();
+  });
+
+  const server = new HttpServer({
+    logger,
+    requestLog: requestLines,
+    access: { authenticate: (ctx) => authenticator.authenticate(ctx), admit: (p) => runtimes.admit(p), agentId: config.sidecarAgentId },
+    budget: new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax, setup.bodyBudget),
+    defaultMaxBody: config.apiBodyLimit,
+    serviceName: 'gateway',
+    onAnswered: (serviceName, seconds) => {
+      answered.push([serviceName, seconds]);
+      soon();
+    },
+  });
+  registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, agents), decideValidator: new DecideRequestValidator() });
+  const relayed = relayRoutes(server.app, routes, relay, isJudgedRoute);
+
+  return {
+    app: server.app,
+    openRequests: () => relayed() + server.inFlight,
+    apply(notice) {
+      if (notice.t === 'policies') runtimes.forget(notice.tenantId);
+      else if (notice.t === 'plan') runtimes.refreshPlan(notice.tenantId);
+      else if (notice.t === 'credentials') store.credentials.changedElsewhere();
+      else agents.replicate(notice.agent);
+    },
+    barrier: () => {
+      // Told first, on the same port as the answer: the main thread has them before it hears the barrier passed.
+      tell();
+      return ledger.barrier();
+    },
+    async close() {
+      tell();
+      await ledger.close();
+      await store.close();
+      requestLines.flush();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
+    },
+  };
+}

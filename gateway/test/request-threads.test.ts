@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from 'undici';
+import { call, startTestGateway, type CallResult, type TestGateway } from './helpers/start-test-gateway.js';
+
+// Two threads take the API port's connections (GATEWAY_THREADS=2): the main thread's app and a request thread's, in
+// turn, each new connection to one of them. The request thread judges /v1/decide itself, with its own caches over the
+// same store, the same limit counters in shared memory and the same ledger writer; these check that a tenant still
+// sees one gateway (docs/architecture.md, "Threads").
+
+let t: TestGateway;
+beforeAll(async () => {
+  t = await startTestGateway({ gatewayThreads: 2, ledgerWriter: 'thread' });
+});
+afterAll(() => t.close());
+
+/** One call on a connection of its own: consecutive calls land on the two threads in turn. */
+async function fresh(method: string, path: string, opts: Parameters<typeof call>[3] = {}): Promise<CallResult> {
+  const client = new Client(t.url);
+  try {
+    return await call(t.url, method, path, { ...opts, dispatcher: client });
+  } finally {
+    await client.close();
+  }
+}
+
+const decide = (token: string, agent: string, text = 'hello') => fresh('POST', '/v1/decide', { token, body: { agent_id: agent, action: { type: 'chat', payload: { text } } } });
+
+describe('two request threads', () => {
+  it('count a plan limit once: the community burst of 10 is admitted once across both threads, then 429', async () => {
+    const tok = await t.tenant('burst', 'community');
+    const statuses: number[] = [];
+    for (let i = 0; i < 16; i++) statuses.push((await decide(tok.operator, 'a')).status);
+    // The plan refills one request a second: these take well under two.
+    const admitted = statuses.filter((s) => s === 200).length;
+    expect(admitted).toBeGreaterThanOrEqual(10);
+    expect(admitted).toBeLessThanOrEqual(11);
+    expect(statuses.filter((s) => s === 429).length).toBe(16 - admitted);
+  });
+
+  it('count a rate_limit policy once across both threads', async () => {
+    const tok = await t.tenant('windows');
+    expect((await fresh('POST', '/v1/policies', { token: tok.admin, body: { name: 'rl', type: 'rate_limit', risk: 40, rules: { limit: 5, window_s: 60, scope: 'tenant' } } })).status).toBe(200);
+    const verdicts: string[] = [];
+    for (let i = 0; i < 8; i++) verdicts.push((await decide(tok.operator, `agent-${i}`)).body.envelope.execution_status);
+    expect(verdicts).toEqual(['ALLOW', 'ALLOW', 'ALLOW', 'ALLOW', 'ALLOW', 'DENY', 'DENY', 'DENY']);
+  });
+
+  it('act on a policy added, an agent suspended and a token revoked from the answer on, on every thread', async () => {
+    const tok = await t.tenant('changes');
+    for (let i = 0; i < 4; i++) expect((await decide(tok.operator, 'worker', 'the launch codes')).body.envelope.execution_status).toBe('ALLOW');
+    expect((await fresh('POST', '/v1/policies', { token: tok.admin, body: { name: 'codes', type: 'content_filter', risk: 90, rules: { patterns: ['launch codes'], action: 'DENY' } } })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await decide(tok.operator, 'worker', 'the launch codes')).body.envelope.execution_status).toBe('DENY');
+
+    expect((await fresh('POST', '/v1/agents/worker/suspend', { token: tok.admin })).status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      const r = await decide(tok.operator, 'worker');
+      expect(r.body.envelope.execution_status).toBe('DENY');
+      expect(r.headers['x-svc-rule']).toBe('agent_suspended');
+    }
+    expect((await fresh('POST', '/v1/agents/worker/resume', { token: tok.admin })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await decide(tok.operator, 'worker')).body.envelope.execution_status).toBe('ALLOW');
+
+    const doomed = await t.gw.deps.tokens.create({ tenantId: 'changes', role: 'operator', name: 'doomed', expiresInDays: 1 });
+    // Used on both threads, so both hold it in memory.
+    for (let i = 0; i < 2; i++) expect((await decide(doomed.token, 'worker')).status).toBe(200);
+    expect(await t.gw.deps.tokens.revoke(doomed.record.id)).toBe(true);
+    // Revoked through `deps`, not an admin route: the request thread is told at once, which this waits for.
+    await t.gw.threadsCaughtUp();
+    for (let i = 0; i < 4; i++) expect((await decide(doomed.token, 'worker')).status).toBe(401);
+  });
+
+  it('answer reads made after a decision with it, wherever each was made: by id, in the list newest first, in the chain', async () => {
+    const tok = await t.tenant('reads');
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await decide(tok.operator, `agent-${i % 3}`)).body.envelope.decision_id as string);
+    for (const id of ids) expect((await fresh('GET', `/admin/decisions/${id}`, { token: tok.viewer })).status).toBe(200);
+    const listed = await fresh('GET', '/admin/decisions?limit=8', { token: tok.viewer });
+    expect(listed.body.data.map((d: { decision_id: string }) => d.decision_id)).toEqual([...ids].reverse());
+    const events = await fresh('GET', '/v1/events?limit=100', { token: tok.viewer });
+    expect(new Set(events.body.events.map((e: { decision: { decision_id: string } | null }) => e.decision?.decision_id))).toEqual(new Set(ids));
+    expect((await fresh('GET', '/v1/events/verify', { token: tok.viewer })).body).toMatchObject({ ok: true, checked: 8 });
+  });
+
+  it("keep one agents' registry and one telemetry: decisions made on both threads register the agent and count once each", async () => {
+    const tok = await t.tenant('seen');
+    for (let i = 0; i < 6; i++) expect((await decide(tok.operator, 'seen-agent')).status).toBe(200);
+    const agent = await fresh('GET', '/v1/agents/seen-agent', { token: tok.viewer });
+    expect(agent.status).toBe(200);
+    expect(agent.body.last_seen).not.toBeNull();
+    await t.gw.deps.metrics.flush();
+    const now = Math.floor(Date.now() / 1000);
+    const stats = await fresh('GET', `/v1/telemetry/query/stats?metric=decision.count&from=${now - 60}&to=${now + 1}`, { token: tok.viewer });
+    expect(stats.body.series.reduce((a: number, p: { value: number }) => a + p.value, 0)).toBe(6);
+  });
+});
