@@ -389,6 +389,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
             audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl);
           }
           for (const [server, seconds] of msg.answered) prometheus.requestDone(server, seconds);
+          for (const seconds of msg.appended) prometheus.ledgerAppended(seconds);
         },
       });
       if (writer) {

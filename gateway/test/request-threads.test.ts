@@ -91,5 +91,8 @@ describe('two request threads', () => {
     const now = Math.floor(Date.now() / 1000);
     const stats = await fresh('GET', `/v1/telemetry/query/stats?metric=decision.count&from=${now - 60}&to=${now + 1}`, { token: tok.viewer });
     expect(stats.body.series.reduce((a: number, p: { value: number }) => a + p.value, 0)).toBe(6);
+    const scraped = (await fresh('GET', '/v1/telemetry/metrics', { token: tok.admin })).text.split('\n');
+    const allowed = scraped.find((l) => l.startsWith('aduana_decisions_total{') && l.includes('tenant="seen"') && l.includes('verdict="ALLOW"'));
+    expect(allowed?.split(' ').at(-1)).toBe('6');
   });
 });

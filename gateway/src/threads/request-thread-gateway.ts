@@ -82,13 +82,15 @@ export function startJudgingThread(setup: JudgingSetup, routes: readonly Relayed
   // What the main thread keeps, told once per turn.
   let observed: ObservedDecision[] = [];
   let answered: (readonly [string, number])[] = [];
+  let appended: number[] = [];
   let scheduled = false;
   const tell = (): void => {
     if (!scheduled) return;
     scheduled = false;
-    post({ t: 'observed', decisions: observed, answered });
+    post({ t: 'observed', decisions: observed, answered, appended });
     observed = [];
     answered = [];
+    appended = [];
   };
   const soon = (): void => {
     if (scheduled) return;
@@ -97,6 +99,10 @@ export function startJudgingThread(setup: JudgingSetup, routes: readonly Relayed
   };
   audit.observe((d, latencyMs, outcome, costBrl) => {
     observed.push({ d, latencyMs, outcome, costBrl });
+    soon();
+  });
+  audit.timeAppends((seconds) => {
+    appended.push(seconds);
     soon();
   });
 

@@ -39,5 +39,13 @@ export type FromRequestThread =
   | { readonly t: 'closed' }
   /** Notice or barrier `n` is done. */
   | { readonly t: 'ack'; readonly n: number }
-  /** What its requests did in one turn that the main thread keeps: decisions for the observers, answers' latencies. */
-  | { readonly t: 'observed'; readonly decisions: readonly ObservedDecision[]; readonly answered: readonly (readonly [string, number])[] };
+  /**
+   * What its requests did in one turn that the main thread keeps: decisions for the observers, answers' latencies
+   * (server, seconds), its ledger entries' times from queued to flushed (seconds).
+   */
+  | {
+      readonly t: 'observed';
+      readonly decisions: readonly ObservedDecision[];
+      readonly answered: readonly (readonly [string, number])[];
+      readonly appended: readonly number[];
+    };

@@ -17,6 +17,8 @@ let server: HttpServer;
 let threads: RequestThreads;
 let base: string;
 let relayed = 0;
+/** Streams of /slow that saw their client leave. */
+let leftEarly = 0;
 
 beforeAll(async () => {
   const access = { authenticate: () => ({ tenantId: 't', tokenId: 'k', role: 'admin' as const, scopes: [], agentId: null, userId: null }), admit: () => {} };
@@ -37,6 +39,19 @@ beforeAll(async () => {
     const writer = new RawChunkWriter(ctx);
     for (let i = 0; i < CHUNKS; i++) await writer.write(`${i}:${CHUNK}\n`);
     endRaw(ctx);
+    server.complete(ctx, 200);
+    return HANDLED;
+  });
+  server.route('get', '/slow', { auth: 'public', body: 'none' }, async (ctx): Promise<typeof HANDLED> => {
+    writeRawHead(ctx, 200, { 'content-type': 'text/plain' });
+    const writer = new RawChunkWriter(ctx);
+    ctx.onAbort = () => writer.release();
+    for (let i = 0; i < 500 && !ctx.aborted; i++) {
+      await writer.write(`${i}\n`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    if (ctx.aborted) leftEarly++;
+    else endRaw(ctx);
     server.complete(ctx, 200);
     return HANDLED;
   });
@@ -98,6 +113,24 @@ describe('request threads', () => {
         await none.body.dump();
       });
     }
+  });
+
+  it("tell the main thread's handler that the client left, on either thread, and hold nothing after", async () => {
+    const before = relayed;
+    for (let i = 0; i < 2; i++) {
+      await onNewConnection(async (c) => {
+        const controller = new AbortController();
+        const r = await c.request({ method: 'GET', path: '/slow', signal: controller.signal });
+        // The first lines arrive, then the client goes.
+        for await (const chunk of r.body) {
+          if (String(chunk).includes('\n')) break;
+        }
+        controller.abort();
+      }).catch(() => {});
+    }
+    expect(relayed - before).toBe(1);
+    await expect.poll(() => leftEarly, { timeout: 5000 }).toBe(2);
+    await expect.poll(() => server.inFlight, { timeout: 5000 }).toBe(0);
   });
 
   it('refuse what the main thread refuses: a body past the cap, an unknown path, a method the path does not take', async () => {
