@@ -47,10 +47,11 @@ export const GATEWAY_CONFIG = {
   gatewayThreads: {
     env: 'GATEWAY_THREADS',
     type: 'integer',
-    default: 1,
-    minimum: 1,
+    default: 0,
+    minimum: 0,
     maximum: 64,
-    description: "threads that take the API port's connections: the main thread and GATEWAY_THREADS − 1 request threads of their own (docs/architecture.md, \"Threads\")",
+    description:
+      "threads that take the API port's connections: the main thread and GATEWAY_THREADS − 1 request threads, which judge decisions and the proxy's calls themselves (~25 MiB each); 0 = the cores the process may use (its CPUs, capped by its cgroup's CPU quota), or 1 where they could only relay (LEDGER_WRITER inline, a sidecar, REDIS_URL) (docs/architecture.md, \"Threads\")",
   },
   ledgerWriter: {
     env: 'LEDGER_WRITER',

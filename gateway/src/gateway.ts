@@ -14,7 +14,7 @@ import { DecisionStore } from './policy/decisions/decision-store.js';
 import { DecisionEngine } from './policy/decisions/decision-engine.js';
 import { DecideRequestValidator } from './policy/decisions/decide-request.js';
 import { HttpServer, type RouteInfo } from './http/server.js';
-import { BodyBudget } from './http/body-budget.js';
+import { BodyBudget, createBodyBudgetMemory } from './http/body-budget.js';
 import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerPolicyDryRunRoutes } from './api/policy-dry-run-routes.js';
 import { registerDecisionRoutes } from './api/decision-routes.js';
@@ -25,13 +25,7 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
 import { openGatewayLedger } from './ledger/writer/gateway-ledger.js';
 import { AuditTrail } from './ledger/audit-trail.js';
-import { UpstreamClient } from './proxy/upstream/upstream-client.js';
-import { PriceTable } from './proxy/pricing/price-table.js';
-import { usdBrlRate } from './proxy/pricing/usd-rate.js';
-import { ToolCallValidator } from './proxy/output/tool-call-validator.js';
-import { ProxyPipeline } from './proxy/pipeline.js';
-import { EvalPool } from './policy/runtime/eval-pool.js';
-import { proxyEdge, registerProxyRoutes } from './api/proxy-routes.js';
+import { mountProxy, type MountedProxy } from './proxy/gateway-proxy.js';
 import { EventIngestor } from './ledger/events/event-ingestor.js';
 import { IngestValidator } from './ledger/events/ingest-event.js';
 import { registerEventRoutes } from './api/events-routes.js';
@@ -39,7 +33,7 @@ import { registerTelemetryRoutes } from './api/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './identity/users/user-store.js';
 import { SessionStore } from './identity/sessions/session-store.js';
-import { StoredResponses } from './proxy/stored/stored-responses.js';
+import { StoredResponses, createRecentResponses } from './proxy/stored/stored-responses.js';
 import { registerMcpRoutes } from './api/mcp-routes.js';
 import { HeldToolCalls } from './mcp/held-tool-calls.js';
 import { McpGateway } from './mcp/mcp-gateway.js';
@@ -72,6 +66,7 @@ import { RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
+import { gatewayThreadCount } from './threads/thread-count.js';
 import type { ThreadNotice } from './threads/request-thread-protocol.js';
 import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
 
@@ -99,6 +94,8 @@ export interface RunningGateway {
    * that read these wait for it themselves; this is for callers of `deps` (tests, an embedding process).
    */
   threadsCaughtUp(): Promise<void>;
+  /** Resolves once the request threads take connections (they join after the gateway listens); at once without them. */
+  threadsReady(): Promise<void>;
   /** Stops accepting, finishes in-flight requests, flushes LMDB. */
   close(): Promise<void>;
 }
@@ -131,9 +128,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config), Date.now, limitMemory);
   // Request threads that judge requests are told what changed here of what they cache (set once they started).
   let notifyThreads: ((notice: ThreadNotice) => void) | null = null;
-  const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
-  const prices = PriceTable.load(config.priceTable, config.priceFile);
-  usdBrlRate(config.usdBrlRate);
   // Where the ledger's and the decision index's writes are made (LEDGER_WRITER; docs/architecture.md, "Threads").
   const { ledger, decisionWrites, ready: ledgerReady, onThread: ledgerOnThread } = openGatewayLedger(config, store, tenants, egress, logger);
   const decisions = new DecisionStore(store, decisionWrites);
@@ -194,6 +188,50 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       )
     : null;
   if (shared) runtimes.useSharedLimits(shared);
+  // The API port's request threads (GATEWAY_THREADS − 1), launched now so they load their code while the rest is
+  // built; the port's acceptor hands them connections as it hands the main thread's app. They judge decisions and the
+  // proxy's calls themselves where the ledger's writer is a thread of its own (theirs write through it), the gateway
+  // is not a sidecar (whose bundle this thread applies) and limits are not on Redis (whose client this thread holds);
+  // otherwise they relay every request here (docs/architecture.md, "Threads").
+  const writer = ledger instanceof ThreadedLedger && sidecar === null && shared === null ? ledger : null;
+  const judgingThreads = writer !== null;
+  const threadCount = gatewayThreadCount(config.gatewayThreads, judgingThreads);
+  // Memory every thread shares: the body bytes in flight, and which tenant made each response the provider stores.
+  const bodyMemory = createBodyBudgetMemory();
+  const recentResponses = createRecentResponses();
+  const threads =
+    threadCount > 1
+      ? RequestThreads.launch({
+          count: threadCount - 1,
+          logger,
+          graceMs: 10_000,
+          judging:
+            writer &&
+            (() => ({
+              config,
+              limits: limitMemory,
+              bodyBudget: bodyMemory,
+              ledger: writer.attach(),
+              ids: idState(),
+              // Stage timings are a main-thread histogram: while they are on, the proxy's calls are judged here.
+              proxy: !config.proxyStepTimings,
+              recentResponses,
+            })),
+          onObserved: (msg) => {
+            for (const o of msg.decisions) {
+              // The agent's last contact (registered on first use, as here), then the observers: telemetry, its risk.
+              try {
+                agents.admit(o.d.tenant_id, o.d.agent_id, Date.now());
+              } catch {
+                // Refused here as there (unregistered, over the limit): the thread refused it before deciding.
+              }
+              audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl);
+            }
+            for (const [server, seconds] of msg.answered) prometheus.requestDone(server, seconds);
+            for (const seconds of msg.appended) prometheus.ledgerAppended(seconds);
+          },
+        })
+      : null;
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
     ledgerSize: (tenantId) => ledger.head(tenantId).size,
@@ -256,21 +294,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
-  const upstreamOptions = {
-    apiKeyMode: config.upstreamApiKeyMode === 'replace' ? ('replace' as const) : ('fill' as const),
-    forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
-    timeoutMs: config.upstreamTimeoutMs,
-    connections: config.upstreamConnections,
-    egress,
-  };
-  const upstreams = {
-    openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
-    anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
-    azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
-    gemini: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamGeminiBaseUrl, apiKey: config.upstreamGeminiApiKey, keyHeader: 'x-goog-api-key' }),
-  };
   let mcp: McpGateway | null = null;
-  const closeUpstreams = () => Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close(), mcp?.close()]);
+  let proxy: MountedProxy | null = null;
+  const closeUpstreams = () => Promise.all([proxy?.close(), mcp?.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
@@ -286,7 +312,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   };
   const routeGuard = sidecar ? { routeGuard: sidecar.routeGuard } : {};
   // One budget for both ports: the memory they share is one process's.
-  const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
+  const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax, bodyMemory);
   const onAnswered = (server: string, seconds: number) => prometheus.requestDone(server, seconds);
   // Prometheus is scraped with a tenant's token without a sidecar's bundle check: its own series, or a 401.
   const scrapeAccess = { authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx), admit: access.admit };
@@ -302,28 +328,21 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
   registerAgentRoutes(api, deps);
   registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
-  const proxy = new ProxyPipeline({
-    edge: proxyEdge(api),
+  // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
+  const stored = new StoredResponses(store.storedResponses, recentResponses);
+  proxy = mountProxy(api, config, {
     runtimes,
     agents,
-    prices,
-    tools: new ToolCallValidator(),
-    upstreams,
     audit,
-    stored: new StoredResponses(store.storedResponses),
+    stored,
+    egress,
     logger,
-    maxModelLength: config.ledgerMaxModelLength,
-    evalPool,
-    evalInlineMaxChars: config.evalInlineMaxChars,
-    maxBodyBytes: config.proxyBodyLimit,
-    maxAnswerBytes: 64 * 1024 * 1024,
-    sharedLimits: shared !== null,
     // Without a key nothing can be enabled: the calls skip the sampler. A sidecar samples with its own key, as its
     // control plane's bundle says.
     requestLog: callSamples.keyed ? callSamples : null,
+    sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
-  registerProxyRoutes(api, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
   // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
   const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
   if (mcpUpstreams.size > 0) {
@@ -362,45 +381,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let port: number;
   let authPort: number;
-  // The API port's request threads (GATEWAY_THREADS − 1): the port's acceptor hands them connections as it hands the
-  // main thread's app. They judge the judged routes themselves where the ledger's writer is a thread of its own (theirs
-  // write through it), the gateway is not a sidecar (whose bundle this thread applies) and limits are not on Redis
-  // (whose client this thread holds); otherwise they relay every request here (docs/architecture.md, "Threads").
-  let threads: RequestThreads | null = null;
+  if (threads !== null && judgingThreads) {
+    // From now on the threads are told of every change to what they cache (a thread still being built applies what it
+    // was told once it is), and every route but the agents' calls waits for what they wrote.
+    const judging = threads;
+    notifyThreads = (notice) => judging.notify(notice);
+    runtimes.onChange = (tenantId, what) => judging.notify({ t: what, tenantId });
+    store.credentials.onChange = () => judging.notify({ t: 'credentials' });
+    callSamples.onChange = (tenantId) => judging.notify({ t: 'request-log', tenantId });
+    api.useJudgingThreads(judging);
+    auth.useJudgingThreads(judging);
+  }
   try {
-    if (config.gatewayThreads > 1) {
-      const writer = ledger instanceof ThreadedLedger && sidecar === null && shared === null ? ledger : null;
-      await ledgerReady;
-      threads = await RequestThreads.start({
-        count: config.gatewayThreads - 1,
-        routes: api.relayedRoutes,
-        dispatch: api.dispatchRelayed,
-        logger,
-        graceMs: 10_000,
-        judging: writer && (() => ({ config, limits: limitMemory, bodyBudget: budget.memory, ledger: writer.attach(), ids: idState() })),
-        onObserved: (msg) => {
-          for (const o of msg.decisions) {
-            // The agent's last contact (registered on first use, as here), then the observers: telemetry, its risk.
-            try {
-              agents.admit(o.d.tenant_id, o.d.agent_id, Date.now());
-            } catch {
-              // Refused here as there (unregistered, over the limit): the thread refused it before deciding.
-            }
-            audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl);
-          }
-          for (const [server, seconds] of msg.answered) prometheus.requestDone(server, seconds);
-          for (const seconds of msg.appended) prometheus.ledgerAppended(seconds);
-        },
-      });
-      if (writer) {
-        const judging = threads;
-        notifyThreads = (notice) => judging.notify(notice);
-        runtimes.onChange = (tenantId, what) => judging.notify({ t: what, tenantId });
-        store.credentials.onChange = () => judging.notify({ t: 'credentials' });
-        api.useJudgingThreads(judging);
-        auth.useJudgingThreads(judging);
-      }
-    }
     await ledgerReady;
     port = await api.listen(config.host, config.port, threads);
     authPort = await auth.listen(config.host, config.authPort);
@@ -417,7 +409,13 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: config.gatewayThreads }, 'gateway listening');
+  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: threadCount }, 'gateway listening');
+  // The main thread serves from the start; each request thread takes connections once its app is ready.
+  const threadsServing =
+    threads?.serve(api.relayedRoutes, api.dispatchRelayed).then(
+      () => api.acceptThreads(),
+      (err: unknown) => logger.error({ err }, 'request threads failed to start; the main thread serves alone'),
+    ) ?? Promise.resolve();
   heartbeats.start();
   telemetry.start();
   sidecar?.start();
@@ -438,6 +436,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     retention,
     requestLog: { log: callSamples, pruner: requestLogPruner },
     bootstrapToken: boot?.adminToken ?? null,
+    threadsReady: () => threadsServing,
     threadsCaughtUp: () => threads?.barrier() ?? Promise.resolve(),
     close() {
       closing ??= (async () => {
@@ -450,7 +449,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await retention.close();
         await telemetry.close();
         await shared?.close();
-        await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush(), evalPool.close()]);
+        await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();

@@ -17,7 +17,7 @@ import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
 import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
 import type { RequestThreads } from '../threads/request-threads.js';
-import { readsThreadsWrites } from '../threads/judged-routes.js';
+import { readsThreadsWrites } from '../threads/agents-calls.js';
 
 /** Request threads that judge requests themselves, as a port's routes wait for them (useJudgingThreads). */
 export interface JudgingThreads {
@@ -122,6 +122,8 @@ export class HttpServer {
   /** With request threads: the app that accepts the port's connections and hands them to this app and the threads'. */
   #acceptor: TemplatedApp | null = null;
   #threads: RequestThreads | null = null;
+  /** The request threads' apps the acceptor hands connections to. */
+  readonly #accepted = new Set<number>();
   #judging: JudgingThreads | null = null;
 
   readonly #requestLog: RequestLog;
@@ -339,7 +341,8 @@ export class HttpServer {
 
   /**
    * Listens on `host:port` alone (no other listener may share it); resolves with the port. With request threads, an
-   * acceptor app listens and hands each connection to this app or one of the threads' (uWS's child apps).
+   * acceptor app listens and hands each connection to this app or to one of the threads' apps (uWS's child apps): those
+   * ready now, and the others as `acceptThreads` adds them.
    */
   async listen(host: string, port: number, threads: RequestThreads | null = null): Promise<number> {
     let app = this.app;
@@ -347,15 +350,28 @@ export class HttpServer {
       const acceptor = App();
       const children = acceptor as unknown as AcceptorApp;
       children.addChildAppDescriptor((this.app as unknown as AcceptorApp).getDescriptor());
-      for (const d of threads.descriptors) children.addChildAppDescriptor(d);
-      threads.attach((d) => children.removeChildAppDescriptor(d));
+      threads.attach((d) => {
+        if (this.#accepted.delete(d)) children.removeChildAppDescriptor(d);
+      });
       this.#acceptor = acceptor;
       this.#threads = threads;
+      this.acceptThreads();
       app = acceptor;
     }
     const listening = await listenAlone(app, host, port, this.#opts.serviceName);
     this.#listenSocket = listening.socket;
     return listening.port;
+  }
+
+  /** Hands connections to the request threads whose apps became ready since (after `listen` with threads). */
+  acceptThreads(): void {
+    const acceptor = this.#acceptor as unknown as AcceptorApp | null;
+    if (acceptor === null || this.#threads === null || this.#draining) return;
+    for (const d of this.#threads.descriptors) {
+      if (d === -1 || this.#accepted.has(d)) continue;
+      this.#accepted.add(d);
+      acceptor.addChildAppDescriptor(d);
+    }
   }
 
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes every socket. */

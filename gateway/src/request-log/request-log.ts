@@ -36,6 +36,8 @@ function associated(tenantId: string, decisionId: string): string {
 export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
   /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
   readonly #rates = new Map<string, number>();
+  /** Told when a tenant's settings changed here: request threads read them again (threads/request-thread-protocol). */
+  onChange: ((tenantId: string) => void) | null = null;
   #updates: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -78,6 +80,7 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
     await this.store.requestLogSettings.put(tenantId, next);
     if (next.enabled) this.#rates.set(tenantId, next.sample_rate);
     else this.#rates.delete(tenantId);
+    this.onChange?.(tenantId);
     await onAdminAction(tenantId, { actor, action: 'settings.request_log_updated', target: 'request_log', before: settingsView(before), after: settingsView(next) }, traceId);
     return next;
   }
@@ -100,8 +103,18 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
     if (cur && cur.enabled === next.enabled && cur.sample_rate === next.sample_rate && cur.retention_days === next.retention_days && cur.updated_at === next.updated_at && cur.updated_by === next.updated_by) return;
     if (!cur && !next.enabled && next.updated_at === null) return;
     await this.store.requestLogSettings.put(tenantId, next);
+    this.#follow(tenantId, next);
+    this.onChange?.(tenantId);
+  }
+
+  /** Takes a tenant's settings as stored (another thread of the process changed them). */
+  reload(tenantId: string): void {
+    this.#follow(tenantId, this.settings(tenantId));
+  }
+
+  #follow(tenantId: string, s: StoredRequestLogSettings): void {
     // Without a key the settings are kept (GET shows them) but nothing is sampled, as at start-up.
-    if (next.enabled && this.box) this.#rates.set(tenantId, next.sample_rate);
+    if (s.enabled && this.box) this.#rates.set(tenantId, s.sample_rate);
     else this.#rates.delete(tenantId);
   }
 

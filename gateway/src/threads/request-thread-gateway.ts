@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { adoptIdState, createLoggers, templateRequestLog } from '@aduana/shared';
+import { adoptIdState, createLoggers, Egress, secretBoxFrom, templateRequestLog } from '@aduana/shared';
 import type { GatewayConfig } from '../config.js';
 import { openGatewayStore } from '../storage/gateway-store.js';
 import { TenantStore } from '../identity/tenants/tenant-store.js';
@@ -25,7 +25,9 @@ import type { SharedTableMemory } from './shared-table.js';
 import { relayRoutes } from './relay/relay-routes.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
 import type { FromRequestThread, ObservedDecision, ThreadNotice } from './request-thread-protocol.js';
-import { isJudgedRoute } from './judged-routes.js';
+import { mountProxy, type MountedProxy } from '../proxy/gateway-proxy.js';
+import { StoredResponses } from '../proxy/stored/stored-responses.js';
+import { RequestLog } from '../request-log/request-log.js';
 
 /** What a request thread that judges requests itself is started with (workerData): plain data, shared memory, a port. */
 export interface JudgingSetup {
@@ -37,10 +39,16 @@ export interface JudgingSetup {
   readonly ledger: MessagePort;
   /** The main thread's id state: ids made on any thread sort in the order they were made (decisions' lists). */
   readonly ids: SharedArrayBuffer;
+  /** Whether the proxy's calls are judged here too (not while PROXY_STEP_TIMINGS times them on the main thread). */
+  readonly proxy: boolean;
+  /** The responses the provider stores, remembered by any thread a moment ago (StoredResponses). */
+  readonly recentResponses: SharedTableMemory;
 }
 
 export interface JudgingThread {
   readonly app: TemplatedApp;
+  /** Registers the main thread's other routes (in its order) on this thread's app, relayed to it. */
+  relay(routes: readonly RelayedRoute[]): void;
   openRequests(): number;
   apply(notice: ThreadNotice): void;
   /**
@@ -52,13 +60,14 @@ export interface JudgingThread {
 }
 
 /**
- * The part of the gateway a request thread runs itself: the judged routes (judged-routes.ts), with this thread's own
- * copies of what only caches (compiled policy sets, plans, cached principals, a replica of the agents' profiles, kept
- * current by the main thread's notices) over the same LMDB environment, the same shared limit counters and the same
- * ledger writer as the main thread. Decisions are told to the main thread, whose observers (telemetry, agents' last
- * contact and risk) keep what one owner must; every other route is relayed to the main thread.
+ * The part of the gateway a request thread runs itself: `/v1/decide` and the proxy's calls, with this thread's own
+ * copies of what only caches (compiled policy sets, plans, cached principals, request-log rates, a replica of the
+ * agents' profiles, kept current by the main thread's notices) and its own upstream pools and evaluation worker, over
+ * the same LMDB environment, the same shared limit counters and the same ledger writer as the main thread. Decisions
+ * are told to the main thread, whose observers (telemetry, agents' last contact and risk) keep what one owner must;
+ * every other route is relayed to the main thread.
  */
-export function startJudgingThread(setup: JudgingSetup, routes: readonly RelayedRoute[], relay: MessagePort, post: (msg: FromRequestThread) => void): JudgingThread {
+export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, post: (msg: FromRequestThread) => void): JudgingThread {
   const { config } = setup;
   adoptIdState(setup.ids);
   const { logger, requestLog } = createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
@@ -119,24 +128,52 @@ export function startJudgingThread(setup: JudgingSetup, routes: readonly Relayed
     },
   });
   registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, agents), decideValidator: new DecideRequestValidator() });
-  const relayed = relayRoutes(server.app, routes, relay, isJudgedRoute);
+  let egress: Egress | null = null;
+  let proxy: MountedProxy | null = null;
+  let callSamples: RequestLog | null = null;
+  if (setup.proxy) {
+    egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
+    callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
+    proxy = mountProxy(server, config, {
+      runtimes,
+      agents,
+      audit,
+      stored: new StoredResponses(store.storedResponses, setup.recentResponses),
+      egress,
+      logger,
+      requestLog: callSamples.keyed ? callSamples : null,
+      sharedLimits: false,
+      stepTimes: null,
+    });
+  }
+  let relayed: () => number = () => 0;
 
   return {
     app: server.app,
+    relay(routes) {
+      // Every route this thread did not register it relays: the main thread's routes, in the main thread's order.
+      const local = new Set(server.routes.map((r) => `${r.method} ${r.pattern}`));
+      relayed = relayRoutes(server.app, routes, relayPort, (r) => local.has(`${r.method} ${r.pattern}`));
+    },
     openRequests: () => relayed() + server.inFlight,
     apply(notice) {
       if (notice.t === 'policies') runtimes.forget(notice.tenantId);
       else if (notice.t === 'plan') runtimes.refreshPlan(notice.tenantId);
       else if (notice.t === 'credentials') store.credentials.changedElsewhere();
+      else if (notice.t === 'request-log') callSamples?.reload(notice.tenantId);
       else agents.replicate(notice.agent);
     },
-    barrier: () => {
+    barrier: async () => {
       // Told first, on the same port as the answer: the main thread has them before it hears the barrier passed.
       tell();
-      return ledger.barrier();
+      // The ledger's writes, and this thread's own (request-log samples, spend totals).
+      await Promise.all([ledger.barrier(), store.root.committed]);
     },
     async close() {
       tell();
+      await proxy?.close();
+      await runtimes.flushSpend();
+      await egress?.close();
       await ledger.close();
       await store.close();
       requestLines.flush();

@@ -1,5 +1,6 @@
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { StoredAgent } from '../agents/agent-state.js';
+import type { RelayedRoute } from './relay/relay-protocol.js';
 
 /**
  * What the main thread tells request threads that judge requests themselves, so that their caches say what the main
@@ -14,7 +15,9 @@ export type ThreadNotice =
   /** A token was revoked or rotated, a user disabled: cached principals stop being used. */
   | { readonly t: 'credentials' }
   /** An agent was registered, or its profile changed (suspended, pack, risk budget). */
-  | { readonly t: 'agent'; readonly agent: StoredAgent };
+  | { readonly t: 'agent'; readonly agent: StoredAgent }
+  /** The tenant's request-log settings changed: read again (whether and how often its calls are sampled). */
+  | { readonly t: 'request-log'; readonly tenantId: string };
 
 /** A decision a request thread made, for the main thread's observers (telemetry, agents' last contact and risk). */
 export interface ObservedDecision {
@@ -26,6 +29,8 @@ export interface ObservedDecision {
 
 /** The main thread's control messages to a request thread (its relayed requests travel on the relay's own port). */
 export type ToRequestThreadControl =
+  /** The port's routes, once the main thread registered them all: the thread builds its app and answers 'ready'. */
+  | { readonly t: 'routes'; readonly routes: readonly RelayedRoute[] }
   | { readonly t: 'close' }
   | { readonly t: 'notice'; readonly n: number; readonly notice: ThreadNotice }
   /** Answer once every ledger and decision write this thread handed over so far is committed. */

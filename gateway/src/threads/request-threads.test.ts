@@ -61,7 +61,8 @@ beforeAll(async () => {
     relayed++;
     server.dispatchRelayed(route, res, req);
   };
-  threads = await RequestThreads.start({ count: 1, routes: server.relayedRoutes, dispatch, logger: createLogger('t', { level: 'silent' }), graceMs: 1000, judging: null });
+  threads = RequestThreads.launch({ count: 1, logger: createLogger('t', { level: 'silent' }), graceMs: 1000, judging: null });
+  await threads.serve(server.relayedRoutes, dispatch);
   base = `http://127.0.0.1:${await server.listen('127.0.0.1', 0, threads)}`;
 });
 afterAll(() => server.close(0));

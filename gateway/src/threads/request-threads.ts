@@ -1,4 +1,4 @@
-import { MessageChannel, type Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import type { Logger } from '@aduana/shared';
 import { startModuleWorker } from './start-module-worker.js';
@@ -12,8 +12,10 @@ const REQUEST_THREAD = new URL('./request-thread-main.js', import.meta.url);
 
 interface Thread {
   readonly worker: Worker;
-  readonly relay: RelayHost;
-  readonly descriptor: number;
+  /** The main thread's end of the relay's channel (a RelayHost serves it once the routes are known). */
+  readonly port: MessagePort;
+  relay: RelayHost | null;
+  descriptor: number;
   /** Set once the thread was told to close (or was lost): its exit is then expected. */
   closing: boolean;
 }
@@ -21,9 +23,6 @@ interface Thread {
 export interface RequestThreadOptions {
   /** How many threads (GATEWAY_THREADS − 1: the main thread serves too). */
   readonly count: number;
-  /** The port's routes, in the order the main thread registered them, and how to run one on a relayed request. */
-  readonly routes: readonly RelayedRoute[];
-  readonly dispatch: RelayedDispatch;
   readonly logger: Logger;
   /** How long a closing thread waits for what it has open. */
   readonly graceMs: number;
@@ -36,7 +35,8 @@ export interface RequestThreadOptions {
 /**
  * The request threads of one port, each with its own uWS app to which the port's acceptor hands connections. Each
  * answers the judged routes itself (when `judging` is set) and relays every other request to the main thread's route
- * handlers (relay/). Started before the port listens; closed after the main thread's app drained.
+ * handlers (relay/). Launched early (they load their code while the main thread builds the rest), served the routes
+ * once they are registered, closed after the main thread's app drained.
  */
 export class RequestThreads {
   readonly #threads: Thread[];
@@ -51,28 +51,31 @@ export class RequestThreads {
     this.#threads = threads;
   }
 
-  /** Starts the threads; resolves once every app is ready. */
-  static async start(options: RequestThreadOptions): Promise<RequestThreads> {
-    const started = await Promise.allSettled(Array.from({ length: options.count }, () => startOne(options)));
-    const threads = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      await new RequestThreads(threads).close();
-      throw new Error(`a request thread failed to start: ${failed.reason instanceof Error ? failed.reason.message : String(failed.reason)}`);
-    }
-    const all = new RequestThreads(threads);
-    for (const t of threads) {
-      t.worker.on('message', (msg: FromRequestThread) => {
+  /** Starts the threads loading; `serve` gives them the routes. */
+  static launch(options: RequestThreadOptions): RequestThreads {
+    const all = new RequestThreads([]);
+    for (let i = 0; i < options.count; i++) {
+      const { port1, port2 } = new MessageChannel();
+      const judging = options.judging?.() ?? null;
+      const data: RequestThreadData = { relay: port2, graceMs: options.graceMs, judging };
+      const worker = startModuleWorker(REQUEST_THREAD, { workerData: data, transferList: judging ? [port2, judging.ledger] : [port2], name: 'request-thread' });
+      // Until it serves, a thread does not keep the process alive: a start-up that fails before then can end.
+      worker.unref();
+      const t: Thread = { worker, port: port1, relay: null, descriptor: -1, closing: false };
+      all.#threads.push(t);
+      worker.on('message', (msg: FromRequestThread) => {
         if (msg.t === 'ack') all.#ack(msg.n);
         else if (msg.t === 'observed') options.onObserved?.(msg);
+        else if (msg.t === 'ready') t.descriptor = msg.descriptor;
       });
-      t.worker.on('error', (err) => options.logger.error({ err }, 'a request thread failed'));
-      t.worker.on('exit', (code) => {
+      worker.on('error', (err) => options.logger.error({ err }, 'a request thread failed'));
+      worker.on('exit', (code) => {
         if (t.closing) return;
         // Its connections are gone with it; new ones go to the threads left.
         t.closing = true;
         all.#detach(t.descriptor);
-        t.relay.close();
+        t.relay?.close();
+        port1.close();
         all.#lost();
         options.logger.error({ code }, 'a request thread ended unexpectedly');
       });
@@ -80,14 +83,38 @@ export class RequestThreads {
     return all;
   }
 
+  /**
+   * Gives every thread the port's routes, in the order the main thread registered them, and how to run one on a
+   * relayed request; resolves once every thread's app is ready, rejects if one ended instead.
+   */
+  async serve(routes: readonly RelayedRoute[], dispatch: RelayedDispatch): Promise<void> {
+    await Promise.all(
+      this.#threads.map(async (t) => {
+        t.relay = new RelayHost(t.port, dispatch);
+        const ready = new Promise<void>((resolve, reject) => {
+          const onMessage = (msg: FromRequestThread) => {
+            if (msg.t !== 'ready') return;
+            t.worker.off('message', onMessage);
+            resolve();
+          };
+          t.worker.on('message', onMessage);
+          t.worker.once('exit', () => reject(new Error('a request thread ended before its app was ready')));
+        });
+        t.worker.ref();
+        t.worker.postMessage({ t: 'routes', routes } satisfies ToRequestThreadControl);
+        await ready;
+      }),
+    );
+  }
+
   /** Called by the port that listens with these threads: how to take a thread's app from its acceptor. */
   attach(detach: (descriptor: number) => void): void {
     this.#detach = detach;
   }
 
-  /** The apps' descriptors, for the port's acceptor. */
+  /** The apps' descriptors, for the port's acceptor; -1 for a thread not ready yet. */
   get descriptors(): readonly number[] {
-    return this.#threads.map((t) => t.descriptor);
+    return this.#threads.filter((t) => !t.closing).map((t) => t.descriptor);
   }
 
   /** Tells every thread; the promise `settled` returns until each applied it. */
@@ -142,29 +169,15 @@ export class RequestThreads {
         if (t.closing) return;
         t.closing = true;
         this.#detach(t.descriptor);
+        // Waited for: the process must not end (its loop empty, a thread not yet serving is unref'd) meanwhile.
+        t.worker.ref();
         const exited = once(t.worker, 'exit');
         t.worker.postMessage({ t: 'close' } satisfies ToRequestThreadControl);
         await exited;
-        t.relay.close();
+        t.relay?.close();
+        t.port.close();
       }),
     );
     this.#lost();
-  }
-}
-
-async function startOne(options: RequestThreadOptions): Promise<Thread> {
-  const { port1, port2 } = new MessageChannel();
-  const judging = options.judging?.() ?? null;
-  const data: RequestThreadData = { routes: options.routes, relay: port2, graceMs: options.graceMs, judging };
-  const worker = startModuleWorker(REQUEST_THREAD, { workerData: data, transferList: judging ? [port2, judging.ledger] : [port2], name: 'request-thread' });
-  const relay = new RelayHost(port1, options.dispatch);
-  try {
-    const [msg] = (await Promise.race([once(worker, 'message'), once(worker, 'exit').then(() => [null])])) as [FromRequestThread | null];
-    if (msg?.t !== 'ready') throw new Error('the thread ended before its app was ready');
-    return { worker, relay, descriptor: msg.descriptor, closing: false };
-  } catch (err) {
-    relay.close();
-    await worker.terminate();
-    throw err;
   }
 }

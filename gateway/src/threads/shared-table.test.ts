@@ -29,6 +29,20 @@ describe('SharedTable', () => {
     expect(add(table, 'tenant-a\0p1', 600)).toBe(8);
   });
 
+  it('finds a record without making one: -1 for a key it has none of', () => {
+    const table = new SharedTable(SharedTable.create(64, 1));
+    expect(table.find('nobody')).toBe(-1);
+    add(table, 'somebody', 1, 5);
+    const slot = table.find('somebody');
+    expect(slot).toBeGreaterThanOrEqual(0);
+    expect(table.values[slot * table.stride + 1]).toBe(5);
+    table.release(slot);
+    expect(table.find('nobody')).toBe(-1);
+    // Looking made nothing: the first real use of the key starts it.
+    expect(add(table, 'nobody', 2)).toBe(1);
+    expect(table.fresh).toBe(true);
+  });
+
   it('a table without room for a key gives the least recently used record of its slots to it, from zero', () => {
     // Sixteen slots: the seventeenth key must take one over.
     const table = new SharedTable(SharedTable.create(16, 1));

@@ -51,6 +51,9 @@ export class SharedTable {
   readonly #meta: Int32Array;
   readonly #mask: number;
   readonly #seed: number;
+  /** The last key's hashes (#hash): no allocation per call. */
+  #hi = 0;
+  #lo = 0;
 
   /** A new table of at least `slots` records (rounded up to a power of two) of `fields` numbers each. */
   static create(slots: number, fields: number): SharedTableMemory {
@@ -80,15 +83,9 @@ export class SharedTable {
    * room for the key (every slot it may take is one `keep` holds).
    */
   acquire(key: string, now: number, keep?: (slot: number) => boolean): number {
-    let hi = this.#seed ^ 0x811c9dc5;
-    let lo = Math.imul(this.#seed, 0x9e3779b1) ^ 0x5bd1e995;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      hi = Math.imul(hi ^ c, 0x01000193);
-      lo = Math.imul(lo ^ c, 0x5bd1e995) ^ (lo >>> 15);
-    }
-    hi = fmix(hi);
-    lo = fmix(lo ^ key.length);
+    this.#hash(key);
+    const hi = this.#hi;
+    const lo = this.#lo;
     const meta = this.#meta;
     const start = hi & this.#mask;
     // Odd, so the steps visit distinct slots of a power-of-two table.
@@ -140,6 +137,41 @@ export class SharedTable {
     meta[at + HASH_LO] = lo;
     this.values.fill(0, victim * this.stride, (victim + 1) * this.stride);
     return this.#use(victim, now, true);
+  }
+
+  /**
+   * The record of `key` if the table has one, locked (release it as `acquire`'s), without claiming one for it: -1 when
+   * there is none.
+   */
+  find(key: string): number {
+    this.#hash(key);
+    const hi = this.#hi;
+    const lo = this.#lo;
+    const meta = this.#meta;
+    const start = hi & this.#mask;
+    const step = lo | 1;
+    for (let p = 0; p < PROBES; p++) {
+      const at = ((start + p * step) & this.#mask) * META;
+      if (Atomics.load(meta, at + USED) === 0) return -1;
+      if (meta[at + HASH_HI] !== hi || meta[at + HASH_LO] !== lo) continue;
+      this.#lock(at);
+      if (meta[at + HASH_HI] === hi && meta[at + HASH_LO] === lo) return at / META;
+      this.#unlock(at);
+    }
+    return -1;
+  }
+
+  /** The key's two 32-bit hashes, seeded with the process's seed (left in #hi and #lo: no allocation per call). */
+  #hash(key: string): void {
+    let hi = this.#seed ^ 0x811c9dc5;
+    let lo = Math.imul(this.#seed, 0x9e3779b1) ^ 0x5bd1e995;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      hi = Math.imul(hi ^ c, 0x01000193);
+      lo = Math.imul(lo ^ c, 0x5bd1e995) ^ (lo >>> 15);
+    }
+    this.#hi = fmix(hi);
+    this.#lo = fmix(lo ^ key.length);
   }
 
   /** Unlocks a record `acquire` returned. */

@@ -177,6 +177,7 @@ export async function startSidecar(
     { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', controlPlaneUrl, sidecarToken, fleetBundleWaitS: 20, fleetRetryBaseMs: 50, fleetRetryMaxMs: 200, ...threadingUnderTest(), ...overrides },
   );
   const gw = await startGateway({ config, logger: createLogger('sidecar', { level: 'silent' }) });
+  await gw.threadsReady();
   let stopped: Promise<void> | null = null;
   const stop = (): Promise<void> => (stopped ??= gw.close());
   return {

@@ -27,6 +27,8 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   try {
     const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...threadingUnderTest(), ...overrides });
     gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
+    // With request threads, the tests' connections go to every thread from the first.
+    await gw.threadsReady();
   } catch (err) {
     // A start-up that fails (the tests of refused settings) leaves no directory behind.
     rmSync(dataDir, { recursive: true, force: true });

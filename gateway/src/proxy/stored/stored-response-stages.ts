@@ -11,7 +11,7 @@ function notYours(): GatewayError {
 }
 
 function assertOwned(stored: StoredResponses, c: ProxyContext, id: string): void {
-  if (stored.owner(id) !== c.principal!.tenantId) throw notYours();
+  if (!stored.ownedBy(id, c.principal!.tenantId)) throw notYours();
 }
 
 /**
@@ -51,7 +51,7 @@ export function forgetDeletedStage(stored: StoredResponses): Stage {
     name: 'forget-deleted',
     run(c) {
       if (c.endpoint.method !== 'DELETE' || c.upstreamStatus < 200 || c.upstreamStatus >= 300) return;
-      return stored.forget(storedResponseId(c.http)).then(() => undefined);
+      return stored.forget(storedResponseId(c.http), c.principal!.tenantId).then(() => undefined);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Database } from 'lmdb';
+import { SharedTable, type SharedTableMemory } from '../../threads/shared-table.js';
 
 /** Who made a stored response: the tenant (and agent) whose call the provider answered with it. */
 interface OwnerRecord {
@@ -19,25 +20,61 @@ interface OwnerRecord {
  */
 export class StoredResponses {
   readonly #pending = new Map<string, OwnerRecord>();
+  /**
+   * The process's responses remembered in the last minute, `${tenant}\0${id}` → when, in shared memory: another thread
+   * of the process whose write has not committed yet is believed, as this thread's own pending ones are.
+   */
+  readonly #recent: SharedTable;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    recent: SharedTableMemory = createRecentResponses(),
+  ) {
+    this.#recent = new SharedTable(recent);
+  }
 
-  /** The tenant whose call made the response, or undefined. */
-  owner(id: string): string | undefined {
-    return (this.#pending.get(id) ?? (this.db.get(id) as OwnerRecord | undefined))?.tenant;
+  get recentMemory(): SharedTableMemory {
+    return this.#recent.memory;
+  }
+
+  /** Whether the response is the tenant's: its call made it (here, or on another thread of the process, a moment ago). */
+  ownedBy(id: string, tenant: string): boolean {
+    const known = this.#pending.get(id) ?? (this.db.get(id) as OwnerRecord | undefined);
+    if (known !== undefined) return known.tenant === tenant;
+    const slot = this.#recent.find(`${tenant}\0${id}`);
+    if (slot === -1) return false;
+    const at = this.#recent.values[slot * this.#recent.stride + 1] as number;
+    this.#recent.release(slot);
+    return Date.now() - at < RECENT_MS;
   }
 
   /** Records that this tenant's call made the response (once: a stream names its response in several events). */
   remember(id: string, tenant: string, agent: string): void {
-    if (this.owner(id) !== undefined) return;
-    const rec: OwnerRecord = { tenant, agent, at: Date.now() };
+    if (this.#pending.has(id) || this.db.get(id) !== undefined) return;
+    const now = Date.now();
+    const rec: OwnerRecord = { tenant, agent, at: now };
     this.#pending.set(id, rec);
+    const slot = this.#recent.acquire(`${tenant}\0${id}`, now);
+    this.#recent.values[slot * this.#recent.stride + 1] = now;
+    this.#recent.release(slot);
     void this.db.put(id, rec).finally(() => this.#pending.delete(id));
   }
 
-  /** The provider deleted it. */
-  forget(id: string): Promise<boolean> {
+  /** The provider deleted it, at its tenant's call: every thread of the process stops believing it is theirs. */
+  forget(id: string, tenant: string): Promise<boolean> {
     this.#pending.delete(id);
+    const slot = this.#recent.find(`${tenant}\0${id}`);
+    if (slot !== -1) {
+      this.#recent.values[slot * this.#recent.stride + 1] = 0;
+      this.#recent.release(slot);
+    }
     return this.db.remove(id);
   }
+}
+
+/** How long a remembered response is believed from shared memory: far longer than any write takes to commit. */
+const RECENT_MS = 60_000;
+
+export function createRecentResponses(): SharedTableMemory {
+  return SharedTable.create(1 << 14, 1);
 }

@@ -1,0 +1,87 @@
+import type { Egress, Logger } from '@aduana/shared';
+import type { GatewayConfig } from '../config.js';
+import type { HttpServer } from '../http/server.js';
+import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { RequestLog } from '../request-log/request-log.js';
+import type { BucketSeries } from '../telemetry/bucket-histogram.js';
+import { EvalPool } from '../policy/runtime/eval-pool.js';
+import { proxyEdge, registerProxyRoutes } from '../api/proxy-routes.js';
+import { UpstreamClient } from './upstream/upstream-client.js';
+import { PriceTable } from './pricing/price-table.js';
+import { usdBrlRate } from './pricing/usd-rate.js';
+import { ToolCallValidator } from './output/tool-call-validator.js';
+import { ProxyPipeline } from './pipeline.js';
+import type { StoredResponses } from './stored/stored-responses.js';
+
+/** What the proxy takes from the rest of the gateway (the main thread's, or a request thread's own). */
+export interface GatewayProxyParts {
+  readonly runtimes: TenantRuntimes;
+  readonly agents: AgentRegistry;
+  readonly audit: AuditTrail;
+  readonly stored: StoredResponses;
+  readonly egress: Egress;
+  readonly logger: Logger;
+  /** The request log's sampler (a sidecar samples with its own key, as its bundle says); null: no key, nothing is drawn. */
+  readonly requestLog: RequestLog | null;
+  readonly sharedLimits: boolean;
+  readonly stepTimes: { series(label: string): BucketSeries } | null;
+}
+
+export interface MountedProxy {
+  /** Its evaluation worker (inputs past EVAL_INLINE_MAX_CHARS). */
+  readonly evalPool: EvalPool;
+  /** Closes its upstream connection pools and its evaluation worker. */
+  close(): Promise<void>;
+}
+
+/**
+ * The LLM proxy on a server, built from the gateway's settings: the prices, one upstream pool per provider (Azure's
+ * only when configured), an evaluation worker, the pipeline and its routes. The main thread and each request thread
+ * that judges calls mount their own.
+ */
+export function mountProxy(server: HttpServer, config: GatewayConfig, parts: GatewayProxyParts): MountedProxy {
+  usdBrlRate(config.usdBrlRate);
+  const upstreamOptions = {
+    apiKeyMode: config.upstreamApiKeyMode === 'replace' ? ('replace' as const) : ('fill' as const),
+    forwardRoutingHeaders: config.forwardProviderRoutingHeaders,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+    egress: parts.egress,
+  };
+  const upstreams = {
+    openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
+    anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
+    azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
+    gemini: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamGeminiBaseUrl, apiKey: config.upstreamGeminiApiKey, keyHeader: 'x-goog-api-key' }),
+  };
+  const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
+  const proxy = new ProxyPipeline({
+    edge: proxyEdge(server),
+    runtimes: parts.runtimes,
+    agents: parts.agents,
+    prices: PriceTable.load(config.priceTable, config.priceFile),
+    tools: new ToolCallValidator(),
+    upstreams,
+    audit: parts.audit,
+    stored: parts.stored,
+    logger: parts.logger,
+    maxModelLength: config.ledgerMaxModelLength,
+    evalPool,
+    evalInlineMaxChars: config.evalInlineMaxChars,
+    maxBodyBytes: config.proxyBodyLimit,
+    maxAnswerBytes: 64 * 1024 * 1024,
+    sharedLimits: parts.sharedLimits,
+    requestLog: parts.requestLog,
+    stepTimes: parts.stepTimes,
+  });
+  registerProxyRoutes(server, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
+  return {
+    evalPool,
+    close: async () => {
+      await Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close()]);
+      await evalPool.close();
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { gatewayThreadCount } from './thread-count.js';
+
+describe('GATEWAY_THREADS', () => {
+  it('is the number set, whatever the cores', () => {
+    expect(gatewayThreadCount(3, true, () => 8)).toBe(3);
+    expect(gatewayThreadCount(2, false, () => 1)).toBe(2);
+  });
+
+  it('by default (0) is the cores the process may use where request threads judge, and one where they would only relay', () => {
+    expect(gatewayThreadCount(0, true, () => 4)).toBe(4);
+    expect(gatewayThreadCount(0, true, () => 1)).toBe(1);
+    expect(gatewayThreadCount(0, false, () => 16)).toBe(1);
+  });
+});
