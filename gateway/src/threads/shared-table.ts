@@ -94,14 +94,8 @@ export class SharedTable {
       const slot = (start + p * step) & this.#mask;
       const at = slot * META;
       if (Atomics.load(meta, at + USED) === 1) {
-        if (meta[at + HASH_HI] !== hi || meta[at + HASH_LO] !== lo) continue;
-        this.#lock(at);
-        // Taken over by another key since it was read: look on.
-        if (meta[at + HASH_HI] !== hi || meta[at + HASH_LO] !== lo) {
-          this.#unlock(at);
-          continue;
-        }
-        return this.#use(slot, now, false);
+        if (this.#lockIfHeld(at, hi, lo)) return this.#use(slot, now, false);
+        continue;
       }
       this.#lock(at);
       if (Atomics.load(meta, at + USED) === 0) {
@@ -151,14 +145,22 @@ export class SharedTable {
     const start = hi & this.#mask;
     const step = lo | 1;
     for (let p = 0; p < PROBES; p++) {
-      const at = ((start + p * step) & this.#mask) * META;
+      const slot = (start + p * step) & this.#mask;
+      const at = slot * META;
       if (Atomics.load(meta, at + USED) === 0) return -1;
-      if (meta[at + HASH_HI] !== hi || meta[at + HASH_LO] !== lo) continue;
-      this.#lock(at);
-      if (meta[at + HASH_HI] === hi && meta[at + HASH_LO] === lo) return at / META;
-      this.#unlock(at);
+      if (this.#lockIfHeld(at, hi, lo)) return slot;
     }
     return -1;
+  }
+
+  /** Locks the slot at `at` if it holds the key of these hashes (checked again once locked: it may have been taken over). */
+  #lockIfHeld(at: number, hi: number, lo: number): boolean {
+    const meta = this.#meta;
+    if (meta[at + HASH_HI] !== hi || meta[at + HASH_LO] !== lo) return false;
+    this.#lock(at);
+    if (meta[at + HASH_HI] === hi && meta[at + HASH_LO] === lo) return true;
+    this.#unlock(at);
+    return false;
   }
 
   /** The key's two 32-bit hashes, seeded with the process's seed (left in #hi and #lo: no allocation per call). */
