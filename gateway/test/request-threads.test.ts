@@ -81,6 +81,20 @@ describe('two request threads', () => {
     expect((await fresh('GET', '/v1/events/verify', { token: tok.viewer })).body).toMatchObject({ ok: true, checked: 8 });
   });
 
+  it('chain events ingested on both threads into the one chain, each durable with its seq before the answer', async () => {
+    const tok = await t.tenant('events');
+    for (let i = 0; i < 6; i++) {
+      const r = await fresh('POST', '/v1/events', { token: tok.operator, body: { event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } } });
+      expect(r.status).toBe(200);
+    }
+    // Each answered once chained: in the order they were answered, whichever thread took each.
+    const listed = await fresh('GET', '/v1/events?limit=10', { token: tok.viewer });
+    expect(listed.body.events.map((e: { seq: number; payload: { i: number } }) => [e.seq, e.payload.i])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [i + 1, i]));
+    const batch = await fresh('POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: [1, 2, 3].map((i) => ({ event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } })) } });
+    expect(batch.body).toMatchObject({ accepted: 3, first_seq: 7, last_seq: 9 });
+    expect((await fresh('GET', '/v1/events/verify', { token: tok.viewer })).body).toMatchObject({ ok: true, checked: 9 });
+  });
+
   it("keep one agents' registry and one telemetry: decisions made on both threads register the agent and count once each", async () => {
     const tok = await t.tenant('seen');
     for (let i = 0; i < 6; i++) expect((await decide(tok.operator, 'seen-agent')).status).toBe(200);

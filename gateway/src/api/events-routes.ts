@@ -25,7 +25,13 @@ function ledgerCall<T>(fn: () => T): T {
  * cursor, verify the chain, and Certificate-Transparency-style proofs against signed checkpoints.
  */
 export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void {
-  const { ingestor, ingestValidator, ledger, config } = deps;
+  registerEventIngestRoutes(server, deps);
+  registerEventReadRoutes(server, deps);
+}
+
+/** `POST /v1/events` and its batch: on the main thread, and on request threads that judge calls themselves. */
+export function registerEventIngestRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'ingestor' | 'ingestValidator' | 'config'>): void {
+  const { ingestor, ingestValidator, config } = deps;
 
   server.route('post', '/v1/events', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
     const ev = ingestValidator.event(ctx.body);
@@ -61,6 +67,11 @@ export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void
       },
     };
   });
+}
+
+/** The reads of the ledger: entries, verification, proofs and checkpoints (the main thread's). */
+function registerEventReadRoutes(server: HttpServer, deps: GatewayDeps): void {
+  const { ledger, config } = deps;
 
   // The reads of entries first wait for the tenant's appends still with the writer: what was answered is what is read.
   server.route('get', '/v1/events', { auth: 'pat', scope: 'runtime:read', body: 'none' }, async (ctx) => {

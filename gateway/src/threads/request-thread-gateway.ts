@@ -21,6 +21,9 @@ import { DecideRequestValidator } from '../policy/decisions/decide-request.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { HttpServer } from '../http/server.js';
 import { registerDecideRoute } from '../api/decision-routes.js';
+import { registerEventIngestRoutes } from '../api/events-routes.js';
+import { EventIngestor } from '../ledger/events/event-ingestor.js';
+import { IngestValidator } from '../ledger/events/ingest-event.js';
 import type { SharedTableMemory } from './shared-table.js';
 import { relayRoutes } from './relay/relay-routes.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
@@ -60,12 +63,12 @@ export interface JudgingThread {
 }
 
 /**
- * The part of the gateway a request thread runs itself: `/v1/decide` and the proxy's calls, with this thread's own
- * copies of what only caches (compiled policy sets, plans, cached principals, request-log rates, a replica of the
- * agents' profiles, kept current by the main thread's notices) and its own upstream pools and evaluation worker, over
- * the same LMDB environment, the same shared limit counters and the same ledger writer as the main thread. Decisions
- * are told to the main thread, whose observers (telemetry, agents' last contact and risk) keep what one owner must;
- * every other route is relayed to the main thread.
+ * The part of the gateway a request thread runs itself: `/v1/decide`, event ingestion and the proxy's calls, with this
+ * thread's own copies of what only caches (compiled policy sets, plans, cached principals, request-log rates, a
+ * replica of the agents' profiles, kept current by the main thread's notices) and its own upstream pools and
+ * evaluation worker, over the same LMDB environment, the same shared limit counters and the same ledger writer as the
+ * main thread. Decisions are told to the main thread, whose observers (telemetry, agents' last contact and risk) keep
+ * what one owner must; every other route is relayed to the main thread.
  */
 export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, post: (msg: FromRequestThread) => void): JudgingThread {
   const { config } = setup;
@@ -128,6 +131,8 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
     },
   });
   registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, agents), decideValidator: new DecideRequestValidator() });
+  // Events are chained through the same writer, and answered once flushed, as on the main thread.
+  registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, decisions), ingestValidator: new IngestValidator(), config });
   let egress: Egress | null = null;
   let proxy: MountedProxy | null = null;
   let callSamples: RequestLog | null = null;
