@@ -65,6 +65,13 @@ async function serve(routes: readonly RelayedRoute[]): Promise<void> {
   post({ t: 'ready', descriptor: (app as unknown as { getDescriptor(): number }).getDescriptor() });
 }
 
+/** The thread's last act: its ports close, and with nothing left to run it ends. */
+function ended(): void {
+  relay.close();
+  post({ t: 'closed' });
+  control.close();
+}
+
 /**
  * The acceptor hands this app no more connections (the main thread removed it first); requests still open are
  * answered (within the grace), then every socket is closed, what this thread wrote is committed, and the thread ends.
@@ -74,11 +81,7 @@ function close(): void {
   const started = Date.now();
   // Still being built: closed once built (its ledger, store and pools).
   if (judging === null && building !== null) {
-    void building.then((j) => j.close()).finally(() => {
-      relay.close();
-      post({ t: 'closed' });
-      control.close();
-    });
+    void building.then((j) => j.close()).finally(ended);
     return;
   }
   const finish = (): void => {
@@ -87,11 +90,7 @@ function close(): void {
       return;
     }
     app?.close();
-    void (judging?.close() ?? Promise.resolve()).finally(() => {
-      relay.close();
-      post({ t: 'closed' });
-      control.close();
-    });
+    void (judging?.close() ?? Promise.resolve()).finally(ended);
   };
   finish();
 }

@@ -57,8 +57,6 @@ export class LedgerWriterClient {
   #outboxRecords = 0;
   #failure: LedgerError | null = null;
   #closing = false;
-  /** Called once nothing is waiting for an answer (an attached client's close waits for it). */
-  #idle: (() => void) | null = null;
   /** Barriers waiting for every write up to `through` to be answered, in the order they were set. */
   #barriers: { through: number; resolve: () => void }[] = [];
   #anchor: AnchorStats | null;
@@ -184,8 +182,8 @@ export class LedgerWriterClient {
     const worker = this.#worker;
     if (worker === null) {
       this.#closing = true;
-      this.#flush();
-      if (this.#waiting.size > 0) await new Promise<void>((resolve) => (this.#idle = resolve));
+      // Nothing more is sent once closing: what was is answered before the port closes.
+      await this.barrier();
       (this.#port as MessagePort).close();
       await this.#exited;
       return;
@@ -243,7 +241,6 @@ export class LedgerWriterClient {
         if ('error' in reply) waiting.reject(rebuild(reply.error));
         else waiting.resolve(reply.value);
       }
-      if (this.#waiting.size === 0) this.#idle?.();
       if (this.#barriers.length > 0) this.#releaseBarriers();
     }
     if (this.onDurable) for (const tenantId of message.durable) this.onDurable(tenantId);
@@ -258,7 +255,6 @@ export class LedgerWriterClient {
     this.#onError(err, 'ledger writer thread');
     for (const waiting of this.#waiting.values()) waiting.reject(this.#failure);
     this.#waiting.clear();
-    this.#idle?.();
     this.#releaseBarriers();
     this.#outbox = [];
   }
