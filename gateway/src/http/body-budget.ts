@@ -72,7 +72,7 @@ export class BodyBudget {
   /** Adds `n` to a count unless that would pass `max`: the new count, or null when refused (or no room for the key). */
   #add(key: string, n: number, max: number): number | null {
     const t = this.#table;
-    const slot = t.acquire(key, Date.now(), this.#holding);
+    const slot = t.acquire('', key, Date.now(), this.#holding);
     if (slot === -1) return null;
     const at = slot * t.stride + BYTES;
     try {

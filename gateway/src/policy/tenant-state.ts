@@ -68,7 +68,7 @@ export class TenantState {
    */
   hit(key: string, now: number, windowMs: number): number {
     const t = this.tables.windows;
-    const slot = t.acquire(`${this.tenantId}\0${key}`, now);
+    const slot = t.acquire(this.tenantId, key, now);
     const v = t.values;
     const at = slot * t.stride;
     try {
@@ -90,7 +90,7 @@ export class TenantState {
   /** The risk a session's allowed actions added up to (forgotten a day after its last action). */
   sessionRisk(key: string, now: number): number {
     const t = this.tables.sessionRisk;
-    const slot = t.acquire(`${this.tenantId}\0${key}`, now);
+    const slot = t.acquire(this.tenantId, key, now);
     try {
       if (now - t.previousUse > SESSION_TTL_MS) t.values[slot * t.stride + RISK] = 0;
       return t.values[slot * t.stride + RISK] as number;
@@ -102,7 +102,7 @@ export class TenantState {
   /** Adds an allowed action's risk to its session. */
   addSessionRisk(key: string, risk: number, now: number): void {
     const t = this.tables.sessionRisk;
-    const slot = t.acquire(`${this.tenantId}\0${key}`, now);
+    const slot = t.acquire(this.tenantId, key, now);
     const at = slot * t.stride + RISK;
     try {
       t.values[at] = (now - t.previousUse > SESSION_TTL_MS ? 0 : (t.values[at] as number)) + risk;
@@ -160,7 +160,7 @@ export class TenantState {
 
   #spendSlot(key: string, now: number): number {
     const t = this.tables.spend;
-    const slot = t.acquire(`${this.tenantId}\0${key}`, now, this.tables.keepSpend);
+    const slot = t.acquire(this.tenantId, key, now, this.tables.keepSpend);
     // Spend survives restarts: a record new to this process starts from the stored total.
     if (slot !== -1 && t.fresh) t.values[slot * t.stride + SPENT] = this.storedSpend(key);
     return slot;

@@ -6,7 +6,7 @@ import { startModuleWorker } from './start-module-worker.js';
 const COUNTER = new URL('../../test/helpers/threads/count-in-shared-table.js', import.meta.url);
 
 function add(table: SharedTable, key: string, now: number, n = 1): number {
-  const slot = table.acquire(key, now);
+  const slot = table.acquire('tenant', key, now);
   try {
     const at = slot * table.stride + 1;
     return (table.values[at] = (table.values[at] ?? 0) + n);
@@ -31,13 +31,13 @@ describe('SharedTable', () => {
 
   it('finds a record without making one: -1 for a key it has none of', () => {
     const table = new SharedTable(SharedTable.create(64, 1));
-    expect(table.find('nobody')).toBe(-1);
+    expect(table.find('tenant', 'nobody')).toBe(-1);
     add(table, 'somebody', 1, 5);
-    const slot = table.find('somebody');
+    const slot = table.find('tenant', 'somebody');
     expect(slot).toBeGreaterThanOrEqual(0);
     expect(table.values[slot * table.stride + 1]).toBe(5);
     table.release(slot);
-    expect(table.find('nobody')).toBe(-1);
+    expect(table.find('tenant', 'nobody')).toBe(-1);
     // Looking made nothing: the first real use of the key starts it.
     expect(add(table, 'nobody', 2)).toBe(1);
     expect(table.fresh).toBe(true);
@@ -58,7 +58,7 @@ describe('SharedTable', () => {
   it('refuses a key (-1) when every slot it may take is one the caller keeps', () => {
     const table = new SharedTable(SharedTable.create(16, 1));
     for (let i = 0; i < 16; i++) add(table, `held${i}`, 1, 1);
-    expect(table.acquire('one-more', 2, () => true)).toBe(-1);
+    expect(table.acquire('tenant', 'one-more', 2, () => true)).toBe(-1);
     expect(add(table, 'held3', 3)).toBe(2);
   });
 

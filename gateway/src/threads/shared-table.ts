@@ -78,12 +78,13 @@ export class SharedTable {
   }
 
   /**
-   * Finds or claims the record of `key` and locks it: the caller reads and writes `values[slot * stride + 1 ...]`, then
-   * calls `release(slot)` (in a `finally`). `fresh` tells whether the record is new. Returns -1 when the table has no
-   * room for the key (every slot it may take is one `keep` holds).
+   * Finds or claims the record of `key` within `scope` (a tenant, a plan; the pair is the key, hashed as one without
+   * building it) and locks it: the caller reads and writes `values[slot * stride + 1 ...]`, then calls `release(slot)`
+   * (in a `finally`). `fresh` tells whether the record is new. Returns -1 when the table has no room for the key (every
+   * slot it may take is one `keep` holds).
    */
-  acquire(key: string, now: number, keep?: (slot: number) => boolean): number {
-    this.#hash(key);
+  acquire(scope: string, key: string, now: number, keep?: (slot: number) => boolean): number {
+    this.#hash(scope, key);
     const hi = this.#hi;
     const lo = this.#lo;
     const meta = this.#meta;
@@ -137,8 +138,8 @@ export class SharedTable {
    * The record of `key` if the table has one, locked (release it as `acquire`'s), without claiming one for it: -1 when
    * there is none.
    */
-  find(key: string): number {
-    this.#hash(key);
+  find(scope: string, key: string): number {
+    this.#hash(scope, key);
     const hi = this.#hi;
     const lo = this.#lo;
     const meta = this.#meta;
@@ -163,17 +164,20 @@ export class SharedTable {
     return false;
   }
 
-  /** The key's two 32-bit hashes, seeded with the process's seed (left in #hi and #lo: no allocation per call). */
-  #hash(key: string): void {
+  /**
+   * The two 32-bit hashes of `scope`, a NUL, then `key`, seeded with the process's seed (left in #hi and #lo): the
+   * strings are read where they are, never joined, so a lookup allocates nothing.
+   */
+  #hash(scope: string, key: string): void {
     let hi = this.#seed ^ 0x811c9dc5;
     let lo = Math.imul(this.#seed, 0x9e3779b1) ^ 0x5bd1e995;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
+    for (let i = 0; i <= scope.length + key.length; i++) {
+      const c = i < scope.length ? scope.charCodeAt(i) : i === scope.length ? 0 : key.charCodeAt(i - scope.length - 1);
       hi = Math.imul(hi ^ c, 0x01000193);
       lo = Math.imul(lo ^ c, 0x5bd1e995) ^ (lo >>> 15);
     }
     this.#hi = fmix(hi);
-    this.#lo = fmix(lo ^ key.length);
+    this.#lo = fmix(lo ^ (scope.length + key.length));
   }
 
   /** Unlocks a record `acquire` returned. */

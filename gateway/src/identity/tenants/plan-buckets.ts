@@ -37,7 +37,7 @@ export class PlanBuckets {
     if (bucket.capacity === Infinity) return ALLOWED;
     const now = this.now();
     const t = this.#table;
-    const slot = t.acquire(`${plan}\0${tenantId}`, now);
+    const slot = t.acquire(plan, tenantId, now);
     const at = slot * t.stride;
     const b = this.#scratch;
     try {

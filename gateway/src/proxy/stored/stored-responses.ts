@@ -21,7 +21,7 @@ interface OwnerRecord {
 export class StoredResponses {
   readonly #pending = new Map<string, OwnerRecord>();
   /**
-   * The process's responses remembered in the last minute, `${tenant}\0${id}` → when, in shared memory: another thread
+   * The process's responses remembered in the last minute, (tenant, id) → when, in shared memory: another thread
    * of the process whose write has not committed yet is believed, as this thread's own pending ones are.
    */
   readonly #recent: SharedTable;
@@ -41,7 +41,7 @@ export class StoredResponses {
   ownedBy(id: string, tenant: string): boolean {
     const known = this.#pending.get(id) ?? (this.db.get(id) as OwnerRecord | undefined);
     if (known !== undefined) return known.tenant === tenant;
-    const slot = this.#recent.find(`${tenant}\0${id}`);
+    const slot = this.#recent.find(tenant, id);
     if (slot === -1) return false;
     const at = this.#recent.values[slot * this.#recent.stride + 1] as number;
     this.#recent.release(slot);
@@ -54,7 +54,7 @@ export class StoredResponses {
     const now = Date.now();
     const rec: OwnerRecord = { tenant, agent, at: now };
     this.#pending.set(id, rec);
-    const slot = this.#recent.acquire(`${tenant}\0${id}`, now);
+    const slot = this.#recent.acquire(tenant, id, now);
     this.#recent.values[slot * this.#recent.stride + 1] = now;
     this.#recent.release(slot);
     void this.db.put(id, rec).finally(() => this.#pending.delete(id));
@@ -63,7 +63,7 @@ export class StoredResponses {
   /** The provider deleted it, at its tenant's call: every thread of the process stops believing it is theirs. */
   forget(id: string, tenant: string): Promise<boolean> {
     this.#pending.delete(id);
-    const slot = this.#recent.find(`${tenant}\0${id}`);
+    const slot = this.#recent.find(tenant, id);
     if (slot !== -1) {
       this.#recent.values[slot * this.#recent.stride + 1] = 0;
       this.#recent.release(slot);

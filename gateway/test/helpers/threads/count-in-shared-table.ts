@@ -6,7 +6,7 @@ const { memory, keys, rounds } = workerData as { memory: SharedTableMemory; keys
 const table = new SharedTable(memory);
 for (let r = 0; r < rounds; r++) {
   for (const key of keys) {
-    const slot = table.acquire(key, 1 + r);
+    const slot = table.acquire('tenant', key, 1 + r);
     table.values[slot * table.stride + 1]! += 1;
     table.release(slot);
   }
