@@ -5,6 +5,7 @@ import { ANTHROPIC_COUNT_TOKENS, ANTHROPIC_MESSAGES } from './formats/anthropic-
 import { GEMINI, GEMINI_NO_TEXT } from './formats/gemini.js';
 import { OPENAI_CHAT, OPENAI_COMPLETIONS, OPENAI_EMBEDDINGS } from './formats/openai-answers.js';
 import { OPENAI_RESPONSE_DELETED, OPENAI_RESPONSE_INPUT_ITEMS, OPENAI_RESPONSE_STORED, OPENAI_RESPONSES } from './formats/openai-responses.js';
+import { anthropicMedia, geminiMedia, openaiChatMedia, openaiResponsesMedia, type MediaLocator } from './formats/request-media.js';
 
 /** The providers the proxy speaks to, each with its own upstream (base URL, key and how the key is sent). */
 export type Provider = 'openai' | 'anthropic' | 'azure' | 'gemini';
@@ -51,16 +52,18 @@ export interface Endpoint {
   readonly governed: boolean;
   /** Where its answers, whole or streamed, carry text and usage. */
   readonly format: AnswerFormat;
+  /** Where its requests' schema puts media (images, audio, files, provider ciphertext); none when absent. */
+  readonly requestMedia?: MediaLocator;
   /** A stream reports usage only when asked (OpenAI's `stream_options.include_usage`): the proxy asks for it. */
   readonly asksStreamUsage: boolean;
 }
 
 export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
-  chat: { kind: 'chat', provider: 'openai', upstreamPath: '/chat/completions', eventType: 'proxy.chat.completions', governed: true, format: OPENAI_CHAT, asksStreamUsage: true },
+  chat: { kind: 'chat', provider: 'openai', upstreamPath: '/chat/completions', eventType: 'proxy.chat.completions', governed: true, format: OPENAI_CHAT, requestMedia: openaiChatMedia, asksStreamUsage: true },
   completions: { kind: 'completions', provider: 'openai', upstreamPath: '/completions', eventType: 'proxy.completions', governed: true, format: OPENAI_COMPLETIONS, asksStreamUsage: true },
   embeddings: { kind: 'embeddings', provider: 'openai', upstreamPath: '/embeddings', eventType: 'proxy.embeddings', governed: true, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
   models: { kind: 'models', provider: 'openai', method: 'GET', upstreamPath: '/models', eventType: 'proxy.models', governed: false, format: OPENAI_EMBEDDINGS, asksStreamUsage: false },
-  responses: { kind: 'responses', provider: 'openai', upstreamPath: '/responses', eventType: 'proxy.responses', governed: true, format: OPENAI_RESPONSES, asksStreamUsage: false },
+  responses: { kind: 'responses', provider: 'openai', upstreamPath: '/responses', eventType: 'proxy.responses', governed: true, format: OPENAI_RESPONSES, requestMedia: openaiResponsesMedia, asksStreamUsage: false },
   'responses.get': storedResponse('responses.get', 'GET', '', OPENAI_RESPONSE_STORED),
   'responses.delete': storedResponse('responses.delete', 'DELETE', '', OPENAI_RESPONSE_DELETED),
   'responses.input_items': storedResponse('responses.input_items', 'GET', '/input_items', OPENAI_RESPONSE_INPUT_ITEMS),
@@ -71,6 +74,7 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
     eventType: 'proxy.anthropic.messages',
     governed: true,
     format: ANTHROPIC_MESSAGES,
+    requestMedia: anthropicMedia,
     asksStreamUsage: false,
   },
   // The prompt is read by the provider here too: judged and redacted like a message.
@@ -81,9 +85,10 @@ export const ENDPOINTS: Readonly<Record<EndpointKind, Endpoint>> = {
     eventType: 'proxy.anthropic.count_tokens',
     governed: true,
     format: ANTHROPIC_COUNT_TOKENS,
+    requestMedia: anthropicMedia,
     asksStreamUsage: false,
   },
-  'azure.chat': azure('azure.chat', '/chat/completions', 'proxy.azure.chat.completions', OPENAI_CHAT, true),
+  'azure.chat': azure('azure.chat', '/chat/completions', 'proxy.azure.chat.completions', OPENAI_CHAT, true, openaiChatMedia),
   'azure.embeddings': azure('azure.embeddings', '/embeddings', 'proxy.azure.embeddings', OPENAI_EMBEDDINGS, false),
   'gemini.generateContent': gemini('generateContent', GEMINI, false),
   'gemini.streamGenerateContent': gemini('streamGenerateContent', GEMINI, true),
@@ -155,6 +160,7 @@ function gemini(method: string, format: AnswerFormat, streams: boolean): Endpoin
     eventType: `proxy.gemini.${method}`,
     governed: true,
     format,
+    requestMedia: geminiMedia,
     asksStreamUsage: false,
     streams,
     modelOf: geminiModel,
@@ -181,7 +187,7 @@ const API_VERSION = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$/;
  * Azure OpenAI: OpenAI's formats under `/openai/deployments/{deployment}/…?api-version=…`; the deployment comes from
  * the route, the api-version from the query, each checked before it goes into the upstream URL.
  */
-function azure(kind: EndpointKind, suffix: string, eventType: string, format: AnswerFormat, asksStreamUsage: boolean): Endpoint {
+function azure(kind: EndpointKind, suffix: string, eventType: string, format: AnswerFormat, asksStreamUsage: boolean, requestMedia?: MediaLocator): Endpoint {
   return {
     kind,
     provider: 'azure',
@@ -189,6 +195,7 @@ function azure(kind: EndpointKind, suffix: string, eventType: string, format: An
     eventType,
     governed: true,
     format,
+    ...(requestMedia ? { requestMedia } : {}),
     asksStreamUsage,
     fallbackModelOf: (http) => http.params[0] ?? '',
     pathOf(http) {

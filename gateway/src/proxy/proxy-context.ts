@@ -3,6 +3,7 @@ import type { AgentState } from '../agents/agent-state.js';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
+import type { MediaSlots } from '../policy/input-text.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import type { Verdict } from '../policy/policy-record.js';
 import type { AnswerPiece } from './answer/answer-piece.js';
@@ -34,6 +35,8 @@ export class ProxyContext {
   decisionId = '';
   /** Parsed request body (governed endpoints). */
   request: Record<string, unknown> | null = null;
+  /** Where the request's schema puts media (found once, when it is parsed; redaction keeps the same objects). */
+  requestMedia: MediaSlots = null;
   /** The upstream path when the endpoint's depends on the request (Azure's deployment); '' = the endpoint's own. */
   upstreamPath = '';
   /** Bytes sent upstream: the judged (and redacted) request object, re-serialised once; never the client's raw bytes. */

@@ -26,8 +26,11 @@ export class McpTestServer {
   #server: Server | null = null;
   readonly #transports = new Map<string, StreamableHTTPServerTransport>();
 
-  /** `json`: answer requests with a whole JSON body instead of an SSE stream (the transport's enableJsonResponse). */
-  constructor(private readonly options: { json?: boolean } = {}) {}
+  /**
+   * `json`: answer requests with a whole JSON body instead of an SSE stream (the transport's enableJsonResponse);
+   * `extend`: registers a test's own tools and resources beside the usual ones.
+   */
+  constructor(private readonly options: { json?: boolean; extend?: (server: McpServer) => void } = {}) {}
 
   async start(): Promise<this> {
     this.#server = createServer((req, res) => void this.#handle(req, res));
@@ -80,6 +83,7 @@ export class McpTestServer {
     server.registerResource('notes', 'crm://notes', { mimeType: 'text/plain' }, (uri) => ({
       contents: [{ uri: uri.href, text: 'Call back joao.pereira@example.org tomorrow.' }],
     }));
+    this.options.extend?.(server);
     return server;
   }
 

@@ -1,4 +1,5 @@
 import { walkText } from '../../policy/input-text.js';
+import { responsesItemsMedia } from './request-media.js';
 import type { Usage } from '../proxy-context.js';
 import type { AnswerFormat, AnswerVisit, DeltaVisit, ErrorBody, FinalVisit } from './answer-format.js';
 
@@ -221,7 +222,7 @@ export const OPENAI_RESPONSE_INPUT_ITEMS: AnswerFormat = {
   ...OPENAI_RESPONSES,
   visitAnswer(answer: Json, visit: AnswerVisit): void {
     const data = answer['data'];
-    if (Array.isArray(data)) walkText(data, visit);
+    if (Array.isArray(data)) walkText(data, visit, undefined, responsesItemsMedia(data));
   },
   toolNames: () => NO_NAMES,
   usage: () => null,

@@ -56,7 +56,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
     const set = c.policySet!;
     const tenantId = c.principal!.tenantId;
     runtimes.admitEvaluation(tenantId);
-    const strings = collectRequestStrings(c.request!);
+    const strings = collectRequestStrings(c.request!, c.requestMedia);
     const started = performance.now();
     let result;
     try {
@@ -68,7 +68,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
     }
     await decide(c, result.findings ?? undefined);
     if (c.evaluation!.redactInput && result.redacted) {
-      replaceRequestStrings(c.request!, result.redacted);
+      replaceRequestStrings(c.request!, result.redacted, c.requestMedia);
       c.inputRedactions = result.redactions;
       c.inputRedactionEntities = result.entities ?? null;
     }

@@ -18,7 +18,8 @@ export function parseIntentStage(): Stage {
       c.stream = c.endpoint.streams === true || req['stream'] === true;
       const so = req['stream_options'] as Record<string, unknown> | undefined;
       c.clientWantsStreamUsage = so?.['include_usage'] === true;
-      c.inputText = requestText(req);
+      c.requestMedia = c.endpoint.requestMedia?.(req) ?? null;
+      c.inputText = requestText(req, c.requestMedia);
     },
   };
 }

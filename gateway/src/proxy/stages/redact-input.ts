@@ -13,7 +13,7 @@ export function redactInputStage(runtimes: TenantRuntimes): Stage {
       if (!redactor || !c.evaluation!.redactInput || c.inputJudgedInWorker) return;
       const started = performance.now();
       const tally = new RedactionCount(redactor);
-      visitRequestText(c.request!, tally.redact);
+      visitRequestText(c.request!, tally.redact, c.requestMedia);
       c.inputRedactions = tally.count;
       c.inputRedactionEntities = tally.entities;
       // Redaction is evaluation work too: it counts against the tenant's evaluation-time budget.
