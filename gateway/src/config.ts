@@ -2,6 +2,7 @@ import { isWellFormedToken, loadConfig, proxyUrl, type ConfigValues } from '@adu
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
 import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
+import { StoredPrompts } from './proxy/stored/stored-prompts.js';
 import { isValidTenantId } from './identity/tenants/tenant-store.js';
 import { isValidName as isValidLedgerName } from './ledger/log/entry-input.js';
 
@@ -23,6 +24,7 @@ export const GATEWAY_CONFIG = {
   upstreamApiKey: { env: 'UPSTREAM_API_KEY', type: 'string', default: '', description: 'provider key held by the sidecar (used when the caller sends none, or always with UPSTREAM_API_KEY_MODE=replace)' },
   upstreamApiKeyMode: { env: 'UPSTREAM_API_KEY_MODE', type: 'string', default: 'fill', enum: ['fill', 'replace'], description: "'fill': UPSTREAM_API_KEY goes upstream only when the caller forwards no key of its own; 'replace': it replaces whatever key the caller forwards (a vault-managed key; needs UPSTREAM_API_KEY)" },
   forwardProviderRoutingHeaders: { env: 'FORWARD_PROVIDER_ROUTING_HEADERS', type: 'boolean', default: false, description: "send the client's OpenAI-Organization/OpenAI-Project with UPSTREAM_API_KEY (always sent with the client's own key)" },
+  openaiPrompts: { env: 'OPENAI_PROMPTS', type: 'string', default: '', description: "JSON {tenant: [prompt id, …]}: the stored prompts (a Responses call's `prompt.id`, made in the provider's dashboard) each tenant's calls may name; any other is a 404, nothing forwarded (empty = none) (docs/decisions.md, \"Stored responses\")" },
   upstreamAnthropicBaseUrl: { env: 'UPSTREAM_ANTHROPIC_BASE_URL', type: 'string', default: 'https://api.anthropic.com', description: "Anthropic Messages API base URL the proxy's /v1/proxy/anthropic routes forward to" },
   upstreamAnthropicApiKey: { env: 'UPSTREAM_ANTHROPIC_API_KEY', type: 'string', default: '', description: 'Anthropic key held by the sidecar (sent as x-api-key when the caller forwards none in x-forwarded-api-key, or always with UPSTREAM_API_KEY_MODE=replace)' },
   upstreamAzureBaseUrl: { env: 'UPSTREAM_AZURE_BASE_URL', type: 'string', default: '', description: "Azure OpenAI resource URL (https://<resource>.openai.azure.com) the proxy's /v1/proxy/azure routes forward to; unset: those routes are a 404" },
@@ -191,6 +193,7 @@ export function loadGatewayConfig(
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
   parseMcpUpstreams(config.mcpUpstreams);
+  StoredPrompts.parse(config.openaiPrompts);
   if (config.sidecarAgentId && !isValidLedgerName(config.sidecarAgentId)) throw new Error('SIDECAR_AGENT_ID: no control characters, at most 256 bytes');
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
   proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);

@@ -13,6 +13,7 @@ import { PriceTable } from './pricing/price-table.js';
 import { usdBrlRate } from './pricing/usd-rate.js';
 import { ToolCallValidator } from './output/tool-call-validator.js';
 import { ProxyPipeline } from './pipeline.js';
+import { StoredPrompts } from './stored/stored-prompts.js';
 import type { StoredResponses } from './stored/stored-responses.js';
 
 /** What the proxy takes from the rest of the gateway (the main thread's, or a request thread's own). */
@@ -66,6 +67,7 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     upstreams,
     audit: parts.audit,
     stored: parts.stored,
+    prompts: StoredPrompts.parse(config.openaiPrompts),
     logger: parts.logger,
     maxModelLength: config.ledgerMaxModelLength,
     evalPool,

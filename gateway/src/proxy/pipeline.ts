@@ -36,6 +36,7 @@ import type { Stage } from './stages/stage.js';
 import { watchAbortStage } from './stages/watch-abort.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
 import { checkStoredStage, forgetDeletedStage, rememberStoredStage } from './stored/stored-response-stages.js';
+import type { StoredPrompts } from './stored/stored-prompts.js';
 import type { StoredResponses } from './stored/stored-responses.js';
 
 export interface PipelineDeps {
@@ -48,8 +49,10 @@ export interface PipelineDeps {
   /** One upstream per provider (base URL, key, how the key is sent). */
   upstreams: Readonly<Record<Provider, UpstreamClient | null>>;
   audit: AuditTrail;
-  /** Which tenant made each response the provider stores (OpenAI's Responses API). */
+  /** Which tenant made each response, and each item, the provider stores (OpenAI's Responses API). */
   stored: StoredResponses;
+  /** The stored prompts each tenant may name (OPENAI_PROMPTS). */
+  prompts: StoredPrompts;
   logger: Logger;
   /** Longest `model` accepted (it is recorded in the ledger). */
   maxModelLength: number;
@@ -98,7 +101,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
     watchAbortStage(),
     parseIntentStage(),
     preflightStage(d.maxModelLength),
-    checkStoredStage(d.stored),
+    checkStoredStage(d.stored, d.prompts),
     evaluatePoliciesStage(d.runtimes, d.evalPool, d.evalInlineMaxChars),
     redactInputStage(d.runtimes),
     requestUsageStage(),
@@ -124,9 +127,11 @@ export function passthroughStages(d: PipelineDeps, recorder: CallRecorder): read
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     passthroughStage(),
-    checkStoredStage(d.stored),
+    checkStoredStage(d.stored, d.prompts),
     forwardStage(d.upstreams),
     readAnswerStage(d.maxAnswerBytes),
+    // The input items a stored response lists are the tenant's to name again, as its output items are.
+    overWholeAnswer(rememberStoredStage(d.stored)),
     overWholeAnswer(redactOutputStage()),
     forgetDeletedStage(d.stored),
     sealAnswerStage(),

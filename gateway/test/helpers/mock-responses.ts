@@ -60,7 +60,7 @@ export class MockResponses extends ScriptedMock<ResponsesScript> {
       if (!got.body || typeof got.body['model'] !== 'string') return this.#error(x, 400, 'model: required');
       if (s.json !== undefined) return this.#json(x, 200, s.json);
       const response = this.#response(s, got.body);
-      if (got.body['store'] !== false) this.stored.set(response['id'] as string, { response, input: inputItems(got.body['input']) });
+      if (got.body['store'] !== false) this.stored.set(response['id'] as string, { response, input: inputItems(got.body['input'], this.#n) });
       if (got.body['stream'] === true) return this.#stream(x, response);
       return this.#json(x, 200, response);
     }
@@ -171,11 +171,11 @@ export class MockResponses extends ScriptedMock<ResponsesScript> {
   }
 }
 
-/** A request's `input` as the stored input items the API lists. */
-function inputItems(input: unknown): Json[] {
-  if (typeof input === 'string') return [{ id: 'msg_in_0', type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: input }] }];
+/** A request's `input` (of the `n`th response) as the stored input items the API lists, each with an id of its own. */
+function inputItems(input: unknown, n: number): Json[] {
+  if (typeof input === 'string') return [{ id: `msg_in${n}_0`, type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: input }] }];
   if (!Array.isArray(input)) return [];
-  return (input as Json[]).map((item, i) => ({ id: `item_in_${i}`, ...item }));
+  return (input as Json[]).map((item, i) => ({ id: `item_in${n}_${i}`, ...item }));
 }
 
 /** A text in ~8-character deltas. */

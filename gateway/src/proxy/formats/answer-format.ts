@@ -67,6 +67,11 @@ export interface AnswerFormat {
    */
   storedId?(body: Record<string, unknown>): string | null;
   /**
+   * The ids of the items a whole answer or one stream event hands the client, which the provider keeps and a later call
+   * may name as input (a Responses answer's output items, a stored response's listed input items); none otherwise.
+   */
+  storedItemIds?(body: Record<string, unknown>): readonly string[];
+  /**
    * The tool names a whole answer or one stream event names as calls for the client to make (a format with no tools:
    * none), for `tool_access` policies. A stream names each call once, in the event that opens it.
    */

@@ -26,6 +26,20 @@ function outputCallNames(response: Json | undefined): readonly string[] {
   return names ?? NO_NAMES;
 }
 
+/** An item's id (an output item's, or an input item a stored response lists): a later call may name it as input. */
+function itemId(item: unknown, ids: string[] | null): string[] | null {
+  const id = item !== null && typeof item === 'object' ? (item as Json)['id'] : undefined;
+  if (typeof id === 'string' && id !== '') (ids ??= []).push(id);
+  return ids;
+}
+
+function itemIds(items: unknown): readonly string[] {
+  if (!Array.isArray(items)) return NO_NAMES;
+  let ids: string[] | null = null;
+  for (const item of items) ids = itemId(item, ids);
+  return ids ?? NO_NAMES;
+}
+
 /*
  * A stream's channel: one text an item carries (a content part, a reasoning summary part, a function call's
  * arguments). Output items are numbered by `output_index`, their parts by `content_index` or `summary_index`: both fit
@@ -205,6 +219,13 @@ export const OPENAI_RESPONSES: AnswerFormat = {
     const id = response?.['id'];
     return typeof id === 'string' && id !== '' ? id : null;
   },
+  storedItemIds(body: Json): readonly string[] {
+    // A stream hands out each item in `output_item.added` (a stream cut later has still named it), then again.
+    const type = body['type'];
+    if (type === 'response.output_item.added' || type === ITEM_DONE) return itemId(body['item'], null) ?? NO_NAMES;
+    if (RESPONSE_DONE.has(type as string)) return itemIds((body['response'] as Json | undefined)?.['output']);
+    return typeof type === 'string' ? NO_NAMES : itemIds(body['output']);
+  },
   numbered: true,
   repeatsStreamedText: true,
   doneData: null,
@@ -227,6 +248,7 @@ export const OPENAI_RESPONSE_INPUT_ITEMS: AnswerFormat = {
   toolNames: () => NO_NAMES,
   usage: () => null,
   storedId: () => null,
+  storedItemIds: (answer: Json) => itemIds(answer['data']),
 };
 
 /** A deleted response's acknowledgement: no text, no usage. */

@@ -3,6 +3,8 @@ import type { ResponseStage } from '../answer/response-stage.js';
 import { storedResponseId } from '../endpoints.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Stage } from '../stages/stage.js';
+import { assertInputItemsOwned, assertPromptAllowed } from './input-references.js';
+import type { StoredPrompts } from './stored-prompts.js';
 import type { StoredResponses } from './stored-responses.js';
 
 /** The same answer for an id another tenant made and one nobody made: neither is told apart. */
@@ -15,10 +17,12 @@ function assertOwned(stored: StoredResponses, c: ProxyContext, id: string): void
 }
 
 /**
- * A call that names a stored response (reads, deletes or lists it by the id in its path, or continues it with
- * `previous_response_id`) is refused unless the caller's tenant made it, before anything is sent.
+ * A call that names what the provider keeps (reads, deletes or lists a stored response by the id in its path, continues
+ * one with `previous_response_id`, names input items by id, or a stored prompt) is refused unless the caller's tenant
+ * made it (the prompt: unless it is listed for the tenant), before anything is sent. Whoever's provider key goes out:
+ * the gateway cannot tell a key of the tenant's own from one another tenant shares.
  */
-export function checkStoredStage(stored: StoredResponses): Stage {
+export function checkStoredStage(stored: StoredResponses, prompts: StoredPrompts): Stage {
   return {
     name: 'check-stored',
     run(c) {
@@ -26,21 +30,33 @@ export function checkStoredStage(stored: StoredResponses): Stage {
         assertOwned(stored, c, storedResponseId(c.http));
         return;
       }
-      const previous = c.request?.['previous_response_id'];
-      if (previous === undefined || previous === null || c.endpoint.format.storedId === undefined) return;
-      if (typeof previous !== 'string') throw new GatewayError('invalid_request', 'previous_response_id: must be a string');
-      assertOwned(stored, c, previous);
+      const req = c.request;
+      if (req === null || c.endpoint.format.storedId === undefined) return;
+      const previous = req['previous_response_id'];
+      if (previous !== undefined && previous !== null) {
+        if (typeof previous !== 'string') throw new GatewayError('invalid_request', 'previous_response_id: must be a string');
+        assertOwned(stored, c, previous);
+      }
+      assertInputItemsOwned(req['input'], stored, c.principal!.tenantId);
+      assertPromptAllowed(req['prompt'], prompts, c.principal!.tenantId);
     },
   };
 }
 
-/** The id of a response the answer made (whole, or a stream's `response.created`) is remembered as the tenant's. */
+/**
+ * The id of a response the answer made (whole, or a stream's `response.created`), and the ids of the items it hands
+ * out (a stream's as each is added), are remembered as the tenant's.
+ */
 export function rememberStoredStage(stored: StoredResponses): ResponseStage {
   return {
     name: 'remember-stored',
     onPiece(c, piece) {
-      const id = c.endpoint.format.storedId?.(piece.body);
+      const format = c.endpoint.format;
+      const id = format.storedId?.(piece.body);
       if (id) stored.remember(id, c.principal!.tenantId, c.http.agentId);
+      const items = format.storedItemIds?.(piece.body);
+      if (items === undefined) return;
+      for (let i = 0; i < items.length; i++) stored.remember(items[i] as string, c.principal!.tenantId, c.http.agentId);
     },
   };
 }

@@ -11,12 +11,14 @@ interface OwnerRecord {
 
 /**
  * The provider keeps the responses it makes (OpenAI's Responses API, `store`), under ids any holder of the provider key
- * can read, continue (`previous_response_id`) or delete; the key is the gateway's, shared by its tenants. So the gateway
- * remembers which tenant's call made each response id, and lets only that tenant's agents name it again. An id the
- * gateway did not see made is nobody's here (404).
+ * can read, continue (`previous_response_id`) or delete, and each of their output items (messages, function calls,
+ * reasoning, hosted tools' calls) under an id of its own that a later call may name as input; the key is the gateway's,
+ * shared by its tenants. So the gateway remembers which tenant's call made each response id and item id (one table:
+ * the provider's ids do not collide), and lets only that tenant's agents name it again. An id the gateway did not see
+ * made is nobody's here (404).
  *
- * Written once per call that made a response, off the request path (LMDB's batched write); until the write commits
- * the id is answered from memory, so an agent that names it at once is not refused.
+ * Written once per id, off the request path (LMDB's batched write); until the write commits the id is answered from
+ * memory, so an agent that names it at once is not refused.
  */
 export class StoredResponses {
   readonly #pending = new Map<string, OwnerRecord>();
@@ -37,8 +39,9 @@ export class StoredResponses {
     return this.#recent.memory;
   }
 
-  /** Whether the response is the tenant's: its call made it (here, or on another thread of the process, a moment ago). */
+  /** Whether the response or item is the tenant's: its call made it (here, or on another thread, a moment ago). */
   ownedBy(id: string, tenant: string): boolean {
+    if (id.length === 0 || id.length > MAX_ID) return false;
     const known = this.#pending.get(id) ?? (this.db.get(id) as OwnerRecord | undefined);
     if (known !== undefined) return known.tenant === tenant;
     const slot = this.#recent.find(tenant, id);
@@ -48,9 +51,10 @@ export class StoredResponses {
     return Date.now() - at < RECENT_MS;
   }
 
-  /** Records that this tenant's call made the response (once: a stream names its response in several events). */
+  /** Records that this tenant's call made the response or item (once: a stream names each in several events). */
   remember(id: string, tenant: string, agent: string): void {
-    if (this.#pending.has(id) || this.db.get(id) !== undefined) return;
+    // An id longer than any the provider mints is not kept (nor could LMDB key it): naming it is refused.
+    if (id.length > MAX_ID || this.#pending.has(id) || this.db.get(id) !== undefined) return;
     const now = Date.now();
     const rec: OwnerRecord = { tenant, agent, at: now };
     this.#pending.set(id, rec);
@@ -71,6 +75,9 @@ export class StoredResponses {
     return this.db.remove(id);
   }
 }
+
+/** The longest id remembered (OpenAI's are under 100 characters). */
+const MAX_ID = 256;
 
 /** How long a remembered response is believed from shared memory: far longer than any write takes to commit. */
 const RECENT_MS = 60_000;
