@@ -2,6 +2,8 @@ import { isWellFormedToken, loadConfig, proxyUrl, type ConfigValues } from '@adu
 import { parseRedisUrl } from './fleet/limits/redis-url.js';
 import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
+import { parseAllowedOrigins } from './mcp/mcp-origin-check.js';
+import { parseMcpSessionShares } from './mcp/mcp-session-shares.js';
 import { StoredPrompts } from './proxy/stored/stored-prompts.js';
 import { isValidTenantId } from './identity/tenants/tenant-store.js';
 import { isValidName as isValidLedgerName } from './ledger/log/entry-input.js';
@@ -110,10 +112,12 @@ export const GATEWAY_CONFIG = {
   requestLogKey: { env: 'REQUEST_LOG_KEY', type: 'string', default: '', description: "key of the sampled request log's records at rest (AES-256-GCM), 64 hexadecimal characters; empty = the request log cannot be enabled (503 request_log_key_missing). Never logged (docs/console.md, \"Request log\")" },
   requestLogPruneIntervalS: { env: 'REQUEST_LOG_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: "how often request-log samples older than their tenant's retention_days are deleted, seconds" },
   consoleVerifiesPerHour: { env: 'CONSOLE_VERIFIES_PER_HOUR', type: 'integer', default: 6, minimum: 1, description: 'full ledger verifications the console starts per tenant per hour (and burst) before 429' },
-  mcpUpstreams: { env: 'MCP_UPSTREAMS', type: 'string', default: '', description: 'JSON {name: url or {url, headers}}: the MCP servers agents reach through /v1/mcp/{name} (headers are the sidecar\'s credentials for that server)' },
+  mcpUpstreams: { env: 'MCP_UPSTREAMS', type: 'string', default: '', description: 'JSON {name: url or {url, headers, refuse_server_requests}}: the MCP servers agents reach through /v1/mcp/{name} (headers are the sidecar\'s credentials for that server; refuse_server_requests, e.g. ["sampling", "elicitation"], the kinds of request from that server the gateway refuses instead of passing them to the agent)' },
   sidecarAgentId: { env: 'SIDECAR_AGENT_ID', type: 'string', default: '', description: "the agent a call acts as when it names none (no x-svc-agent-id) and its token is bound to none: the one agent a sidecar usually sits beside, whose SDK cannot set a header. Empty = such a call is a 400" },
   mcpAnswerLimit: { env: 'MCP_ANSWER_LIMIT', type: 'integer', default: 16 * 1024 * 1024, minimum: 1024, description: "largest JSON answer, and largest single stream event, from an MCP server, bytes (the agent gets an error past it)" },
   mcpStreamIdleS: { env: 'MCP_STREAM_IDLE_S', type: 'integer', default: 300, minimum: 1, maximum: 86_400, description: 'an MCP server stream (SSE) idle this long is ended, seconds' },
+  mcpAllowedOrigins: { env: 'MCP_ALLOWED_ORIGINS', type: 'string', default: '', description: "origins (`scheme://host[:port]`, comma-separated) whose browser pages may call /v1/mcp/{name}: a request with another Origin is a 403, one without an Origin (SDKs) is not judged by it. Empty = only the gateway's own origin (an Origin naming the request's Host). Where HOST is a loopback address, a request's Host must name loopback too (docs/mcp.md, \"Browsers and DNS rebinding\")" },
+  mcpSessionsMax: { env: 'MCP_SESSIONS_MAX', type: 'string', default: '', description: "MCP sessions one tenant may hold open through this gateway, per plan: `plan=n`, comma-separated, over the plan table's (community 100, professional 1000, enterprise 10000); past it the tenant's least recently used session is forgotten (docs/mcp.md, \"Sessions\")" },
   priceTable: { env: 'MODEL_PRICES_BRL', type: 'string', default: '', description: 'JSON {model: {input, output}} in BRL per 1K tokens, merged over the built-in table and MODEL_PRICES_FILE' },
   priceFile: { env: 'MODEL_PRICES_FILE', type: 'string', default: '', description: 'path of a JSON file {model: {input, output}} in BRL per 1K tokens, read at start and merged over the built-in table (MODEL_PRICES_BRL wins over it)' },
   usdBrlRate: { env: 'USD_BRL_RATE', type: 'string', default: '', description: 'BRL per US dollar: the console shows costs in USD beside BRL at this rate. Empty = BRL only' },
@@ -193,6 +197,8 @@ export function loadGatewayConfig(
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
   parseMcpUpstreams(config.mcpUpstreams);
+  parseAllowedOrigins(config.mcpAllowedOrigins);
+  parseMcpSessionShares(config.mcpSessionsMax);
   StoredPrompts.parse(config.openaiPrompts);
   if (config.sidecarAgentId && !isValidLedgerName(config.sidecarAgentId)) throw new Error('SIDECAR_AGENT_ID: no control characters, at most 256 bytes');
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);

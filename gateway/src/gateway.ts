@@ -38,6 +38,8 @@ import { registerMcpRoutes } from './api/mcp-routes.js';
 import { HeldToolCalls } from './mcp/held-tool-calls.js';
 import { McpGateway } from './mcp/mcp-gateway.js';
 import { McpSessions } from './mcp/mcp-sessions.js';
+import { parseMcpSessionShares } from './mcp/mcp-session-shares.js';
+import { McpOriginCheck } from './mcp/mcp-origin-check.js';
 import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
 import { ToolCallJudge } from './mcp/tool-call-judge.js';
 import { ToolCallRecorder } from './mcp/mcp-record.js';
@@ -346,6 +348,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
   const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
   if (mcpUpstreams.size > 0) {
+    const sessionShares = parseMcpSessionShares(config.mcpSessionsMax);
     // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md,
     // "Request log").
     const toolCalls = new ToolCallRecorder(audit, callSamples.keyed ? callSamples : null);
@@ -355,7 +358,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       agents,
       judge: new ToolCallJudge(runtimes, toolCalls, decisions, new HeldToolCalls(store.heldToolCalls)),
       recorder: toolCalls,
-      sessions: new McpSessions(),
+      // Each tenant's share of the session table is its plan's, read when it opens a session (a plan change counts).
+      sessions: new McpSessions(store.mcpSessions, (tenantId) => sessionShares[runtimes.plan(tenantId)]),
+      origins: McpOriginCheck.fromSettings(config.host, config.mcpAllowedOrigins),
       logger,
       readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
       complete: (ctx, status) => api.complete(ctx, status),

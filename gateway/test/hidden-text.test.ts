@@ -266,8 +266,12 @@ describe('MCP results: media blocks and blobs of text are judged', () => {
     expectNoneOf(readableJson(r.contents), 'the resource the agent got');
   });
 
-  it('a real image in a result passes untouched', async () => {
-    const r = await (await connect(filtered.operator)).callTool({ name: 'picture', arguments: {} });
+  it('a real image in a result passes untouched: its base64 is not judged as text', async () => {
+    const tok = await t.tenant('hidden-mcp-images');
+    // A pattern that matches inside the image's base64: the result would be refused if the image were read as text.
+    const pattern = PNG.slice(8, 24).replace(/[+/]/g, '.');
+    expect((await call(t.url, 'POST', '/v1/policies', { token: tok.admin, body: { name: 'b64', type: 'content_filter', risk: 90, rules: { patterns: [pattern], action: 'DENY', target: 'output' } } })).status).toBe(200);
+    const r = await (await connect(tok.operator)).callTool({ name: 'picture', arguments: {} });
     expect(r.content).toEqual([{ type: 'image', data: PNG, mimeType: 'image/png' }]);
   });
 });

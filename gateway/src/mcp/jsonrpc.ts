@@ -7,9 +7,12 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 export const RPC = {
   parseError: -32700,
   invalidRequest: -32600,
+  methodNotFound: -32601,
   invalidParams: -32602,
   internalError: -32603,
-  /** The server's session is not this tenant's, or was never opened through the gateway. */
+  /** A browser page's request from an origin not allowed, or (loopback bind) under a Host that is not loopback (403). */
+  forbidden: -32000,
+  /** The server's session is not this tenant's and agent's, or was never opened through the gateway. */
   sessionNotFound: -32001,
   /** A policy refused the call (DENY): it never reached the server. */
   refused: -32003,
@@ -38,6 +41,17 @@ export function kindOf(m: unknown): MessageKind {
   if (typeof msg['method'] === 'string') return hasId ? 'request' : 'id' in msg ? 'invalid' : 'notification';
   if (hasId && ('result' in msg || 'error' in msg)) return 'response';
   return 'invalid';
+}
+
+/**
+ * Only the members JSON-RPC defines for a message of this kind: what the gateway forwards, so that nothing a sender
+ * adds beside them reaches the other side unjudged.
+ */
+export function envelopeOf(msg: Json, kind: Exclude<MessageKind, 'invalid'>): Json {
+  if (kind === 'response') return 'error' in msg ? { jsonrpc: '2.0', id: msg['id'], error: msg['error'] } : { jsonrpc: '2.0', id: msg['id'], result: msg['result'] };
+  const out: Json = kind === 'request' ? { jsonrpc: '2.0', id: msg['id'], method: msg['method'] } : { jsonrpc: '2.0', method: msg['method'] };
+  if (msg['params'] !== undefined) out['params'] = msg['params'];
+  return out;
 }
 
 /** The key a request id is remembered under (a number and its string spelling are different ids). */

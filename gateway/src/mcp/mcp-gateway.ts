@@ -8,10 +8,12 @@ import type { RequestContext } from '../http/request-context.js';
 import { assertAgent } from '../identity/auth/principal.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
-import { encodeSse, SseReader } from '../proxy/answer/sse-reader.js';
-import { idKey, kindOf, RPC, rpcError, type Json } from './jsonrpc.js';
+import { encodeSse, SseReader, sseEvents } from '../proxy/answer/sse-reader.js';
+import { envelopeOf, idKey, kindOf, RPC, rpcError, type Json, type RequestId } from './jsonrpc.js';
+import { methodRefusal } from './mcp-methods.js';
 import type { ToolCallOutcome, ToolCallRecord, ToolCallRecorder } from './mcp-record.js';
-import { governResult, redactNotification } from './mcp-results.js';
+import { governMember, governResult } from './mcp-results.js';
+import type { McpOriginCheck } from './mcp-origin-check.js';
 import type { McpSessions } from './mcp-sessions.js';
 import type { McpUpstream } from './mcp-upstreams.js';
 import { InvalidParams, type McpCaller, type ToolCallJudge } from './tool-call-judge.js';
@@ -24,6 +26,8 @@ export interface McpGatewayDeps {
   /** The tools/calls' ledger entries (and request-log samples): the judge's recorder. */
   recorder: ToolCallRecorder;
   sessions: McpSessions;
+  /** Origin (and, on a loopback bind, Host) validation: the transport's defence against DNS rebinding. */
+  origins: McpOriginCheck;
   logger: Logger;
   readBody(ctx: RequestContext, maxBytes: number): Promise<Buffer>;
   complete(ctx: RequestContext, status: number): void;
@@ -40,9 +44,13 @@ export interface McpGatewayDeps {
 
 /** The request headers of the Streamable HTTP transport, relayed both ways (the route declares them). */
 export const MCP_REQUEST_HEADERS: readonly string[] = Object.freeze(['mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'accept']);
+/** The headers the routes read: the transport's, and those the origin check reads (never relayed to a server). */
+export const MCP_ROUTE_HEADERS: readonly string[] = Object.freeze([...MCP_REQUEST_HEADERS, 'origin', 'host']);
 const ANSWER_HEADERS: readonly string[] = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'cache-control'];
 const SSE = /^text\/event-stream\b/i;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i;
+/** What #fromServer answers for a message to relay as it came. */
+const KEEP = Symbol('keep');
 
 /** A request the agent sent, waiting for the server's response: its method, and its record when it is a tools/call. */
 interface Pending {
@@ -56,7 +64,9 @@ interface Pending {
  * version and resumption headers both ways), with the sidecar's credentials for that server and never the agent's PAT
  * or id. It owns only the transport and the mapping of messages to actions: a `tools/call` is judged by ToolCallJudge
  * before it is sent, its result governed on the way back (governResult) and the call chained in the ledger; `tools/list`
- * hides denied tools; every other message passes unjudged.
+ * hides denied tools. Only the protocol's own methods are relayed (mcp-methods.ts), and of a message only its JSON-RPC
+ * members; everything the server sends (errors, notifications, its own requests, batches, text) is redacted and judged
+ * by the output filters on its way to the agent (#fromServer).
  */
 export class McpGateway {
   readonly #pools = new Map<string, Dispatcher>();
@@ -72,15 +82,22 @@ export class McpGateway {
   }
 
   async handle(ctx: RequestContext, method: 'POST' | 'GET' | 'DELETE'): Promise<void> {
+    // First, before a credential's refusal: a page on a foreign origin is refused whatever it holds.
+    const refused = this.d.origins.refusal(ctx.header('origin'), ctx.header('host'));
+    if (refused !== null) {
+      this.#whole(ctx, 403, rpcError(null, RPC.forbidden, refused));
+      return;
+    }
+    // The route's guard left these here for the origin check to come first (the route answers its refusals).
+    if (ctx.refusal !== null) throw ctx.refusal.thrown;
+    if (ctx.admission !== null) await ctx.admission;
     const upstream = this.d.upstreams.get(ctx.params[0] ?? '');
     if (!upstream) throw new GatewayError('route_not_found', 'no MCP server of that name is configured (MCP_UPSTREAMS)');
     const caller = this.#caller(ctx, upstream);
-    if (caller.sessionId !== '') {
-      const owner = this.d.sessions.owner(upstream.name, caller.sessionId);
-      if (!owner || owner.tenantId !== caller.tenantId) {
-        this.#whole(ctx, 404, rpcError(null, RPC.sessionNotFound, 'session not found: initialize a new one'));
-        return;
-      }
+    // Another tenant's or another agent's session is answered as an unknown one: its existence is not revealed.
+    if (caller.sessionId !== '' && !this.d.sessions.owns(caller.tenantId, caller.agentId, upstream.name, caller.sessionId)) {
+      this.#whole(ctx, 404, rpcError(null, RPC.sessionNotFound, 'session not found: initialize a new one'));
+      return;
     }
     if (method !== 'POST') return this.#forward(ctx, upstream, caller, method, null, new Map(), false);
     const raw = await this.d.readBody(ctx, this.d.maxBodyBytes);
@@ -102,6 +119,11 @@ export class McpGateway {
       return;
     }
     const msg = body as Json;
+    const wrongMethod = methodRefusal(kind, msg);
+    if (wrongMethod !== null) {
+      this.#whole(ctx, wrongMethod.status, wrongMethod.body);
+      return;
+    }
     const pending = new Map<string, Pending>();
     if (kind === 'request') {
       const id = msg['id'] as string | number;
@@ -124,7 +146,7 @@ export class McpGateway {
       pending.set(idKey(id), { method: m, record });
     }
     // What was judged is what is sent: the parsed (and maybe redacted) message, not the client's bytes.
-    await this.#forward(ctx, upstream, caller, 'POST', Buffer.from(JSON.stringify(msg)), pending, kind === 'request' && msg['method'] === 'initialize');
+    await this.#forward(ctx, upstream, caller, 'POST', Buffer.from(JSON.stringify(envelopeOf(msg, kind))), pending, kind === 'request' && msg['method'] === 'initialize');
   }
 
   #caller(ctx: RequestContext, upstream: McpUpstream): McpCaller {
@@ -189,9 +211,10 @@ export class McpGateway {
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     const sid = answer['mcp-session-id'];
     if (ok && opens && sid) this.d.sessions.bind(upstream.name, sid, { tenantId: caller.tenantId, agentId: caller.agentId });
-    if (ok && method === 'DELETE' && caller.sessionId !== '') this.d.sessions.forget(upstream.name, caller.sessionId);
+    // Ended by the agent, or no longer known to the server (404, the transport says): its room in the share is freed.
+    if (caller.sessionId !== '' && ((ok && method === 'DELETE') || res.statusCode === 404)) this.d.sessions.forget(caller.tenantId, upstream.name, caller.sessionId);
     const type = answer['content-type'] ?? '';
-    if (ok && SSE.test(type)) return this.#relayStream(ctx, res, answer, caller, pending);
+    if (ok && SSE.test(type)) return this.#relayStream(ctx, res, answer, upstream, caller, pending);
     let raw: Buffer;
     try {
       raw = await readCapped(res.body, this.d.maxAnswerBytes);
@@ -200,16 +223,23 @@ export class McpGateway {
       if (!ctx.aborted) this.#whole(ctx, 502, rpcError(null, RPC.upstreamFailed, `MCP server "${upstream.name}" answered more than the gateway accepts, or broke off`));
       return;
     }
-    if (ok && JSON_TYPE.test(type) && raw.length > 0) {
-      const msg = parseOrUndefined(raw.toString('utf8'));
-      if (kindOf(msg) === 'response') {
-        const governed = this.#govern(caller, msg as Json, pending, false);
-        if (governed.changed) raw = Buffer.from(JSON.stringify(governed.message));
-      } else if (pending.size > 0) {
+    if (raw.length > 0) {
+      // Whatever the status and type: an error page reaches the agent (and its model) as surely as a result.
+      const text = raw.toString('utf8');
+      const msg = JSON_TYPE.test(type) ? parseOrUndefined(text) : undefined;
+      if (ok && pending.size > 0 && kindOf(msg) !== 'response') {
         this.#settle(pending, 'upstream_error');
         this.#whole(ctx, 502, rpcError(null, RPC.upstreamFailed, `MCP server "${upstream.name}" answered something that is not a JSON-RPC response`));
         return;
       }
+      const replies: Json[] = [];
+      // A response under an error status answers nothing the gateway waits for: governed, never recorded as the call's.
+      const out = msg === undefined ? this.#textFromServer(caller, text) : this.#fromServer(caller, upstream, msg, ok ? pending : new Map(), false, replies);
+      if (out === null) {
+        raw = Buffer.from(JSON.stringify(rpcError(null, RPC.refused, `MCP server "${upstream.name}" answered what the gateway's policies block`)));
+        answer['content-type'] = 'application/json';
+      } else if (out !== KEEP) raw = Buffer.from(msg === undefined ? (out as string) : JSON.stringify(out));
+      for (const reply of replies) await this.#answerServer(upstream, caller, ctx, reply);
     }
     // A request the answer did not answer (an error status, another message) failed at the server.
     this.#settle(pending, 'upstream_error');
@@ -217,8 +247,8 @@ export class McpGateway {
     this.d.complete(ctx, res.statusCode);
   }
 
-  /** An SSE answer, event by event: responses to what the agent asked are governed; the rest passes as sent. */
-  async #relayStream(ctx: RequestContext, res: Dispatcher.ResponseData, headers: Record<string, string>, caller: McpCaller, pending: Map<string, Pending>): Promise<void> {
+  /** An SSE answer, event by event, each message governed (#fromServer); the stream's last event too, however it ends. */
+  async #relayStream(ctx: RequestContext, res: Dispatcher.ResponseData, headers: Record<string, string>, upstream: McpUpstream, caller: McpCaller, pending: Map<string, Pending>): Promise<void> {
     writeRawHead(ctx, res.statusCode, { ...headers, 'cache-control': 'no-cache' });
     const out = new RawChunkWriter(ctx);
     const onAbort = ctx.onAbort;
@@ -229,21 +259,24 @@ export class McpGateway {
     // One event that never ends must not hold the gateway's memory.
     const reader = new SseReader({ maxPending: this.d.maxAnswerBytes });
     let broke = false;
+    const replies: Json[] = [];
     try {
-      for await (const chunk of res.body) {
+      for await (const events of sseEvents(res.body, reader)) {
         if (ctx.aborted) break;
-        const events = reader.push(chunk as Buffer);
         let text = '';
         for (const ev of events) {
+          // A comment, a retry, an id alone: no message.
+          if (ev.data === '') {
+            text += encodeSse(ev);
+            continue;
+          }
           const msg = parseOrUndefined(ev.data);
-          const kind = kindOf(msg);
-          if (kind === 'response') {
-            const governed = this.#govern(caller, msg as Json, pending, true);
-            text += encodeSse(governed.changed ? { data: JSON.stringify(governed.message), other: ev.other } : ev);
-          } else if (kind === 'notification' && redactNotification(caller, msg as Json)) text += encodeSse({ data: JSON.stringify(msg), other: ev.other });
-          else text += encodeSse(ev);
+          const r = msg === undefined ? this.#textFromServer(caller, ev.data) : this.#fromServer(caller, upstream, msg, pending, true, replies);
+          if (r === KEEP) text += encodeSse(ev);
+          else if (r !== null) text += encodeSse({ data: msg === undefined ? (r as string) : JSON.stringify(r), other: ev.other });
         }
         await out.write(text);
+        for (const reply of replies.splice(0)) await this.#answerServer(upstream, caller, ctx, reply);
       }
     } catch (err) {
       broke = !ctx.aborted;
@@ -265,6 +298,87 @@ export class McpGateway {
   }
 
   /**
+   * One JSON value the server sent (a whole JSON answer, or one stream event's data) on its way to the agent: a batch
+   * message by message; a response governed as a result (#govern); a notification, or a request of the server's own
+   * (sampling, elicitation, roots), redacted and judged by the output filters like a result; anything else (an error
+   * with no id, JSON that is not JSON-RPC) judged as text. Returns KEEP (relay it as it came), what to relay in its
+   * place, or null: relay nothing (blocked, or a server request refused here; its JSON-RPC error is put on `replies`
+   * for the gateway to answer the server with, so the request never reaches the agent).
+   */
+  #fromServer(caller: McpCaller, upstream: McpUpstream, value: unknown, pending: Map<string, Pending>, streamed: boolean, replies: Json[]): unknown {
+    if (!Array.isArray(value)) return this.#oneFromServer(caller, upstream, value, pending, streamed, replies);
+    let out: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const r = this.#oneFromServer(caller, upstream, value[i], pending, streamed, replies);
+      if (r === KEEP && out === null) continue;
+      out ??= value.slice(0, i);
+      if (r === KEEP) out.push(value[i]);
+      else if (r !== null) out.push(r);
+    }
+    if (out === null) return KEEP;
+    return out.length === 0 ? null : out;
+  }
+
+  #oneFromServer(caller: McpCaller, upstream: McpUpstream, value: unknown, pending: Map<string, Pending>, streamed: boolean, replies: Json[]): unknown {
+    const kind = kindOf(value);
+    if (kind === 'response') {
+      const governed = this.#govern(caller, value as Json, pending, streamed);
+      return governed.changed ? governed.message : KEEP;
+    }
+    if (kind === 'request' || kind === 'notification') {
+      const msg = value as Json;
+      const method = msg['method'] as string;
+      const id = msg['id'] as RequestId;
+      if (kind === 'request' && upstream.refusedServerRequests.some((prefix) => method.startsWith(prefix))) {
+        replies.push(rpcError(id, RPC.refused, 'refused by the gateway in front of the client (refuse_server_requests)'));
+        return null;
+      }
+      const governed = governMember(caller, msg, 'params');
+      if (governed.blockedBy !== null) {
+        this.d.logger.info({ server: upstream.name, policy: governed.blockedBy, request: kind === 'request' }, 'MCP server message blocked by an output policy');
+        if (kind === 'request') replies.push(rpcError(id, RPC.refused, "refused by the gateway's policies in front of the client"));
+        return null;
+      }
+      return governed.changed ? msg : KEEP;
+    }
+    const holder: Json = { value };
+    const governed = governMember(caller, holder, 'value');
+    return governed.blockedBy !== null ? null : governed.changed ? holder['value'] : KEEP;
+  }
+
+  /** Text from the server that is not JSON (an error page, an event's data): redacted and judged, as KEEP, new text or null. */
+  #textFromServer(caller: McpCaller, text: string): unknown {
+    const holder: Json = { text };
+    const governed = governMember(caller, holder, 'text');
+    return governed.blockedBy !== null ? null : governed.changed ? holder['text'] : KEEP;
+  }
+
+  /**
+   * The gateway's own answer to a request the server sent on a stream and the gateway refused: POSTed in the agent's
+   * session, as its client would have answered.
+   */
+  async #answerServer(upstream: McpUpstream, caller: McpCaller, ctx: RequestContext, reply: Json): Promise<void> {
+    const headers: Record<string, string> = { ...upstream.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    if (caller.sessionId !== '') headers['mcp-session-id'] = caller.sessionId;
+    const version = ctx.header('mcp-protocol-version');
+    if (version !== '') headers['mcp-protocol-version'] = version;
+    try {
+      const res = await this.#pools.get(upstream.url.origin)!.request({
+        origin: upstream.url.origin,
+        method: 'POST',
+        path: upstream.url.pathname + upstream.url.search,
+        headers,
+        body: JSON.stringify(reply),
+        headersTimeout: this.d.timeoutMs,
+        bodyTimeout: this.d.timeoutMs,
+      });
+      await res.body.dump();
+    } catch (err) {
+      this.d.logger.warn({ err, server: upstream.name }, "MCP server did not take the gateway's refusal of its request");
+    }
+  }
+
+  /**
    * One response from the server (`streamed`: an event of an SSE answer): governed when it answers a request the agent
    * sent, its tools/call recorded.
    */
@@ -278,7 +392,7 @@ export class McpGateway {
     if (r !== null) {
       const result = msg['result'] as Json | undefined;
       // A drawn call keeps the result as the agent gets it (redacted in place); not a result an output policy replaced,
-      // nor a server's error (governResult reads only results: an error's text never passed output redaction).
+      // nor a server's error (no result to show).
       if (r.sample !== null && governed.blockedBy === null && result !== null && typeof result === 'object') {
         r.sample.result = result;
         r.sample.streamed = streamed;

@@ -1,6 +1,7 @@
 import { collectText, walkText } from '../policy/input-text.js';
+import { mcpMedia } from './mcp-media.js';
 import { isBlockingAction } from '../policy/verdict.js';
-import { RPC, rpcError, type Json } from './jsonrpc.js';
+import { RPC, rpcError, type Json, type RequestId } from './jsonrpc.js';
 import type { McpCaller } from './tool-call-judge.js';
 import type { ToolCallRecord } from './mcp-record.js';
 import { RedactionCount } from '../policy/pii/entity-tally.js';
@@ -20,13 +21,18 @@ export interface GovernedResult {
 /**
  * A response from the server on its way to the agent, given the method of the request it answers (null: unknown, as
  * for a response replayed on resumption, which is treated as content). `tools/list` loses the tools that tool_access
- * denies this agent; content results (a tool's output, a resource, a prompt) have their personal data redacted and
- * are judged by output content filters, a blocking one replacing the result with an error. A tools/call's record gets
- * the redaction count and the triggered output checks.
+ * denies this agent; content results (a tool's output, a resource, a prompt) and every error (its `message` and `data`
+ * reach the agent's model as surely as a result does) have their personal data redacted and are judged by output
+ * content filters, a blocking one replacing the answer with the gateway's own error. A tools/call's record gets the
+ * redaction count and the triggered output checks.
  */
 export function governResult(caller: McpCaller, method: string | null, msg: Json, record: ToolCallRecord | null): GovernedResult {
+  if ('error' in msg) return governAnswer(caller, msg, 'error', record);
   const result = msg['result'];
-  if (result === null || typeof result !== 'object') return { message: msg, changed: false, blockedBy: null };
+  if (result === null || typeof result !== 'object') {
+    // A result that is not an object is no result of the protocol's: judged as text all the same, never relayed unread.
+    return method === 'tools/list' || method === null || CONTENT_RESULTS.has(method) ? governAnswer(caller, msg, 'result', record) : { message: msg, changed: false, blockedBy: null };
+  }
   const set = caller.set;
   if (method === 'tools/list') {
     const tools = (result as Json)['tools'];
@@ -37,41 +43,60 @@ export function governResult(caller: McpCaller, method: string | null, msg: Json
     return { message: msg, changed: true, blockedBy: null };
   }
   if (method !== null && !CONTENT_RESULTS.has(method)) return { message: msg, changed: false, blockedBy: null };
+  return governAnswer(caller, msg, 'result', record);
+}
+
+function governAnswer(caller: McpCaller, msg: Json, member: 'result' | 'error', record: ToolCallRecord | null): GovernedResult {
+  const judged = governMember(caller, msg, member, record);
+  if (judged.blockedBy === null) return { message: msg, changed: judged.changed, blockedBy: null };
+  const set = caller.set;
+  const data: Json = { verdict: 'DENIED', rule: judged.blockedBy, trace_id: caller.traceId, policy: set.label };
+  if (record) data['decision_id'] = record.decisionId;
+  const id = (msg['id'] ?? null) as RequestId | null;
+  const what = member === 'result' ? 'result' : "server's error";
+  return { message: rpcError(id, RPC.refused, `${what} blocked by policy ${judged.blockedBy}`, data), changed: true, blockedBy: judged.blockedBy };
+}
+
+/** What redaction and the output filters made of one member of a message. */
+export interface GovernedMember {
+  /** Rewritten in place (redacted). */
+  changed: boolean;
+  /** The blocking output policy, or null. */
+  blockedBy: string | null;
+}
+
+const UNTOUCHED: GovernedMember = Object.freeze({ changed: false, blockedBy: null });
+
+/**
+ * One member of a message from the server (a response's `result` or `error`, a notification's or a server request's
+ * `params`, or anything else it sent, held under a key), whatever its JSON type: its personal data redacted in place
+ * and its text judged by the output content filters. `record` (a tools/call's) gets the counts and triggers.
+ */
+export function governMember(caller: McpCaller, holder: Json, member: string, record: ToolCallRecord | null = null): GovernedMember {
+  const value = holder[member];
+  if (value === null || (typeof value !== 'object' && typeof value !== 'string')) return UNTOUCHED;
+  const set = caller.set;
+  if (set.outputRedactor === null && !set.hasOutputFilters) return UNTOUCHED;
+  // A bare string is walked inside a one-element array, so it is read like a string anywhere else.
+  const root: object = typeof value === 'string' ? [value] : value;
+  const media = mcpMedia(root);
   let changed = false;
   const redactor = set.outputRedactor;
   if (redactor) {
     const tally = new RedactionCount(redactor);
-    walkText(result, tally.redact);
-    if (tally.count > 0) changed = true;
+    walkText(root, tally.redact, undefined, media);
+    if (tally.count > 0) {
+      changed = true;
+      if (typeof value === 'string') holder[member] = (root as string[])[0];
+    }
     if (record) {
       record.outputRedactions = tally.count;
       record.outputRedactionEntities = tally.entities;
     }
   }
-  if (!set.hasOutputFilters) return { message: msg, changed, blockedBy: null };
-  const triggered = set.evaluateOutput(collectText(result)).triggered;
+  if (!set.hasOutputFilters) return changed ? { changed, blockedBy: null } : UNTOUCHED;
+  const triggered = set.evaluateOutput(collectText(root, undefined, media)).triggered;
   if (record) record.outputTriggered = triggered;
   const blocking = triggered.find((t) => isBlockingAction(t.action));
-  if (!blocking) return { message: msg, changed, blockedBy: null };
-  const id = msg['id'] as string | number;
-  const data: Json = { verdict: 'DENIED', rule: blocking.policyId, trace_id: caller.traceId, policy: set.label };
-  if (record) data['decision_id'] = record.decisionId;
-  return { message: rpcError(id, RPC.refused, `result blocked by policy ${blocking.policyId}`, data), changed: true, blockedBy: blocking.policyId };
-}
-
-/**
- * A notification from the server (progress, a log message) reaches the agent's client too: its personal data is
- * redacted like a result's. True when it was rewritten.
- */
-export function redactNotification(caller: McpCaller, msg: Json): boolean {
-  const redactor = caller.set.outputRedactor;
-  const params = msg['params'];
-  if (!redactor || params === null || typeof params !== 'object') return false;
-  let count = 0;
-  walkText(params, (text) => {
-    const r = redactor.redact(text);
-    count += r.matches.length;
-    return r.text;
-  });
-  return count > 0;
+  return { changed, blockedBy: blocking ? blocking.policyId : null };
 }

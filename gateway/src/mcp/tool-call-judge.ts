@@ -49,11 +49,19 @@ export class ToolCallJudge {
     const started = performance.now();
     const id = msg['id'] as string | number;
     const params = readParams(msg['params']);
-    if (params === null) throw new InvalidParams(id, 'tools/call: params.name must be a string and params.arguments an object');
+    if (params === null) throw new InvalidParams(id, 'tools/call: params.name must be a string, params.arguments an object and params._meta.progressToken a string or a number');
     const tool = params.name;
     const args = (params.arguments ?? {}) as Json;
+    // Only what the gateway judges goes on: the name, the arguments and the progress token, never another field of
+    // params or _meta (no text reaches the server unjudged, and no extension, such as a task, steers the call around
+    // governance).
+    const token = params._meta?.progressToken;
+    const sent: CallToolRequestParams = { name: tool };
+    if (params.arguments !== undefined) sent.arguments = args;
+    if (token !== undefined) sent._meta = { progressToken: token };
+    msg['params'] = sent;
     const argumentsJson = JSON.stringify(args);
-    const evaluation = await this.#evaluate(caller, tool, args);
+    const evaluation = await this.#evaluate(caller, tool, args, typeof token === 'string' ? token : null);
     const record: ToolCallRecord = {
       decisionId: newId('dec'),
       tenantId: caller.tenantId,
@@ -78,7 +86,8 @@ export class ToolCallJudge {
     if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
       const tally = new RedactionCount(caller.set.inputRedactor);
       walkText(args, tally.redact);
-      params.arguments = args;
+      // A progress token is text the server reads too: redacted like the arguments (its notifications then carry it so).
+      if (typeof token === 'string') sent._meta = { progressToken: tally.redact(token) };
       record.inputRedactions = tally.count;
       record.inputRedactionEntities = tally.entities;
     }
@@ -88,7 +97,7 @@ export class ToolCallJudge {
     return { record, refusal };
   }
 
-  #evaluate(caller: McpCaller, tool: string, args: Json): Evaluation | Promise<Evaluation> {
+  #evaluate(caller: McpCaller, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
     if (caller.agent.suspended) {
       return { verdict: 'DENY', riskScore: 100, rule: 'agent_suspended', policiesEvaluated: 0, triggered: [], redactInput: false };
     }
@@ -98,7 +107,7 @@ export class ToolCallJudge {
       sessionId: caller.sessionId,
       riskBudget: null,
       agentRiskBudget: caller.agent.riskBudget,
-      text: headedText(['tool_call', tool], args),
+      text: headedText(token === null ? ['tool_call', tool] : ['tool_call', tool, token], args),
       now: Date.now(),
       tool: { name: tool, server: caller.server },
     });
@@ -137,15 +146,27 @@ export class ToolCallJudge {
 
 /**
  * A tools/call's params as the protocol types them (`CallToolRequestParams`), or null. Checked by hand rather than
- * with the SDK's schema: loading the SDK's schemas costs a sidecar ~19 MiB and ~90 ms at start, for two fields.
+ * with the SDK's schema: loading the SDK's schemas costs a sidecar ~19 MiB and ~90 ms at start, for three fields.
  */
 function readParams(p: unknown): CallToolRequestParams | null {
-  if (p === null || typeof p !== 'object' || Array.isArray(p)) return null;
+  if (!isObject(p)) return null;
   const params = p as CallToolRequestParams;
   if (typeof params.name !== 'string' || params.name === '' || params.name.length > 256) return null;
   const a = params.arguments as unknown;
-  if (a !== undefined && (a === null || typeof a !== 'object' || Array.isArray(a))) return null;
-  return params;
+  if (a !== undefined && !isObject(a)) return null;
+  const meta = params._meta as unknown;
+  if (meta === undefined) return params;
+  if (!isObject(meta)) return null;
+  const token = meta['progressToken'];
+  if (token === undefined || (typeof token === 'string' && token.length <= MAX_PROGRESS_TOKEN) || (typeof token === 'number' && Number.isFinite(token))) return params;
+  return null;
+}
+
+/** Characters of a string progress token (the SDKs send a number, or a short id). */
+const MAX_PROGRESS_TOKEN = 256;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** A tools/call whose params cannot be read: answered with JSON-RPC's invalid-params error, never forwarded. */

@@ -4,6 +4,7 @@ import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
 import { CompiledParts, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
+import { foldToolName } from './tool-globs.js';
 import { compilePolicy } from './kinds/all-kinds.js';
 import { periodKey, type TenantState } from './tenant-state.js';
 import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
@@ -180,9 +181,10 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
         }
       }
 
-      if (input.tool !== undefined) {
+      if (input.tool !== undefined && tools.length > 0) {
+        const folded = foldToolName(input.tool.name);
         for (const r of tools) {
-          const t = toolTrigger(r, input.tool.name, input.tool.server);
+          const t = toolTrigger(r, folded, input.tool.name, input.tool.server);
           if (t !== null) triggered.push(t);
         }
       }
@@ -220,9 +222,11 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
     toolVerdict(name: string, server: string): Triggered | null {
       let worst: Triggered | null = null;
+      if (tools.length === 0) return worst;
+      const folded = foldToolName(name);
       for (const r of tools) {
         if (worst !== null && VERDICT_RANK[verdictOf(r.action)] <= VERDICT_RANK[verdictOf(worst.action)]) continue;
-        const t = toolTrigger(r, name, server);
+        const t = toolTrigger(r, folded, name, server);
         if (t !== null) worst = t;
       }
       return worst;
@@ -232,13 +236,14 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
 /**
  * A `tool_access` policy's trigger for one tool, or null: outside its servers, or allowed (matching no deny glob, and
- * some allow glob when it has them).
+ * some allow glob when it has them). The globs match the name's folded form (`folded`, foldToolName); the reason
+ * quotes the name as it was sent.
  */
-function toolTrigger(r: ToolRule, name: string, server: string): Triggered | null {
+function toolTrigger(r: ToolRule, folded: string, name: string, server: string): Triggered | null {
   if (r.servers !== null && !r.servers.has(server)) return null;
   let why: string;
-  if (r.deny?.test(name)) why = 'matches a denied name';
-  else if (r.allow !== null && !r.allow.test(name)) why = 'matches no allowed name';
+  if (r.deny?.test(folded)) why = 'matches a denied name';
+  else if (r.allow !== null && !r.allow.test(folded)) why = 'matches no allowed name';
   else return null;
   // The name comes from a caller or a model: quoted, and bounded in what the ledger keeps.
   const where = server === '' ? '' : ` of MCP server "${server}"`;

@@ -46,6 +46,8 @@ export interface GatewayStore {
   readonly storedResponses: Database;
   /** sha256(tenant, agent, server, tool, arguments) -> {decision_id, at}: a tool call held for approval (mcp/held-tool-calls.ts) */
   readonly heldToolCalls: Database;
+  /** [tenant id, server, MCP session id] -> {agent, at}: whose MCP session it is, and its last use (mcp/mcp-sessions.ts) */
+  readonly mcpSessions: Database;
   /** tenant id -> StoredRequestLogSettings: the sampled request log's settings (request-log/request-log-settings.ts) */
   readonly requestLogSettings: Database;
   /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-log.ts) */
@@ -92,6 +94,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     shipCursors: db('ledger_ship_cursors'),
     storedResponses: db('stored_responses'),
     heldToolCalls: db('held_tool_calls'),
+    mcpSessions: db('mcp_sessions'),
     requestLogSettings: db('request_log_settings'),
     requestSamples: db('request_samples'),
     credentials: new CredentialRevision(db('credential_revision')),

@@ -1,11 +1,14 @@
 import type { BucketOptions } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 
-/** The plan table (docs/decisions.md, "Limits (plans)"): requests per minute and burst, per tenant. */
+/**
+ * The plan table (docs/decisions.md, "Limits (plans)"), per tenant: requests per minute and burst, and the MCP sessions
+ * it may hold open through one gateway (its share of the session table; MCP_SESSIONS_MAX overrides it).
+ */
 export const PLANS = {
-  community: { rpm: 60, burst: 10 },
-  professional: { rpm: 600, burst: 100 },
-  enterprise: { rpm: Infinity, burst: Infinity },
+  community: { rpm: 60, burst: 10, mcpSessions: 100 },
+  professional: { rpm: 600, burst: 100, mcpSessions: 1_000 },
+  enterprise: { rpm: Infinity, burst: Infinity, mcpSessions: 10_000 },
 } as const;
 
 export type Plan = keyof typeof PLANS;

@@ -24,10 +24,32 @@ describe('tool_access: toolVerdict', () => {
     for (const name of ['drop_table', 'drop_', 'crm.delete_x', 'crm.delete_é', 'crm.delete_😀', 'a.b']) {
       expect(s.toolVerdict(name, ''), name).toMatchObject({ policyId: 'deny', type: 'tool_access', action: 'DENY', risk: 50 });
     }
-    // `.` is a dot, not any character; `?` is exactly one; matches are whole names, case included.
-    for (const name of ['read_table', 'xdrop_table', 'DROP_TABLE', 'crm.delete_', 'crm.delete_xy', 'crmxdelete_x', 'axb', 'a.bc', 'drop']) {
+    // `.` is a dot, not any character; `?` is exactly one; matches are whole names.
+    for (const name of ['read_table', 'xdrop_table', 'crm.delete_', 'crm.delete_xy', 'crmxdelete_x', 'axb', 'a.bc', 'drop']) {
       expect(s.toolVerdict(name, ''), name).toBeNull();
     }
+  });
+
+  it('names match after NFKC and case folding: case, full-width and compatibility variants of a name are that name', () => {
+    const s = set(toolPolicy({ deny: ['drop_*', 'Straße', 'ＥＸＰＯＲＴ'], action: 'DENY' }, 'fold'));
+    for (const name of ['drop_table', 'DROP_TABLE', 'Drop_Table', 'ｄｒｏｐ＿ｔａｂｌｅ', 'ＤＲＯＰ＿ｔａｂｌｅ', 'ᴰROP_x', 'straße', 'STRASSE', 'strasse', 'export', 'Export', 'ｅｘｐｏｒｔ']) {
+      expect(s.toolVerdict(name, ''), name).toMatchObject({ policyId: 'fold' });
+    }
+    // The reason quotes the name as it was sent.
+    expect(s.toolVerdict('ＤＲＯＰ＿x', '')?.reason).toContain('"ＤＲＯＰ＿x"');
+    for (const name of ['drip_table', 'strase', 'exports']) expect(s.toolVerdict(name, ''), name).toBeNull();
+    // Allow globs fold too: a variant of an allowed name is allowed, of no allowed name is not.
+    const allow = set(toolPolicy({ allow: ['read_*'], action: 'DENY' }, 'allow'));
+    expect(allow.toolVerdict('READ_TABLE', '')).toBeNull();
+    expect(allow.toolVerdict('ｒｅａｄ＿x', '')).toBeNull();
+    expect(allow.toolVerdict('ＷＲＩＴＥ', '')).not.toBeNull();
+    // A glob's own wildcard is `*` and `?` only: a full-width asterisk in a glob is a literal character (its folded `*`).
+    const lit = set(toolPolicy({ deny: ['a＊b'], action: 'DENY' }, 'lit'));
+    expect(lit.toolVerdict('a*b', '')).not.toBeNull();
+    expect(lit.toolVerdict('axxb', '')).toBeNull();
+    // /v1/decide and the proxy judge through evaluate: the same folding.
+    const state = new TenantState(TENANT);
+    expect(s.evaluate(input({ name: 'ＤＲＯＰ＿ＴＡＢＬＥ', server: '' }), state).verdict).toBe('DENY');
   });
 
   it('glob characters other than * and ? are literal: brackets, braces, !, backslash, regex syntax', () => {

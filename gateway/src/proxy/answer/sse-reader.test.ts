@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeSse, SseReader, type SseEvent } from './sse-reader.js';
+import { encodeSse, SseReader, sseEvents, type SseEvent } from './sse-reader.js';
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 
@@ -51,5 +51,21 @@ describe('SseReader', () => {
     expect(() => {
       for (let i = 0; i < 20; i++) reader.push(bytes(`data: ${'x'.repeat(100)}\n`));
     }).toThrow('stream event too large');
+  });
+
+  it('sseEvents: a last event ended by CR CR, held by push (a CR may be half of CRLF), comes out once the body ends', async () => {
+    const last = 'data: {"id":2}\r\r';
+    const reader = new SseReader();
+    expect(reader.push(bytes(last))).toEqual([]);
+    async function* body() {
+      yield bytes('data: {"id":1}\r\r');
+      yield bytes(last);
+    }
+    const out: SseEvent[] = [];
+    for await (const events of sseEvents(body(), new SseReader())) out.push(...events);
+    expect(out).toEqual([
+      { data: '{"id":1}', other: [] },
+      { data: '{"id":2}', other: [] },
+    ]);
   });
 });

@@ -46,7 +46,10 @@ export class SseReader {
     return this.#take();
   }
 
-  /** Whatever is left at end of stream (an unterminated last event is still delivered). */
+  /**
+   * Whatever is left at end of stream (an unterminated last event is still delivered, and so is one whose last line
+   * ended with a lone CR: the parser holds a CR back until it knows no LF follows).
+   */
   end(): SseEvent[] {
     this.#parser.feed(`${this.#decoder.decode()}\n\n`);
     return this.#take();
@@ -57,6 +60,15 @@ export class SseReader {
     if (out.length > 0) this.#out = [];
     return out;
   }
+}
+
+/**
+ * The events of a whole stream, a list per chunk as the chunks arrive, then what `end()` finds once the body has
+ * ended: reading a stream this way cannot forget its last event.
+ */
+export async function* sseEvents(body: AsyncIterable<unknown>, reader: SseReader): AsyncGenerator<SseEvent[]> {
+  for await (const chunk of body) yield reader.push(chunk as Uint8Array);
+  yield reader.end();
 }
 
 function fieldsOf(m: EventSourceMessage): string[] {
