@@ -142,7 +142,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
   const requestLogPruner = new RequestLogPruner(callSamples, config.requestLogPruneIntervalS * 1000, logger);
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
-  const loginFailures = new LoginFailures(store.counters, loginFailureLimits(config));
+  const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));

@@ -80,7 +80,7 @@ describe.each([apiLogin, consoleLogin])('concurrent logins through $name', (rout
       const attempt = await route.prepare(t);
       const sessionsBefore = sessionCount(t);
       const wrong = Array.from({ length: 39 }, () => attempt('target@race.example', WRONG));
-      await poll(() => ((t.gw.deps.store.counters.get(['login_failures', 'acct', 'target@race.example']) as { n: number } | undefined)?.n ?? 0) >= 5, { what: 'the account limit to be reached' });
+      await poll(() => t.gw.deps.passwordLogin.failures.failuresOf('target@race.example', '127.0.0.1') >= 5, { what: 'the account limit to be reached' });
       const right = await attempt('target@race.example', PASSWORD);
       const n = tally(await Promise.all(wrong));
       expect(n, JSON.stringify(n)).toEqual({ session: 0, refused: 5, limited: 34 });

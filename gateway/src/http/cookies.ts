@@ -4,6 +4,8 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 export const SESSION_COOKIE = 'aduana_session';
 export const OIDC_FLOW_COOKIE = 'aduana_oidc_flow';
 export const LOGIN_CSRF_COOKIE = 'aduana_login_csrf';
+/** The browser's device cookie: which accounts signed in from it (identity/sessions/device-cookies.ts). */
+export const DEVICE_COOKIE = 'aduana_device';
 
 /** One cookie's value from a Cookie header (the first of a repeated name), '' when absent. */
 export function cookieValue(header: string, name: string): string {

@@ -44,6 +44,8 @@ export interface Reply {
   raw?: string | Buffer;
   contentType?: string;
   headers?: Readonly<Record<string, string>>;
+  /** Set-Cookie values, each its own header (a record holds one value per name). */
+  cookies?: readonly string[];
 }
 
 /** Returned by a handler that answered on `ctx.res` itself (streams). */
@@ -289,6 +291,7 @@ export class HttpServer {
       res.writeHeader(TRACE_ID, ctx.trace.traceId);
       if (type) res.writeHeader(CONTENT_TYPE, type);
       if (r.headers) for (const k in r.headers) res.writeHeader(k, r.headers[k] as string);
+      if (r.cookies) for (const c of r.cookies) res.writeHeader('set-cookie', c);
       // No argument: uWS writes any argument, even undefined, as a Content-Length, and a 204 or 304 carries none (RFC
       // 9110, 8.6). Only a refused request (an error with a body) asks for closeConnection, so none is lost here.
       if (r.status === 204 || r.status === 304) res.endWithoutBody();

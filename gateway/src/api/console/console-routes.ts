@@ -95,8 +95,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
     // Before a session exists the form's token must match the one its cookie carries (double submit).
     assertCsrf(form, cookieValue(ctx.header('cookie'), LOGIN_CSRF_COOKIE));
     try {
-      const { token, record } = await passwordLogin.login((form.get('email') ?? '').slice(0, 320), form.get('password') ?? '', ctx.clientAddress());
-      return seeOther('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000)));
+      const { token, record, deviceCookie } = await passwordLogin.login((form.get('email') ?? '').slice(0, 320), form.get('password') ?? '', ctx.clientAddress(), ctx.header('cookie'));
+      return { ...seeOther('/console', sessionCookie(token, Math.floor((Date.parse(record.expires_at) - Date.now()) / 1000))), cookies: [deviceCookie] };
     } catch (err) {
       if (!(err instanceof GatewayError) || !LOGIN_ERRORS.has(err.code)) throw err;
       return seeOther(`/console/login?error=${err.code}`);

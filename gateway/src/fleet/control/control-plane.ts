@@ -90,7 +90,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const policyValidator = new PolicyValidator();
   runtimes.usePackPolicies(buildPackPolicies(policyValidator));
   const authenticator = new Authenticator({ tokens, sessions, users });
-  const loginFailures = new LoginFailures(local.counters, loginFailureLimits(config));
+  const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const archive = new PgLedgerArchive(db.pool);
   const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);

@@ -4,6 +4,7 @@ import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { bearerToken } from '../auth/authenticate.js';
 import { ROLE_SCOPES, type Principal } from '../auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
+import { clientSource } from '../../http/client-source.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerIdpRoutes } from './idp-routes.js';
@@ -30,7 +31,8 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
   // RFC 7662-style: any well-formed request gets 200; `active` says whether the token is good. A good token counts
   // against its tenant's plan; a bad one (or none) against the client address's failure budget.
   server.route('get', '/verify', { auth: 'public', body: 'none' }, (ctx) => {
-    const address = ctx.clientAddress();
+    // Counted per client source: an IPv6 /64 is one client, not 2^64 of them.
+    const address = clientSource(ctx.clientAddress());
     failures.assertAllowed(address);
     const token = bearerToken(ctx.authorization);
     if (!token) {

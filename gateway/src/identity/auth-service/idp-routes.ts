@@ -6,6 +6,7 @@ import { HTML_HEADERS, HTML_TYPE } from '../../api/console/html-headers.js';
 import type { RelyingParty } from '../oidc/relying-party.js';
 import { provisionUser } from '../oidc/provision-user.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
+import { clientSource } from '../../http/client-source.js';
 
 const COOKIE_HEADERS = ['cookie'] as const;
 
@@ -42,12 +43,12 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
     .filter((d) => d !== '');
   const secure = config.cookieSecure;
   // Each start holds a pending flow in memory until it comes back or expires (at most 10,000, oldest out first): per
-  // address, so one client cannot push out everyone else's half-done sign-ins.
+  // client source (an IPv6 /64 as one), so one client cannot push out everyone else's half-done sign-ins.
   const starts = new TokenBuckets({ capacity: config.oidcStartsPerMinute, refillPerSecond: config.oidcStartsPerMinute / 60 });
 
   server.route('get', '/auth/idp', { auth: 'public', body: 'none' }, async (ctx) => {
     if (!rp) throw new GatewayError('identity_provider_off');
-    const allowed = starts.take(ctx.clientAddress());
+    const allowed = starts.take(clientSource(ctx.clientAddress()));
     if (!allowed.allowed) {
       throw new GatewayError('rate_limited', `too many sign-ins started from this address; retry in ${allowed.retryAfterS} s`, '', { 'retry-after': String(allowed.retryAfterS) });
     }

@@ -20,11 +20,12 @@ const validateLogin = new OwnSchema({
 export function registerSessionRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'users' | 'tenants'>): void {
   const { passwordLogin, sessions, users, tenants } = deps;
 
-  server.route('post', '/login', { auth: 'public', body: 'json' }, async (ctx) => {
+  // The Cookie header carries the browser's device cookie, if any; a sign-in answers a renewed one.
+  server.route('post', '/login', { auth: 'public', body: 'json', headers: ['cookie'] }, async (ctx) => {
     assertValid(validateLogin, ctx.body);
     const body = ctx.body as { email: string; password: string };
-    const { token, record } = await passwordLogin.login(body.email, body.password, ctx.clientAddress());
-    return { status: 200, body: { session_token: token, expires_at: record.expires_at }, headers: { 'cache-control': 'no-store' } };
+    const { token, record, deviceCookie } = await passwordLogin.login(body.email, body.password, ctx.clientAddress(), ctx.header('cookie'));
+    return { status: 200, body: { session_token: token, expires_at: record.expires_at }, headers: { 'cache-control': 'no-store' }, cookies: [deviceCookie] };
   });
 
   // The current user (id, name, avatar, email, role, provider: strings; docs/authentication.md): for a session, or a
