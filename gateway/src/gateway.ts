@@ -284,7 +284,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     decideValidator: new DecideRequestValidator(),
     ledger,
     audit,
-    ingestor: new EventIngestor(runtimes, ledger, decisions),
+    ingestor: new EventIngestor(runtimes, ledger, audit),
     ingestValidator: new IngestValidator(),
     metrics,
     users,

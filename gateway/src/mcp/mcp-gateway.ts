@@ -398,8 +398,7 @@ export class McpGateway {
         r.sample.streamed = streamed;
       }
       const outcome: ToolCallOutcome = governed.blockedBy !== null ? 'blocked' : msg['error'] !== undefined || result?.['isError'] === true ? 'tool_error' : 'completed';
-      if (governed.blockedBy !== null) this.d.recorder.record(r, outcome, 'DENY', governed.blockedBy);
-      else this.d.recorder.record(r, outcome);
+      this.d.recorder.record(r, outcome);
     }
     return governed;
   }

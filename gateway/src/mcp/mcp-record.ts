@@ -2,6 +2,8 @@ import { isoTime } from '@aduana/shared';
 import type { AuditTrail } from '../ledger/audit-trail.js';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
+import { foldOutputVerdict } from '../policy/output-verdict.js';
+import type { Verdict } from '../policy/verdict.js';
 import type { EntityTally } from '../policy/pii/entity-tally.js';
 import type { Json } from './jsonrpc.js';
 
@@ -68,7 +70,11 @@ export class ToolCallRecorder {
     return this.sampler !== null && this.sampler.draws(tenantId) ? { arguments: null, result: null, streamed: false } : null;
   }
 
-  record(r: ToolCallRecord, outcome: ToolCallOutcome, verdict = r.evaluation.verdict, rule = r.evaluation.rule): void {
+  /**
+   * `verdict` and `rule` stand for the call's own (its judgement, with what its result triggered folded in) where an
+   * administrator's resolution decided it.
+   */
+  record(r: ToolCallRecord, outcome: ToolCallOutcome, verdict?: Verdict, rule?: string): void {
     recordToolCall(this.audit, r, outcome, verdict, rule);
     if (r.sample !== null) this.sampler?.afterToolCall(r);
   }
@@ -80,17 +86,20 @@ export class ToolCallRecorder {
  * personal data), redaction counts, duration and outcome; then the decision index, which feeds the console's
  * decisions page and the telemetry metrics.
  */
-function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: ToolCallOutcome, verdict = r.evaluation.verdict, rule = r.evaluation.rule): void {
+function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: ToolCallOutcome, verdict?: Verdict, rule?: string): void {
+  // What the result triggered is folded in as the proxy folds an answer's checks (most severe wins, risks combined).
+  const e = r.evaluation;
+  const folded = r.outputTriggered.length === 0 ? e : foldOutputVerdict(e.verdict, e.rule, e.triggered, r.outputTriggered);
   const d: DecisionRecord = {
     decision_id: r.decisionId,
     tenant_id: r.tenantId,
     agent_id: r.agentId,
-    execution_status: verdict,
-    risk_score: r.evaluation.riskScore,
+    execution_status: verdict ?? folded.verdict,
+    risk_score: folded.riskScore,
     event_type: 'mcp.tools.call',
     trace_id: r.traceId,
     created_at: isoTime(r.startedAt),
-    rule,
+    rule: rule ?? folded.rule,
     policy_version: r.policyLabel,
     policies_evaluated: r.evaluation.policiesEvaluated,
     triggered: [...r.evaluation.triggered, ...r.outputTriggered],

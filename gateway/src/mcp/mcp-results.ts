@@ -1,6 +1,6 @@
 import { collectText, walkText } from '../policy/input-text.js';
 import { mcpMedia } from './mcp-media.js';
-import { isBlockingAction } from '../policy/verdict.js';
+import { isHeld, mostSevere, verdictOf, type Verdict } from '../policy/verdict.js';
 import { RPC, rpcError, type Json, type RequestId } from './jsonrpc.js';
 import type { McpCaller } from './tool-call-judge.js';
 import type { ToolCallRecord } from './mcp-record.js';
@@ -50,11 +50,14 @@ function governAnswer(caller: McpCaller, msg: Json, member: 'result' | 'error', 
   const judged = governMember(caller, msg, member, record);
   if (judged.blockedBy === null) return { message: msg, changed: judged.changed, blockedBy: null };
   const set = caller.set;
-  const data: Json = { verdict: 'DENIED', rule: judged.blockedBy, trace_id: caller.traceId, policy: set.label };
+  // A held verdict is recorded as held for review, as the proxy records a held answer; the agent gets no result either way.
+  const held = isHeld(judged.verdict);
+  const data: Json = { verdict: held ? judged.verdict : 'DENIED', rule: judged.blockedBy, trace_id: caller.traceId, policy: set.label };
   if (record) data['decision_id'] = record.decisionId;
   const id = (msg['id'] ?? null) as RequestId | null;
   const what = member === 'result' ? 'result' : "server's error";
-  return { message: rpcError(id, RPC.refused, `${what} blocked by policy ${judged.blockedBy}`, data), changed: true, blockedBy: judged.blockedBy };
+  const review = held && record ? ` (${judged.verdict}: decision ${record.decisionId} awaits review)` : '';
+  return { message: rpcError(id, RPC.refused, `${what} blocked by policy ${judged.blockedBy}${review}`, data), changed: true, blockedBy: judged.blockedBy };
 }
 
 /** What redaction and the output filters made of one member of a message. */
@@ -63,9 +66,11 @@ export interface GovernedMember {
   changed: boolean;
   /** The blocking output policy, or null. */
   blockedBy: string | null;
+  /** The most severe verdict of what triggered (ALLOW when nothing blocks). */
+  verdict: Verdict;
 }
 
-const UNTOUCHED: GovernedMember = Object.freeze({ changed: false, blockedBy: null });
+const UNTOUCHED: GovernedMember = Object.freeze({ changed: false, blockedBy: null, verdict: 'ALLOW' });
 
 /**
  * One member of a message from the server (a response's `result` or `error`, a notification's or a server request's
@@ -94,9 +99,11 @@ export function governMember(caller: McpCaller, holder: Json, member: string, re
       record.outputRedactionEntities = tally.entities;
     }
   }
-  if (!set.hasOutputFilters) return changed ? { changed, blockedBy: null } : UNTOUCHED;
+  if (!set.hasOutputFilters) return changed ? { changed, blockedBy: null, verdict: 'ALLOW' } : UNTOUCHED;
   const triggered = set.evaluateOutput(collectText(root, undefined, media)).triggered;
   if (record) record.outputTriggered = triggered;
-  const blocking = triggered.find((t) => isBlockingAction(t.action));
-  return { changed, blockedBy: blocking ? blocking.policyId : null };
+  const at = mostSevere(triggered, 'ALLOW');
+  if (at < 0) return { changed, blockedBy: null, verdict: 'ALLOW' };
+  const blocking = triggered[at]!;
+  return { changed, blockedBy: blocking.policyId, verdict: verdictOf(blocking.action) };
 }

@@ -99,7 +99,7 @@ export class ToolCallJudge {
 
   #evaluate(caller: McpCaller, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
     if (caller.agent.suspended) {
-      return { verdict: 'DENY', riskScore: 100, rule: 'agent_suspended', policiesEvaluated: 0, triggered: [], redactInput: false };
+      return { verdict: 'DENY', riskScore: 0, rule: 'agent_suspended', policiesEvaluated: 0, triggered: [], redactInput: false };
     }
     return this.runtimes.judge(caller.set, {
       tenantId: caller.tenantId,

@@ -132,7 +132,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
   });
   registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, agents), decideValidator: new DecideRequestValidator() });
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
-  registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, decisions), ingestValidator: new IngestValidator(), config });
+  registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, audit), ingestValidator: new IngestValidator(), config });
   let egress: Egress | null = null;
   let proxy: MountedProxy | null = null;
   let callSamples: RequestLog | null = null;

@@ -3,7 +3,8 @@ import { isoTime, newId } from '@aduana/shared';
 import { assertAgent, type Principal } from '../../identity/auth/principal.js';
 import { headedText } from '../../policy/input-text.js';
 import type { DecisionEnvelope } from '../../policy/decisions/decision-engine.js';
-import type { DecisionStore } from '../../policy/decisions/decision-store.js';
+import type { AuditTrail } from '../audit-trail.js';
+import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { EventsLedger, LedgerEntry, LedgerInput } from '../index.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { IngestEvent } from './ingest-event.js';
@@ -16,13 +17,14 @@ export interface Ingested {
 /**
  * POST /v1/events and the batch endpoint: each event is risk-scored by the tenant's compiled policies (score only:
  * no rate windows counted, no session risk accumulated), then the whole set is appended to the tenant's chain in one
- * transaction and flushed to disk before this resolves. An acknowledged event is never lost.
+ * transaction and flushed to disk before this resolves (an acknowledged event is never lost), then each decision is
+ * indexed through the audit trail.
  */
 export class EventIngestor {
   constructor(
     private readonly runtimes: TenantRuntimes,
     private readonly ledger: EventsLedger,
-    private readonly decisions: DecisionStore,
+    private readonly audit: AuditTrail,
   ) {}
 
   async ingest(principal: Principal, events: readonly IngestEvent[], traceId: string, startedAt: number): Promise<Ingested[]> {
@@ -69,7 +71,9 @@ export class EventIngestor {
     const entries = await this.ledger.append(tenantId, inputs);
     const latency = Math.round((performance.now() - startedAt) * 1000) / 1000;
     return scored.map(({ ev, agentId, evaluation, decisionId }, i) => {
-      void this.decisions.record({
+      // Indexed through the audit trail like every other door's decisions, so its observers (telemetry, the agent's
+      // risk, Prometheus) see them too; the entries themselves are chained and flushed above.
+      const d: DecisionRecord = {
         decision_id: decisionId,
         tenant_id: tenantId,
         agent_id: agentId,
@@ -83,7 +87,9 @@ export class EventIngestor {
         policies_evaluated: evaluation.policiesEvaluated,
         triggered: evaluation.triggered,
         resolution: null,
-      });
+        latency_ms: latency,
+      };
+      this.audit.index(d, latency);
       return {
         envelope: { decision_id: decisionId, execution_status: evaluation.verdict, risk_score: evaluation.riskScore, latency_ms: latency, trace_id: traceId, tenant_id: tenantId, timestamp: createdAt },
         entry: entries[i] as LedgerEntry,

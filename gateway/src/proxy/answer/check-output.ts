@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { Triggered } from '../../policy/evaluation.js';
-import { combineRisk } from '../../policy/risk.js';
-import { isBlockingAction, mostSevere, verdictOf } from '../../policy/verdict.js';
+import { foldOutputVerdict } from '../../policy/output-verdict.js';
+import { isBlockingAction } from '../../policy/verdict.js';
 import type { ToolCallValidator } from '../output/tool-call-validator.js';
 import { unsupportedClaims } from '../output/unsupported-claims.js';
 import type { ProxyContext } from '../proxy-context.js';
@@ -64,11 +64,8 @@ function outputTriggers(c: ProxyContext, tools: ToolCallValidator | null, answer
 export function applyOutputVerdict(c: ProxyContext, triggered: Triggered[]): void {
   if (triggered.length === 0) return;
   c.outputTriggered = triggered;
-  const at = mostSevere(triggered, c.verdict);
-  if (at >= 0) {
-    const t = triggered[at] as Triggered;
-    c.verdict = verdictOf(t.action);
-    c.rule = t.policyId;
-  }
-  c.riskScore = combineRisk([...(c.evaluation?.triggered ?? []), ...triggered].map((t) => t.risk));
+  const folded = foldOutputVerdict(c.verdict, c.rule, c.evaluation?.triggered ?? [], triggered);
+  c.verdict = folded.verdict;
+  c.rule = folded.rule;
+  c.riskScore = folded.riskScore;
 }
