@@ -12,6 +12,7 @@ import { PolicyValidator } from './policy/validate-policy.js';
 import { TenantRuntimes, createLimitMemory, evaluationLimits } from './policy/runtime/tenant-runtime.js';
 import { DecisionStore } from './policy/decisions/decision-store.js';
 import { DecisionEngine } from './policy/decisions/decision-engine.js';
+import { CallerAdmission } from './governance/caller-admission.js';
 import { DecideRequestValidator } from './policy/decisions/decide-request.js';
 import { HttpServer, type RouteInfo } from './http/server.js';
 import { BodyBudget, createBodyBudgetMemory } from './http/body-budget.js';
@@ -280,7 +281,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     policyValidator,
     runtimes,
     decisions,
-    engine: new DecisionEngine(runtimes, audit, agents),
+    engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)),
     decideValidator: new DecideRequestValidator(),
     ledger,
     audit,

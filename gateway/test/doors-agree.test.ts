@@ -118,4 +118,33 @@ describe('every door records the same fact the same way', () => {
     const metrics = await call(t.url, 'GET', '/v1/telemetry/metrics', { token: tok.viewer });
     expect(metrics.text).toContain(`aduana_blocks_total{tenant="doors-events",rule="${policyId}"} 1`);
   });
+
+  it('the same action through every door is recorded alike: verdict, rule, risk, the policies that judged it and what triggered', async () => {
+    const tok = await t.tenant('doors-same');
+    const p = await call(t.url, 'POST', '/v1/policies', { token: tok.admin, body: { name: 'money', type: 'content_filter', risk: 70, rules: { patterns: ['wire the money'], action: 'ESCALATE' } } });
+    const policyId = p.body.id as string;
+    const text = 'please wire the money today';
+
+    expect((await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: tok.operator, headers: { 'x-svc-agent-id': 'same' }, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }] } })).status).toBe(403);
+    const held = (await (await connect(tok.operator, 'same')).callTool({ name: 'send_email', arguments: { to: 'bank', body: text } }).catch((e: unknown) => e)) as McpError;
+    expect(held).toBeInstanceOf(McpError);
+    const decided = await call(t.url, 'POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'same', action: { type: 'tool_call', target: 'send_email', payload: { to: 'bank', body: text } } } });
+    expect(decided.body.envelope.execution_status).toBe('ESCALATE');
+    const event = await call(t.url, 'POST', '/v1/events', { token: tok.operator, body: { event_type: 'tool_call', payload: { to: 'bank', body: text }, metadata: { agent_id: 'same' } } });
+    expect(event.body.envelope.execution_status).toBe('ESCALATE');
+
+    const recorded = await decisions(tok.admin, 'same');
+    expect(recorded.map((d) => d.event_type).sort()).toEqual(['decision', 'mcp.tools.call', 'proxy.chat.completions', 'tool_call']);
+    const full = await Promise.all(recorded.map(async (d) => (await call(t.url, 'GET', `/admin/decisions/${d.decision_id}`, { token: tok.admin })).body));
+    const shapes = full.map((d: Record<string, unknown>) => ({
+      agent: d['agent_id'],
+      verdict: d['execution_status'],
+      rule: d['rule'],
+      risk: d['risk_score'],
+      policies: d['policy_version'],
+      evaluated: d['policies_evaluated'],
+      triggered: (d['triggered'] as { policy_id?: string; policyId?: string; risk: number; action: string }[]).map((x) => [x.policy_id ?? x.policyId, x.action, x.risk]),
+    }));
+    for (const shape of shapes) expect(shape).toEqual({ ...shapes[0], agent: 'same', verdict: 'ESCALATE', rule: policyId, risk: 70, triggered: [[policyId, 'ESCALATE', 70]] });
+  });
 });

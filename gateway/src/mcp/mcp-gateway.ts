@@ -5,8 +5,7 @@ import { GatewayError } from '../errors.js';
 import { parseJsonBody } from '../http/json-body.js';
 import { endRaw, RawChunkWriter, writeRawHead, writeRawWhole } from '../http/raw-response.js';
 import type { RequestContext } from '../http/request-context.js';
-import { assertAgent } from '../identity/auth/principal.js';
-import { isValidLedgerName } from '../ledger/index.js';
+import { CallerAdmission } from '../governance/caller-admission.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import { encodeSse, SseReader, sseEvents } from '../proxy/answer/sse-reader.js';
 import { envelopeOf, idKey, kindOf, RPC, rpcError, type Json, type RequestId } from './jsonrpc.js';
@@ -70,8 +69,10 @@ interface Pending {
  */
 export class McpGateway {
   readonly #pools = new Map<string, Dispatcher>();
+  readonly #admission: CallerAdmission;
 
   constructor(private readonly d: McpGatewayDeps) {
+    this.#admission = new CallerAdmission(d.agents, d.runtimes);
     for (const u of d.upstreams.values()) {
       if (!this.#pools.has(u.url.origin)) this.#pools.set(u.url.origin, (d.egress ?? Egress.direct).pool(u.url.origin, { connections: 64, keepAliveTimeout: 30_000 }));
     }
@@ -150,22 +151,10 @@ export class McpGateway {
   }
 
   #caller(ctx: RequestContext, upstream: McpUpstream): McpCaller {
-    const p = ctx.auth;
-    if (ctx.agentId === '') throw new GatewayError('missing_agent_id');
-    if (!isValidLedgerName(ctx.agentId)) throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
-    assertAgent(p, ctx.agentId);
-    const agent = this.d.agents.admit(p.tenantId, ctx.agentId, Date.now());
+    const admitted = this.#admission.admit(ctx.auth, ctx.agentId, Date.now());
     const sessionId = ctx.header('mcp-session-id');
     if (sessionId.length > 256) throw new GatewayError('invalid_request', 'mcp-session-id: at most 256 characters');
-    return {
-      tenantId: p.tenantId,
-      agentId: ctx.agentId,
-      agent,
-      set: this.d.runtimes.agentSet(p.tenantId, agent.policyPack),
-      server: upstream.name,
-      sessionId,
-      traceId: ctx.trace.traceId,
-    };
+    return { ...admitted, server: upstream.name, sessionId, traceId: ctx.trace.traceId };
   }
 
   async #forward(ctx: RequestContext, upstream: McpUpstream, caller: McpCaller, method: 'POST' | 'GET' | 'DELETE', body: Buffer | null, pending: Map<string, Pending>, opens: boolean): Promise<void> {

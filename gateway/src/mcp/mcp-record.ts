@@ -1,8 +1,8 @@
 import { isoTime } from '@aduana/shared';
 import type { AuditTrail } from '../ledger/audit-trail.js';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import { decisionRecord } from '../governance/decision-record.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
-import { foldOutputVerdict } from '../policy/output-verdict.js';
+import { foldOutputVerdict } from '../governance/output-verdict.js';
 import type { Verdict } from '../policy/verdict.js';
 import type { EntityTally } from '../policy/pii/entity-tally.js';
 import type { Json } from './jsonrpc.js';
@@ -90,23 +90,18 @@ function recordToolCall(audit: AuditTrail, r: ToolCallRecord, outcome: ToolCallO
   // What the result triggered is folded in as the proxy folds an answer's checks (most severe wins, risks combined).
   const e = r.evaluation;
   const folded = r.outputTriggered.length === 0 ? e : foldOutputVerdict(e.verdict, e.rule, e.triggered, r.outputTriggered);
-  const d: DecisionRecord = {
-    decision_id: r.decisionId,
-    tenant_id: r.tenantId,
-    agent_id: r.agentId,
-    execution_status: verdict ?? folded.verdict,
-    risk_score: folded.riskScore,
-    event_type: 'mcp.tools.call',
-    trace_id: r.traceId,
-    created_at: isoTime(r.startedAt),
-    rule: rule ?? folded.rule,
-    policy_version: r.policyLabel,
-    policies_evaluated: r.evaluation.policiesEvaluated,
-    triggered: [...r.evaluation.triggered, ...r.outputTriggered],
-    resolution: null,
-    latency_ms: Math.round(r.governanceMs * 1000) / 1000,
-    cost_brl: 0,
-  };
+  const d = decisionRecord(
+    { decisionId: r.decisionId, tenantId: r.tenantId, agentId: r.agentId, eventType: 'mcp.tools.call', traceId: r.traceId, createdAt: isoTime(r.startedAt), latencyMs: r.governanceMs },
+    {
+      verdict: verdict ?? folded.verdict,
+      riskScore: folded.riskScore,
+      rule: rule ?? folded.rule,
+      policiesEvaluated: e.policiesEvaluated,
+      triggered: [...e.triggered, ...r.outputTriggered],
+    },
+    r.policyLabel,
+  );
+  d.cost_brl = 0;
   // Keys in code-unit order: the ledger's canonical JSON is then the native stringify (AuditTrail.record).
   audit.chain(
     d,

@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex } from '@aduana/shared';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
-import type { AgentState } from '../agents/agent-state.js';
+import { SUSPENDED, type AdmittedCaller } from '../governance/caller-admission.js';
 import type { DecisionStore } from '../policy/decisions/decision-store.js';
-import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation } from '../policy/evaluation.js';
 import { headedText, walkText } from '../policy/input-text.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
@@ -14,11 +13,7 @@ import type { ToolCallRecord, ToolCallRecorder } from './mcp-record.js';
 import { RedactionCount } from '../policy/pii/entity-tally.js';
 
 /** Who is calling, through which server: what every judgement of one HTTP request shares. */
-export interface McpCaller {
-  tenantId: string;
-  agentId: string;
-  agent: AgentState;
-  set: PolicySet;
+export interface McpCaller extends AdmittedCaller {
   server: string;
   sessionId: string;
   traceId: string;
@@ -98,9 +93,7 @@ export class ToolCallJudge {
   }
 
   #evaluate(caller: McpCaller, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
-    if (caller.agent.suspended) {
-      return { verdict: 'DENY', riskScore: 0, rule: 'agent_suspended', policiesEvaluated: 0, triggered: [], redactInput: false };
-    }
+    if (caller.agent.suspended) return SUSPENDED;
     return this.runtimes.judge(caller.set, {
       tenantId: caller.tenantId,
       agentId: caller.agentId,

@@ -1,6 +1,6 @@
 import { isoTime, type Logger } from '@aduana/shared';
 import type { AuditTrail } from '../ledger/audit-trail.js';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import { decisionRecord } from '../governance/decision-record.js';
 import { GatewayError } from '../errors.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { Stage } from './stages/stage.js';
@@ -79,24 +79,18 @@ export class CallRecorder {
     c.record = 'made';
     const p = c.principal;
     if (!p || (c.decisionId === '' && c.endpoint.governed)) return;
-    const triggered = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered];
-    const d: DecisionRecord = {
-      decision_id: c.decisionId,
-      tenant_id: p.tenantId,
-      agent_id: c.http.agentId,
-      execution_status: c.verdict,
-      risk_score: c.riskScore,
-      event_type: c.endpoint.eventType,
-      trace_id: c.http.trace.traceId,
-      created_at: isoTime(Date.now()),
-      rule: c.rule,
-      policy_version: c.policySet?.label ?? '',
-      policies_evaluated: c.evaluation?.policiesEvaluated ?? 0,
-      triggered,
-      resolution: null,
-      latency_ms: Math.round(c.governanceMs * 1000) / 1000,
-      cost_brl: c.costBrl,
-    };
+    const d = decisionRecord(
+      { decisionId: c.decisionId, tenantId: p.tenantId, agentId: c.http.agentId, eventType: c.endpoint.eventType, traceId: c.http.trace.traceId, createdAt: isoTime(Date.now()), latencyMs: c.governanceMs },
+      {
+        verdict: c.verdict,
+        riskScore: c.riskScore,
+        rule: c.rule,
+        policiesEvaluated: c.evaluation?.policiesEvaluated ?? 0,
+        triggered: [...(c.evaluation?.triggered ?? []), ...c.outputTriggered],
+      },
+      c.policySet?.label ?? '',
+    );
+    d.cost_brl = c.costBrl;
     // What the console's costs page sums by model: only for calls whose usage was reported.
     if (c.usage) {
       d.model = c.model;

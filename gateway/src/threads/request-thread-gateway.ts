@@ -17,6 +17,7 @@ import { ThreadedLedger } from '../ledger/writer/threaded-ledger.js';
 import { DecisionStore } from '../policy/decisions/decision-store.js';
 import { AuditTrail } from '../ledger/audit-trail.js';
 import { DecisionEngine } from '../policy/decisions/decision-engine.js';
+import { CallerAdmission } from '../governance/caller-admission.js';
 import { DecideRequestValidator } from '../policy/decisions/decide-request.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { HttpServer } from '../http/server.js';
@@ -130,7 +131,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
       soon();
     },
   });
-  registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, agents), decideValidator: new DecideRequestValidator() });
+  registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)), decideValidator: new DecideRequestValidator() });
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
   registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, audit), ingestValidator: new IngestValidator(), config });
   let egress: Egress | null = null;

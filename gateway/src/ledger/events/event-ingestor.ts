@@ -4,7 +4,7 @@ import { assertAgent, type Principal } from '../../identity/auth/principal.js';
 import { headedText } from '../../policy/input-text.js';
 import type { DecisionEnvelope } from '../../policy/decisions/decision-engine.js';
 import type { AuditTrail } from '../audit-trail.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import { decisionRecord } from '../../governance/decision-record.js';
 import type { EventsLedger, LedgerEntry, LedgerInput } from '../index.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { IngestEvent } from './ingest-event.js';
@@ -73,22 +73,7 @@ export class EventIngestor {
     return scored.map(({ ev, agentId, evaluation, decisionId }, i) => {
       // Indexed through the audit trail like every other door's decisions, so its observers (telemetry, the agent's
       // risk, Prometheus) see them too; the entries themselves are chained and flushed above.
-      const d: DecisionRecord = {
-        decision_id: decisionId,
-        tenant_id: tenantId,
-        agent_id: agentId,
-        execution_status: evaluation.verdict,
-        risk_score: evaluation.riskScore,
-        event_type: ev.event_type,
-        trace_id: traceId,
-        created_at: createdAt,
-        rule: evaluation.rule,
-        policy_version: set.label,
-        policies_evaluated: evaluation.policiesEvaluated,
-        triggered: evaluation.triggered,
-        resolution: null,
-        latency_ms: latency,
-      };
+      const d = decisionRecord({ decisionId, tenantId, agentId, eventType: ev.event_type, traceId, createdAt, latencyMs: latency }, evaluation, set.label);
       this.audit.index(d, latency);
       return {
         envelope: { decision_id: decisionId, execution_status: evaluation.verdict, risk_score: evaluation.riskScore, latency_ms: latency, trace_id: traceId, tenant_id: tenantId, timestamp: createdAt },

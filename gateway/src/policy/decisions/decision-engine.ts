@@ -1,14 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { isoTime, newId, sha256Hex } from '@aduana/shared';
-import { assertAgent, type Principal } from '../../identity/auth/principal.js';
+import type { Principal } from '../../identity/auth/principal.js';
 import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
+import { SUSPENDED, type CallerAdmission } from '../../governance/caller-admission.js';
+import { decisionRecord } from '../../governance/decision-record.js';
 import type { Evaluation } from '../evaluation.js';
 import type { PolicySet } from '../compile-policy-set.js';
 import type { AuditTrail } from '../../ledger/audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 import { fromLedgerError } from '../../ledger/events/ledger-errors.js';
-import type { AgentRegistry } from '../../agents/agent-registry.js';
-import type { Triggered } from '../evaluation.js';
 
 /** The decision envelope `/v1/decide` answers. */
 export interface DecisionEnvelope {
@@ -36,7 +36,7 @@ export class DecisionEngine {
   constructor(
     private readonly runtimes: TenantRuntimes,
     private readonly audit: AuditTrail,
-    private readonly agents: AgentRegistry,
+    private readonly admission: CallerAdmission,
   ) {}
 
   /**
@@ -45,12 +45,10 @@ export class DecisionEngine {
    */
   decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome | Promise<DecideOutcome> {
     const tenantId = principal.tenantId;
-    assertAgent(principal, req.agent_id);
     const now = Date.now();
-    const agent = this.agents.admit(tenantId, req.agent_id, now);
-    const set = this.runtimes.agentSet(tenantId, agent.policyPack);
+    const { agent, set } = this.admission.admit(principal, req.agent_id, now);
     // A suspended agent's decisions are DENY with rule agent_suspended, recorded like any other (docs/agents.md).
-    if (agent.suspended) return this.#record(principal, req, traceId, startedAt, rawBody, set, now, suspendedEvaluation());
+    if (agent.suspended) return this.#record(principal, req, traceId, startedAt, rawBody, set, now, SUSPENDED);
     const judged = this.runtimes.judge(set, {
       tenantId,
       agentId: req.agent_id,
@@ -87,22 +85,7 @@ export class DecisionEngine {
     const context = req.context ? { risk_budget: req.context.risk_budget ?? null, session_id: req.context.session_id ?? null } : null;
     try {
       this.audit.record(
-        {
-          decision_id: decisionId,
-          tenant_id: tenantId,
-          agent_id: req.agent_id,
-          execution_status: evaluation.verdict,
-          risk_score: evaluation.riskScore,
-          event_type: 'decision',
-          trace_id: traceId,
-          created_at: timestamp,
-          rule: evaluation.rule,
-          policy_version: set.label,
-          policies_evaluated: evaluation.policiesEvaluated,
-          triggered: evaluation.triggered,
-          resolution: null,
-          latency_ms: envelope.latency_ms,
-        },
+        decisionRecord({ decisionId, tenantId, agentId: req.agent_id, eventType: 'decision', traceId, createdAt: timestamp, latencyMs: envelope.latency_ms }, evaluation, set.label),
         {
           action: { method: req.action.method ?? null, target: req.action.target ?? null, type: req.action.type },
           context,
@@ -120,8 +103,3 @@ export class DecisionEngine {
   }
 }
 
-const NO_TRIGGERS: Triggered[] = [];
-
-function suspendedEvaluation(): Evaluation {
-  return { verdict: 'DENY', riskScore: 0, rule: 'agent_suspended', policiesEvaluated: 0, triggered: NO_TRIGGERS, redactInput: false };
-}

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import type { Triggered } from '../../policy/evaluation.js';
-import { foldOutputVerdict } from '../../policy/output-verdict.js';
+import { foldOutputVerdict } from '../../governance/output-verdict.js';
 import { isBlockingAction } from '../../policy/verdict.js';
 import type { ToolCallValidator } from '../output/tool-call-validator.js';
 import { unsupportedClaims } from '../output/unsupported-claims.js';

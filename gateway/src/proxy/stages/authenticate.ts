@@ -1,10 +1,9 @@
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
-import { assertAgent } from '../../identity/auth/principal.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { Stage } from './stage.js';
-import { isValidLedgerName } from '../../ledger/index.js';
+import { CallerAdmission, SUSPENDED } from '../../governance/caller-admission.js';
 
 /**
  * What the route's guard found (a bearer PAT with runtime:write within the tenant's plan, checked by the server from
@@ -14,31 +13,24 @@ import { isValidLedgerName } from '../../ledger/index.js';
  * like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
  */
 export function authenticateStage(runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
+  const admission = new CallerAdmission(agents, runtimes);
   return {
     name: 'authenticate',
     run(c) {
       if (c.http.refusal !== null) throw c.http.refusal.thrown;
       const p = c.http.auth;
       c.principal = p;
-      if (c.http.agentId === '') {
-        c.policySet = runtimes.policySet(p.tenantId);
-        throw new GatewayError('missing_agent_id');
-      }
-      // It becomes part of a ledger key: refuse what the ledger would refuse after the answer (an unaudited call).
-      if (!isValidLedgerName(c.http.agentId)) {
-        c.policySet = runtimes.policySet(p.tenantId);
-        throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
-      }
-      assertAgent(p, c.http.agentId);
-      const agent = agents.admit(p.tenantId, c.http.agentId, Date.now());
-      c.agent = agent;
-      c.policySet = runtimes.agentSet(p.tenantId, agent.policyPack);
-      if (agent.suspended) {
+      // A call refused before its agent is admitted is answered under the tenant's policy set.
+      c.policySet = runtimes.policySet(p.tenantId);
+      const admitted = admission.admit(p, c.http.agentId, Date.now());
+      c.agent = admitted.agent;
+      c.policySet = admitted.set;
+      if (admitted.agent.suspended) {
         c.decisionId = newId('dec');
-        c.verdict = 'DENY';
-        c.rule = 'agent_suspended';
+        c.verdict = SUSPENDED.verdict;
+        c.rule = SUSPENDED.rule;
         c.outcome = 'blocked';
-        throw new GatewayError('agent_suspended', `agent "${agent.agentId}" is suspended by an administrator`, 'agent_suspended');
+        throw new GatewayError('agent_suspended', `agent "${admitted.agentId}" is suspended by an administrator`, 'agent_suspended');
       }
     },
   };

@@ -1,6 +1,6 @@
-import type { Triggered } from './evaluation.js';
-import { combineRisk } from './risk.js';
-import { mostSevere, verdictOf, type Verdict } from './verdict.js';
+import type { Triggered } from '../policy/evaluation.js';
+import { combineRisk } from '../policy/risk.js';
+import { mostSevere, verdictOf, type Verdict } from '../policy/verdict.js';
 
 /** A call's verdict once what its answer triggered is folded in. */
 export interface FoldedVerdict {
