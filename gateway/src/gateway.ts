@@ -20,7 +20,7 @@ import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerPolicyDryRunRoutes } from './api/policy-dry-run-routes.js';
 import { registerDecisionRoutes } from './api/decision-routes.js';
 import { registerHealthRoutes } from './api/health-routes.js';
-import { registerAuthRoutes } from './identity/auth-service/auth-routes.js';
+import { registerAuthRoutes } from './api/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
@@ -69,7 +69,7 @@ import { RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
-import { gatewayThreadCount } from './threads/thread-count.js';
+import { gatewayThreadCount } from './platform/thread-count.js';
 import type { ThreadNotice } from './threads/request-thread-protocol.js';
 import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
 

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { SharedTable, type SharedTableMemory } from '../threads/shared-table.js';
+import { SharedTable, type SharedTableMemory } from '../platform/shared-table.js';
 import type { RequestContext } from './request-context.js';
 
 const RETRY_AFTER = Object.freeze({ 'retry-after': '1' });

@@ -1,4 +1,4 @@
-import { SharedTable, type SharedTableMemory } from '../threads/shared-table.js';
+import { SharedTable, type SharedTableMemory } from '../platform/shared-table.js';
 
 /**
  * The shared memory behind every tenant's policy state: rate-limit windows, sessions' accumulated risk, spend. Made

@@ -1,6 +1,6 @@
 import { openStore, type RootDatabase } from '@aduana/shared/core';
 import type { Database } from 'lmdb';
-import { CredentialRevision } from '../identity/auth/credential-revision.js';
+import { CredentialRevision } from './credential-revision.js';
 
 /**
  * The gateway's LMDB environment (DATA_DIR/gateway) and its named databases. Keys that belong to a tenant always

@@ -25,7 +25,7 @@ import { registerDecideRoute } from '../api/decision-routes.js';
 import { registerEventIngestRoutes } from '../api/events-routes.js';
 import { EventIngestor } from '../ledger/events/event-ingestor.js';
 import { IngestValidator } from '../ledger/events/ingest-event.js';
-import type { SharedTableMemory } from './shared-table.js';
+import type { SharedTableMemory } from '../platform/shared-table.js';
 import { relayRoutes } from './relay/relay-routes.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
 import type { FromRequestThread, ObservedDecision, ThreadNotice } from './request-thread-protocol.js';

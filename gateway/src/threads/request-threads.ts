@@ -1,7 +1,7 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import { once } from 'node:events';
 import type { Logger } from '@aduana/shared';
-import { startModuleWorker } from './start-module-worker.js';
+import { startModuleWorker } from '../platform/start-module-worker.js';
 import { RelayHost, type RelayedDispatch } from './relay/relay-host.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
 import type { FromRequestThread, ThreadNotice, ToRequestThreadControl } from './request-thread-protocol.js';

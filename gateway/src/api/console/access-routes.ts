@@ -4,7 +4,7 @@ import { GatewayError, type ErrorCode } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { ROLES } from '../../identity/auth/principal.js';
-import { issueToken } from '../../identity/auth-service/issue-token.js';
+import { issueToken } from '../auth-service/issue-token.js';
 import { addUser, checkUserRequest, disableUser, generatePassword, passwordRules } from '../../identity/users/user-admin.js';
 import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
 import { ADMIN_FORM, ADMIN_PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';

@@ -11,7 +11,7 @@ import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { registerPolicyRoutes } from '../../api/policies-routes.js';
 import { registerUserRoutes } from '../../api/user-routes.js';
 import { registerTenantRoutes } from '../../api/tenant-routes.js';
-import { registerAuthRoutes } from '../../identity/auth-service/auth-routes.js';
+import { registerAuthRoutes } from '../../api/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from '../../identity/tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from '../../identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from '../../identity/sessions/password-login.js';

@@ -7,7 +7,7 @@ import { openGatewayStore, type GatewayStore } from '../../storage/gateway-store
 import { SessionStore } from '../sessions/session-store.js';
 import { UserStore } from '../users/user-store.js';
 import { Authenticator } from './authenticate.js';
-import { CredentialRevision } from './credential-revision.js';
+import { CredentialRevision } from '../../storage/credential-revision.js';
 import { TokenStore } from './token-store.js';
 
 // Tokens verified from memory (docs/authentication.md, "Tokens in memory"): after its first use a PAT is served

@@ -1,5 +1,5 @@
 import { takeToken, type Bucket, type BucketOptions, type TakeResult } from '@aduana/shared';
-import { SharedTable, type SharedTableMemory } from '../../threads/shared-table.js';
+import { SharedTable, type SharedTableMemory } from '../../platform/shared-table.js';
 
 const ALLOWED: TakeResult = Object.freeze({ allowed: true, retryAfterS: 0, remaining: Infinity });
 /** Tenants counted at once: past 130,000 the least recently seen start full again. */

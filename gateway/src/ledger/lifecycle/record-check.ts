@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startModuleWorker } from '../../threads/start-module-worker.js';
+import { startModuleWorker } from '../../platform/start-module-worker.js';
 import { entryHashOfBytes, leafHash } from '../log/hash.js';
 import { pushLeaf, rootFromPeaks, type Peak } from '../merkle/merkle.js';
 import { recordCanonical, recordHash, recordNode, recordNodeCount } from '../log/record-codec.js';

@@ -5,7 +5,7 @@ import type { TenantRepository } from '../../storage/repositories.js';
 import type { GatewayStore } from '../../storage/gateway-store.js';
 import { compressedEventTypes } from '../../proxy/ledger-compression.js';
 import { localDecisionWrites, type DecisionWrites } from '../../policy/decisions/decision-store.js';
-import { usableCores } from '../../threads/usable-cores.js';
+import { usableCores } from '../../platform/usable-cores.js';
 import { Ledger } from '../ledger.js';
 import { ThreadedLedger } from './threaded-ledger.js';
 import type { WriterSettings } from './writer-protocol.js';

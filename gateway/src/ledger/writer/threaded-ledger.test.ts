@@ -8,7 +8,7 @@ import { DecisionStore, type DecisionRecord } from '../../policy/decisions/decis
 import { Ledger, ThreadedLedger, verifyCheckpointSignature, type LedgerInput, type WriterSettings } from '../index.js';
 import { MAX_UNANSWERED_RECORDS } from './writer-client.js';
 import { once } from 'node:events';
-import { startModuleWorker } from '../../threads/start-module-worker.js';
+import { startModuleWorker } from '../../platform/start-module-worker.js';
 
 const THROUGH_PORT = new URL('../../../test/helpers/ledger/append-through-port.js', import.meta.url);
 

@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { RootDatabase } from 'lmdb';
-import { startModuleWorker } from '../../threads/start-module-worker.js';
+import { startModuleWorker } from '../../platform/start-module-worker.js';
 import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
 import type { AnchorStats } from '../merkle/anchor-queue.js';
 import type { ChainLink } from '../log/entry-input.js';

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { GatewayError } from '../../errors.js';
-import { startModuleWorker } from '../../threads/start-module-worker.js';
+import { startModuleWorker } from '../../platform/start-module-worker.js';
 import type { PolicySet } from '../compile-policy-set.js';
 import type { EvalJob, EvalResult } from './eval-worker-main.js';
 

@@ -13,7 +13,7 @@ import type { PolicyRecord } from '../policy-record.js';
 import type { Database } from 'lmdb';
 import { PolicyStateTables, TenantState, createPolicyStateMemory, periodKey, type PolicyStateMemory } from '../tenant-state.js';
 import { PlanBuckets, createPlanBucketMemory } from '../../identity/tenants/plan-buckets.js';
-import type { SharedTableMemory } from '../../threads/shared-table.js';
+import type { SharedTableMemory } from '../../platform/shared-table.js';
 import { bucketFor, PLAN_NAMES, planLimitExceeded, type Plan } from '../../identity/tenants/plans.js';
 import type { LocalBucket, SharedLimits } from '../../fleet/limits/shared-limits.js';
 import type { PackName } from '../packs.js';

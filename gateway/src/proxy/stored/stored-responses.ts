@@ -1,5 +1,5 @@
 import type { Database } from 'lmdb';
-import { SharedTable, type SharedTableMemory } from '../../threads/shared-table.js';
+import { SharedTable, type SharedTableMemory } from '../../platform/shared-table.js';
 
 /** Who made a stored response: the tenant (and agent) whose call the provider answered with it. */
 interface OwnerRecord {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { SharedTable, type SharedTableMemory } from '../../../src/threads/shared-table.js';
+import { SharedTable, type SharedTableMemory } from '../../../src/platform/shared-table.js';
 
 /** A thread that adds 1 to each key's first field, `rounds` times over, as fast as it can. */
 const { memory, keys, rounds } = workerData as { memory: SharedTableMemory; keys: string[]; rounds: number };

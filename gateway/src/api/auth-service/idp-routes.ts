@@ -2,9 +2,9 @@ import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import { OIDC_FLOW_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
-import { HTML_HEADERS, HTML_TYPE } from '../../api/console/html-headers.js';
-import type { RelyingParty } from '../oidc/relying-party.js';
-import { provisionUser } from '../oidc/provision-user.js';
+import { HTML_HEADERS, HTML_TYPE } from '../console/html-headers.js';
+import type { RelyingParty } from '../../identity/oidc/relying-party.js';
+import { provisionUser } from '../../identity/oidc/provision-user.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { clientSource } from '../../http/client-source.js';
 
@@ -21,7 +21,7 @@ export function registerIdpRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'c
   // openid-client and its JOSE stack are loaded only where OIDC is configured: a gateway without it (a sidecar, as a
   // rule) never holds them in memory.
   const rp: Promise<RelyingParty> | null = enabled
-    ? import('../oidc/relying-party.js').then(
+    ? import('../../identity/oidc/relying-party.js').then(
         ({ RelyingParty }) =>
           new RelyingParty(
             {

@@ -1,8 +1,8 @@
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import { HEALTH_PATHS } from '../../http/health-paths.js';
-import { bearerToken } from '../auth/authenticate.js';
-import { ROLE_SCOPES, type Principal } from '../auth/principal.js';
+import { bearerToken } from '../../identity/auth/authenticate.js';
+import { ROLE_SCOPES, type Principal } from '../../identity/auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
 import { clientSource } from '../../http/client-source.js';
 import type { GatewayDeps } from '../../gateway-deps.js';

@@ -1,10 +1,10 @@
 import { GatewayError } from '../../errors.js';
-import { ROLES, type Principal, type Role } from '../auth/principal.js';
+import { ROLES, type Principal, type Role } from '../../identity/auth/principal.js';
 import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
-import type { CreatedToken } from '../auth/token-store.js';
+import type { CreatedToken } from '../../identity/auth/token-store.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
