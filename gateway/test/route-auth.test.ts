@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../src/config.js';
-import { startControlPlane, type RunningControlPlane } from '../src/fleet/control/control-plane.js';
+import { startControlPlane, type RunningControlPlane } from '../src/control-plane.js';
 import type { AuthKind, RouteInfo } from '../src/http/server.js';
 import { startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { rawRequest, type RawAnswer } from './helpers/raw-http.js';

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { PACK_NAMES, type PackName } from '../policy/packs.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import { AGENT_STATUSES, type AgentStatus } from './agent-state.js';
 import type { AgentProfile } from './agent-registry.js';
 

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import type { DecisionRecord } from '../policy/decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import type { GatewayConfig } from '../config.js';

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant } from '../http/list-params.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import { fromLedgerError } from '../ledger/events/ledger-errors.js';
 import type { EventsLedger, LedgerEntry } from '../ledger/index.js';
 import { dryRun, type DryRunAction, type DryRunTotals } from '../policy/dry-run.js';

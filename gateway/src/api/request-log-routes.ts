@@ -1,5 +1,5 @@
 import type { HttpServer } from '../http/server.js';
-import { assertValid } from '../http/gateway-ajv.js';
+import { assertValid } from '../platform/gateway-ajv.js';
 import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
 import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../request-log/request-log-settings.js';
 

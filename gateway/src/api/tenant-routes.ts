@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import { PLAN_NAMES, type Plan } from '../identity/tenants/plans.js';
 import type { PlanChange } from '../identity/tenants/plan-change.js';
 import type { TenantRepository } from '../storage/repositories.js';

@@ -1,7 +1,7 @@
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant } from '../http/list-params.js';
 import { userView } from '../identity/users/user-record.js';
-import { addUser, checkUserRequest, disableUser, type UserAdminDeps } from '../identity/users/user-admin.js';
+import { addUser, checkUserRequest, disableUser, type UserAdminDeps } from './user-admin.js';
 
 /** Users of the caller's tenant (docs/authentication.md): admins list, create and disable them. */
 export function registerUserRoutes(server: HttpServer, deps: UserAdminDeps): void {

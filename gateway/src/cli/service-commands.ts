@@ -28,7 +28,7 @@ export async function runGatewayService(): Promise<null> {
 export async function runControlPlaneService(): Promise<null> {
   const config = loadGatewayConfig();
   const lock = lockDataDir(config.dataDir, 'gateway', 'aduana control');
-  const { startControlPlane } = await import('../fleet/control/control-plane.js');
+  const { startControlPlane } = await import('../control-plane.js');
   const cp = await startControlPlane({ config }).catch((err: unknown) => {
     lock.release();
     throw err;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compileOwnSchemas, OwnSchema } from './gateway-ajv.js';
+import { compileOwnSchemas, OwnSchema } from '../platform/gateway-ajv.js';
 
 // The gateway's own schemas compile after it starts listening (compileOwnSchemasSoon): whatever strict mode refuses in
 // one of them must fail here, not on the first request that needs it.
 describe("the gateway's own schemas", () => {
   it('all compile in strict mode, once', async () => {
     await import('../gateway.js');
-    await import('../fleet/control/control-plane.js');
+    await import('../control-plane.js');
     const compiled = compileOwnSchemas();
     expect(compiled).toBeGreaterThanOrEqual(20);
     expect(compileOwnSchemas()).toBe(0);

@@ -17,7 +17,7 @@ import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
 import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
 import type { RequestThreads } from '../threads/request-threads.js';
-import { readsThreadsWrites } from '../threads/agents-calls.js';
+import { readsThreadsWrites } from './agents-calls.js';
 
 /** Request threads that judge requests themselves, as a port's routes wait for them (useJudgingThreads). */
 export interface JudgingThreads {

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './policy-record.js';
 import { POLICY_TYPE_TABLE, policyTypeOf } from './kinds/all-kinds.js';
 

@@ -1,4 +1,4 @@
-import { OwnSchema } from '../http/gateway-ajv.js';
+import { OwnSchema } from '../platform/gateway-ajv.js';
 import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
 
 /** A tenant's sampled request log (docs/console.md, "Request log"). */

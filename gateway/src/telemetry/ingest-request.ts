@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors.js';
 import { isValidLedgerName } from '../ledger/index.js';
-import { assertValid, OwnSchema } from '../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import type { IngestInput } from './telemetry-service.js';
 import { LOG_LEVELS, type LogLevel } from './telemetry-records.js';
 

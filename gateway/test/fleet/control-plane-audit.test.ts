@@ -10,7 +10,7 @@ import { launchChromium } from '../helpers/launch-chromium.js';
 import { canonicalJson, createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../../src/config.js';
-import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
+import { startControlPlane, type RunningControlPlane } from '../../src/control-plane.js';
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { PgControlChain } from '../../src/fleet/postgres/pg-control-chain.js';
 import { PgLedgerArchive } from '../../src/fleet/postgres/pg-ledger-archive.js';

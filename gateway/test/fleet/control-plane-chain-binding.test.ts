@@ -8,7 +8,7 @@ import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-ser
 import { loadGatewayConfig } from '../../src/config.js';
 import { CheckpointSigner, type Checkpoint, type LedgerPublicKey } from '../../src/ledger/merkle/checkpoint.js';
 import type { LedgerEntry } from '../../src/ledger/index.js';
-import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
+import { startControlPlane, type RunningControlPlane } from '../../src/control-plane.js';
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { SHIPPING_FORMAT } from '../../src/fleet/shipping/shipping-format.js';
 import { call, expectEnvelope, type CallResult } from '../helpers/start-test-gateway.js';

@@ -8,7 +8,7 @@ import { launchChromium } from '../helpers/launch-chromium.js';
 import { createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { loadGatewayConfig } from '../../src/config.js';
-import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
+import { startControlPlane, type RunningControlPlane } from '../../src/control-plane.js';
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { viewDigest } from '../../src/ledger/admin-actions.js';
 import type { LedgerEntry } from '../../src/ledger/index.js';

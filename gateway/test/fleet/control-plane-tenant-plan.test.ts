@@ -6,7 +6,7 @@ import { createLogger } from '@aduana/shared';
 import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-servers';
 import { poll } from '../../../shared/test/helpers/poll.js';
 import { loadGatewayConfig } from '../../src/config.js';
-import { startControlPlane, type RunningControlPlane } from '../../src/fleet/control/control-plane.js';
+import { startControlPlane, type RunningControlPlane } from '../../src/control-plane.js';
 import { openPostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { call, expectEnvelope } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';

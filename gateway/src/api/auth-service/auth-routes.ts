@@ -4,7 +4,7 @@ import { HEALTH_PATHS } from '../../http/health-paths.js';
 import { bearerToken } from '../../identity/auth/authenticate.js';
 import { ROLE_SCOPES, type Principal } from '../../identity/auth/principal.js';
 import { VerifyFailures } from './verify-failures.js';
-import { clientSource } from '../../http/client-source.js';
+import { clientSource } from '../../platform/client-source.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { registerIdpRoutes } from './idp-routes.js';

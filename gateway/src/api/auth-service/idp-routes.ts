@@ -1,12 +1,12 @@
 import { TokenBuckets } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
-import { OIDC_FLOW_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
+import { OIDC_FLOW_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../platform/cookies.js';
 import { HTML_HEADERS, HTML_TYPE } from '../console/html-headers.js';
 import type { RelyingParty } from '../../identity/oidc/relying-party.js';
 import { provisionUser } from '../../identity/oidc/provision-user.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
-import { clientSource } from '../../http/client-source.js';
+import { clientSource } from '../../platform/client-source.js';
 
 const COOKIE_HEADERS = ['cookie'] as const;
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import { ROLES, type Principal, type Role } from '../../identity/auth/principal.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';

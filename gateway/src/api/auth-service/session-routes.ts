@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { HttpServer } from '../../http/server.js';
 import { bearerToken } from '../../identity/auth/authenticate.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 import { userView } from '../../identity/users/user-record.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 

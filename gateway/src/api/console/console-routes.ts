@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { TokenBuckets } from '@aduana/shared';
 import { ERRORS, GatewayError, type ErrorCode } from '../../errors.js';
 import type { Handler, HttpServer, Reply } from '../../http/server.js';
-import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
+import { LOGIN_CSRF_COOKIE, SESSION_COOKIE, cookieValue, setCookie } from '../../platform/cookies.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { resolveDecision } from '../../policy/decisions/resolve-decision.js';
 import type { GatewayDeps } from '../../gateway-deps.js';

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { GatewayError } from '../../errors.js';
 import type { Authenticator } from '../../identity/auth/authenticate.js';
 import { hasScope } from '../../identity/auth/principal.js';
-import { SESSION_COOKIE, cookieValue } from '../../http/cookies.js';
+import { SESSION_COOKIE, cookieValue } from '../../platform/cookies.js';
 import type { RequestContext } from '../../http/request-context.js';
 import type { AuthGuard } from '../../http/route-guards.js';
 import type { Viewer } from './pages/layout.js';

@@ -1,7 +1,7 @@
 import { PACK_NAMES, type PackName } from '../../policy/packs.js';
 import { MAX_METADATA_BYTES } from '../../agents/agent-requests.js';
 import { GatewayError } from '../../errors.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 
 /**
  * What a sidecar reports of its agents to the control plane (`POST /v1/fleet/agents`, docs/fleet.md, "Agents and

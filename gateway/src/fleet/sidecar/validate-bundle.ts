@@ -1,4 +1,4 @@
-import { describeAjvError, OwnSchema } from '../../http/gateway-ajv.js';
+import { describeAjvError, OwnSchema } from '../../platform/gateway-ajv.js';
 import { PLAN_NAMES } from '../../identity/tenants/plans.js';
 import { PACK_NAMES } from '../../policy/packs.js';
 import { ROLES } from '../../identity/auth/principal.js';

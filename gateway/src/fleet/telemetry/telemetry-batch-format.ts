@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { COUNTER_INDEX, type Slot } from '../../telemetry/metric-slot.js';
 import { LOG_LEVELS, type LogLevel } from '../../telemetry/telemetry-records.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 
 /**
  * What a sidecar ships of its telemetry (`POST /v1/fleet/telemetry`, docs/fleet.md, "Telemetry"): metric slots (one

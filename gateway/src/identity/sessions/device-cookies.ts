@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEVICE_COOKIE, cookieValue, setCookie } from '../../http/cookies.js';
+import { DEVICE_COOKIE, cookieValue, setCookie } from '../../platform/cookies.js';
 import type { UserRecord } from '../users/user-record.js';
 
 /** The device-cookie settings. */

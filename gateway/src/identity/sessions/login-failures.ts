@@ -2,7 +2,7 @@ import type { LRUCache } from 'lru-cache';
 import { growingLru } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import type { GatewayConfig } from '../../config.js';
-import { clientSource } from '../../http/client-source.js';
+import { clientSource } from '../../platform/client-source.js';
 
 /** The failed-login limits from the settings. */
 export function loginFailureLimits(config: GatewayConfig): LoginFailureLimits {

@@ -4,7 +4,7 @@ import { normalizeEmail, type UserRecord } from '../users/user-record.js';
 import { dummyHash, verifyPassword, type PasswordHash } from '../users/password-hash.js';
 import type { LoginFailures, ReservedAttempt } from './login-failures.js';
 import { LoginHashSlots, type SlotHolder } from './login-hash-slots.js';
-import { clientSource } from '../../http/client-source.js';
+import { clientSource } from '../../platform/client-source.js';
 import { DeviceCookies, deviceCookieKey } from './device-cookies.js';
 import type { SessionRecord } from './session-store.js';
 import type { SessionRepository, UserRepository } from '../../storage/repositories.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 
 /** An event to ingest (README, "The events ledger"). */
 export interface IngestEvent {

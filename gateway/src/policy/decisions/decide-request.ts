@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
+import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 import { isValidLedgerName } from '../../ledger/index.js';
 import { headedText } from '../input-text.js';
 

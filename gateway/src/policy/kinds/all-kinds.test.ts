@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createAjv } from '../../http/gateway-ajv.js';
+import { createAjv } from '../../platform/gateway-ajv.js';
 import { CompiledParts } from '../compiled-parts.js';
 import { POLICY_TYPE_TABLE, compilePolicy } from './all-kinds.js';
 import { POLICY_TYPES, type PolicyRecord, type PolicyType } from '../policy-record.js';

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
-import { createAjv } from '../../http/gateway-ajv.js';
+import { createAjv } from '../../platform/gateway-ajv.js';
 
 /**
  * The hallucination shield's tool-call check: every tool call in an answer must name a tool the request declared,

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { GatewayError } from '../../errors.js';
-import { ROLES, type Principal, type Role } from '../auth/principal.js';
-import { assertValid, OwnSchema } from '../../http/gateway-ajv.js';
-import type { GatewayDeps } from '../../gateway-deps.js';
-import { actorOf } from '../../ledger/admin-actions.js';
-import { createPasswordUser, type PasswordRules } from './create-user.js';
-import { userView, type UserRecord } from './user-record.js';
+import { GatewayError } from '../errors.js';
+import { ROLES, type Principal, type Role } from '../identity/auth/principal.js';
+import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
+import type { GatewayDeps } from '../gateway-deps.js';
+import { actorOf } from '../ledger/admin-actions.js';
+import { createPasswordUser, type PasswordRules } from '../identity/users/create-user.js';
+import { userView, type UserRecord } from '../identity/users/user-record.js';
 
 const validateCreate = new OwnSchema({
   type: 'object',

@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { Egress, Logger } from '@aduana/shared';
-import type { GatewayConfig } from '../../config.js';
-import type { TenantRepository } from '../../storage/repositories.js';
-import type { GatewayStore } from '../../storage/gateway-store.js';
-import { compressedEventTypes } from '../../proxy/ledger-compression.js';
-import { localDecisionWrites, type DecisionWrites } from '../../policy/decisions/decision-store.js';
-import { usableCores } from '../../platform/usable-cores.js';
-import { Ledger } from '../ledger.js';
-import { ThreadedLedger } from './threaded-ledger.js';
-import type { WriterSettings } from './writer-protocol.js';
-import { writerLedgerOptions } from './writer-ledger-options.js';
+import type { GatewayConfig } from './config.js';
+import type { TenantRepository } from './storage/repositories.js';
+import type { GatewayStore } from './storage/gateway-store.js';
+import { compressedEventTypes } from './proxy/ledger-compression.js';
+import { localDecisionWrites, type DecisionWrites } from './policy/decisions/decision-store.js';
+import { usableCores } from './platform/usable-cores.js';
+import { Ledger } from './ledger/ledger.js';
+import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
+import type { WriterSettings } from './ledger/writer/writer-protocol.js';
+import { writerLedgerOptions } from './ledger/writer/writer-ledger-options.js';
 
 export interface GatewayLedger {
   ledger: Ledger | ThreadedLedger;

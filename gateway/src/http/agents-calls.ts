@@ -1,4 +1,4 @@
-import type { RelayedRoute } from './relay/relay-protocol.js';
+import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
 
 /**
  * The calls agents make, which read nothing a request thread writes and must not wait for it: every other route (the
