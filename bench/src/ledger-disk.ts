@@ -13,6 +13,7 @@
  *   --keep              keep each phase's data directory (its path is printed) for a closer look
  *   --compression C     run the gateways with LEDGER_COMPRESSION=C (proxy, the default; all; off)
  *   --compress          the same as --compression all
+ *   --phase P           run only phase P (proxy, decide or events; repeatable; default: all three)
  */
 import { parseArgs } from 'node:util';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
@@ -24,9 +25,11 @@ import { fmt, table } from './harness/micro-bench.js';
 import { writeResults } from './harness/results-file.js';
 import { reportDataDir, type DataDirReport } from './harness/ledger-disk-report.js';
 
-const { values: opt } = parseArgs({ options: { 'data-dir': { type: 'string' }, duration: { type: 'string', default: '20' }, keep: { type: 'boolean', default: false }, compress: { type: 'boolean', default: false }, compression: { type: 'string' } } });
+const { values: opt } = parseArgs({ options: { 'data-dir': { type: 'string' }, duration: { type: 'string', default: '20' }, keep: { type: 'boolean', default: false }, compress: { type: 'boolean', default: false }, compression: { type: 'string' }, phase: { type: 'string', multiple: true } } });
 const COMPRESSION = opt.compress ? 'all' : (opt.compression ?? null);
 const DURATION = Number(opt.duration);
+const PHASES = new Set(opt.phase?.length ? opt.phase : ['proxy', 'decide', 'events']);
+for (const p of PHASES) if (!['proxy', 'decide', 'events'].includes(p)) throw new Error(`--phase: proxy, decide or events, not ${p}`);
 
 const CHAT = JSON.stringify({
   model: 'gpt-4o-mini',
@@ -78,7 +81,7 @@ async function main(): Promise<void> {
   const mock = await spawnMockProvider();
   const results: Record<string, DataDirReport> = {};
   try {
-    results.proxy = await phase(
+    if (PHASES.has('proxy')) results.proxy = await phase(
       `Proxied chat calls (${DURATION} s, 32 connections)`,
       async (gw, headers) => {
         const r = await runLoad({ url: `${gw.url}/v1/proxy/chat/completions`, method: 'POST', headers, bodies: [CHAT], connections: 32, durationS: DURATION, rotateHeader: { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } });
@@ -86,12 +89,12 @@ async function main(): Promise<void> {
       },
       { UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' },
     );
-    results.decide = await phase(`POST /v1/decide (${DURATION} s, 16 connections)`, async (gw, headers) => {
+    if (PHASES.has('decide')) results.decide = await phase(`POST /v1/decide (${DURATION} s, 16 connections)`, async (gw, headers) => {
       const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify(decideBody(`bench-agent-${i}`)));
       const r = await runLoad({ url: `${gw.url}/v1/decide`, method: 'POST', headers, bodies, connections: 16, durationS: DURATION });
       console.log(`\ndecide: ${Math.round(r.reqPerSec * DURATION)} decisions, non-2xx ${r.non2xx}`);
     });
-    results.events = await phase(`Batched event ingest (${DURATION} s, batches of 100, 8 connections)`, async (gw, headers) => {
+    if (PHASES.has('events')) results.events = await phase(`Batched event ingest (${DURATION} s, batches of 100, 8 connections)`, async (gw, headers) => {
       const batch = JSON.stringify({
         events: Array.from({ length: 100 }, (_, i) => ({ event_type: 'tool.invoked', payload: { tool: 'search_customers', step: i, args: { region: 'south', page: 1 } }, metadata: { agent_id: `agent-${i & 63}`, session_id: 'bench' } })),
       });

@@ -44,7 +44,7 @@ async function serviceCommandLine(extraEnv: Record<string, string>): Promise<str
 }
 
 describe.runIf(process.platform === 'linux')('the aduana launcher', () => {
-  it("runs the gateway with exactly the package's V8 flags (today --v8-pool-size=1), before the script", async () => {
+  it("runs the gateway with exactly the package's V8 flags (today --v8-pool-size=1 and --max-old-space-size=512), before the script", async () => {
     const argv = await serviceCommandLine({ NODE_OPTIONS: '' });
     const script = argv.findIndex((a) => a.endsWith('cli/main.js'));
     expect(script).toBeGreaterThan(0);

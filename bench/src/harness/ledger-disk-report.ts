@@ -46,7 +46,7 @@ interface DbStats {
 }
 
 // The gateway's named databases (gateway-store.ts, ledger/storage/store.ts and the stores opened beside them).
-const NAMES = ['ledger_entries', 'ledger_index', 'ledger_counts', 'ledger_checkpoints', 'decisions', 'metrics', 'counters', 'tenants', 'tokens', 'token_ids', 'policies', 'users', 'agents'];
+const NAMES = ['ledger_entries', 'ledger_index', 'ledger_counts', 'ledger_checkpoints', 'decisions', 'metrics', 'counters', 'tenants', 'tokens', 'token_ids', 'policies', 'users', 'agents', 'stored_responses', 'request_samples'];
 
 const HEADER = 34;
 

@@ -128,8 +128,9 @@ export function startMockProvider(port = 0, streamChunks = 20): Promise<MockProv
           body += Buffer.from(chunk).toString('latin1');
           if (!last || aborted) return;
           const stream = body.includes('"stream":true');
-          if (stream && body.includes('"slow-stream"')) {
-            // Held-open stream (memory under concurrent streams): one content event every 20 ms.
+          if (stream && body.includes('slow-stream')) {
+            // Held-open stream (memory under concurrent streams): one content event every 20 ms. The marker is the
+            // end of the prompt (`chatBody(true, ' slow-stream')`), so it is matched without quotes.
             res.cork(() => res.writeHeader('content-type', 'text/event-stream').write(first));
             let i = 0;
             const timer = setInterval(() => {

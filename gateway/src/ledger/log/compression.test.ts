@@ -3,12 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editCanonical, lmdbCompressedEntries, storedEntries } from '../../../test/helpers/ledger/raw-entries.js';
 import { event, TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 import { isCompressedRecord, recordCanonical } from './record-codec.js';
+import { compressText } from './record-compression.js';
 
 /** A proxied call's entry, about the size and shape the proxy writes. */
 function proxyCall(i: number) {
   return event(i, {
     event_type: 'proxy.chat.completions',
     agent: `agent-${i}`,
+    metadata: { agent_id: `agent-${i}`, trace_id: `${i}`.padStart(32, 'f') },
     payload: {
       cost_brl: 0.00024915,
       endpoint: 'chat',
@@ -18,6 +20,7 @@ function proxyCall(i: number) {
       outcome: 'completed',
       output_redactions: 0,
       output_sha256: 'ab'.repeat(32),
+      stages_us: { answer: 110 + i, policies: 90, redaction: 0, request: 240, upstream: 12_000 + i },
       stream: false,
       upstream_status: 200,
       usage: { completion_tokens: 18, prompt_tokens: 230, total_tokens: 248 },
@@ -58,6 +61,48 @@ describe('ledger records on disk', () => {
     expect(storedBytes).toBeLessThan(textBytes / 2);
     expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 40 });
     expect(t.ledger.list('acme', { limit: 1 }).events[0]?.hash).toBe(entries[0]?.hash);
+  });
+
+  it('are stored with their hex strings packed (version 3): smaller than compressed alone (version 2), read back exactly', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true });
+    await t.ledger.append('acme', Array.from({ length: 40 }, (_, i) => proxyCall(i + 1)));
+    const stored = storedEntries(t.root);
+    let packedBytes = 0;
+    let compressedBytes = 0;
+    for (let seq = 2; seq <= 40; seq++) {
+      const s = stored.get(['acme', seq])!;
+      expect(s[0]).toBe(3);
+      const text = Buffer.from(recordCanonical(s));
+      expect(JSON.parse(text.toString('utf8'))).toMatchObject({ seq, metadata: { trace_id: `${seq}`.padStart(32, 'f') }, payload: { output_sha256: 'ab'.repeat(32) } });
+      packedBytes += s.length - (34 + s[33]! * 32);
+      compressedBytes += compressText(text).length;
+    }
+    // prev_hash, output_sha256 and trace_id: 80 bytes of hex digits fewer, less what LZ4 had already found in them.
+    expect(packedBytes / 39).toBeLessThan(compressedBytes / 39 - 50);
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 40 });
+  });
+
+  it('compressed by the build before (version 2) still read, verify and chain on beside version 3', async () => {
+    t = new TempLedger({ checkpointEvery: 16, compress: true });
+    await t.ledger.append('acme', Array.from({ length: 20 }, (_, i) => proxyCall(i + 1)));
+    await t.ledger.close();
+    const stored = storedEntries(t.root);
+    await t.root.transaction(() => {
+      for (let seq = 1; seq <= 20; seq++) {
+        const s = stored.get(['acme', seq])!;
+        const textAt = 34 + s[33]! * 32;
+        const v2 = Buffer.concat([s.subarray(0, textAt), compressText(Buffer.from(recordCanonical(s)))]);
+        v2[0] = 2;
+        stored.put(['acme', seq], v2);
+      }
+    });
+    expect(stored.get(['acme', 5])![0]).toBe(2);
+    await t.reopen({ checkpointEvery: 16, compress: true });
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 20 });
+    expect(t.ledger.get('acme', 7)?.payload['governance_us']).toBe(127);
+    await t.ledger.append('acme', Array.from({ length: 12 }, (_, i) => proxyCall(21 + i)));
+    expect(storedEntries(t.root).get(['acme', 25])![0]).toBe(3);
+    expect(await t.ledger.verify('acme')).toMatchObject({ ok: true, checked: 32 });
   });
 
   it('written before compression was on (stored as they are) still read, verify and chain on after a restart', async () => {

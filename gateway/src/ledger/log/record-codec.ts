@@ -1,11 +1,13 @@
 import { Buffer } from 'node:buffer';
 import { compressText, expandText } from './record-compression.js';
-import { COMPRESS_FROM_BYTES } from './record-dictionary.js';
+import { COMPRESS_FROM_BYTES, RECORD_DICTIONARY_V3 } from './record-dictionary.js';
+import { packHex, unpackHex } from './record-packing.js';
 
 /**
  * The bytes stored per entry under [tenant_id, seq]:
  *
- *   [0]            format version: 1, the text as it is; 2, the text LZ4-compressed (record-compression.ts)
+ *   [0]            format version: 1, the text as it is; 2, the text LZ4-compressed (record-compression.ts); 3, the
+ *                  text with its hex strings packed (record-packing.ts), then LZ4-compressed with the version-3 dictionary
  *   [1, 33)        the entry's hash (raw SHA-256)
  *   [33]           m = number of Merkle subtrees this leaf completed (trailing zero bits of seq)
  *   [34, 34+32m)   their roots, levels 1..m (see merkle.ts)
@@ -16,6 +18,7 @@ import { COMPRESS_FROM_BYTES } from './record-dictionary.js';
  */
 const VERSION = 1;
 const VERSION_LZ4 = 2;
+const VERSION_PACKED = 3;
 const HASH_AT = 1;
 const COUNT_AT = 33;
 const NODES_AT = 34;
@@ -33,7 +36,7 @@ export function encodeRecord(hash: Uint8Array, nodes: readonly Uint8Array[], can
 
 /** Throws on bytes that are not a record of this format (storage corruption or tampering). */
 export function checkRecord(record: Uint8Array): void {
-  if (record.length < NODES_AT || (record[0] !== VERSION && record[0] !== VERSION_LZ4) || record.length < NODES_AT + record[COUNT_AT]! * 32) {
+  if (record.length < NODES_AT || (record[0] !== VERSION && !isCompressedRecord(record)) || record.length < NODES_AT + record[COUNT_AT]! * 32) {
     throw new RangeError('not a ledger record');
   }
 }
@@ -55,31 +58,39 @@ export function recordNode(record: Uint8Array, level: number): Uint8Array {
 
 /** The canonical text: stored bytes for a version-1 record, expanded for a compressed one. */
 export function recordCanonical(record: Uint8Array): Uint8Array {
-  const text = record.subarray(NODES_AT + record[COUNT_AT]! * 32);
-  return record[0] === VERSION_LZ4 ? expandText(text) : text;
+  return storedText(record[0]!, record.subarray(NODES_AT + record[COUNT_AT]! * 32));
+}
+
+/** A stored text as the canonical text it holds (RangeError on bytes that are not one). */
+function storedText(version: number, text: Uint8Array): Uint8Array {
+  if (version === VERSION_PACKED) return unpackHex(expandText(text, RECORD_DICTIONARY_V3));
+  return version === VERSION_LZ4 ? expandText(text) : text;
 }
 
 /** Whether the record's text is stored compressed (the stored form; recordCanonical reads either). */
 export function isCompressedRecord(record: Uint8Array): boolean {
-  return record[0] === VERSION_LZ4;
+  return record[0] === VERSION_LZ4 || record[0] === VERSION_PACKED;
 }
 
 /** A compressed record as the version-1 record it was compacted from (verification reads a text's tail in place). */
 export function plainRecord(record: Buffer): Buffer {
-  if (record[0] !== VERSION_LZ4) return record;
+  if (!isCompressedRecord(record)) return record;
   const textAt = NODES_AT + record[COUNT_AT]! * 32;
-  return withText(record, textAt, VERSION, expandText(record.subarray(textAt)));
+  return withText(record, textAt, VERSION, storedText(record[0]!, record.subarray(textAt)));
 }
 
 /**
- * The record to store when compression is on: the same header, version 2, the text compressed. A record whose text
- * is short or does not shrink stays as it is (version 1).
+ * The record to store when compression is on: the same header, version 3, the text packed and compressed (version 2,
+ * compressed only, where it cannot be packed). A record whose text is short or does not shrink stays as it is
+ * (version 1).
  */
 export function compactRecord(record: Buffer, textAt: number): Buffer {
   if (record.length - textAt < COMPRESS_FROM_BYTES) return record;
-  const block = compressText(record.subarray(textAt));
+  const text = record.subarray(textAt);
+  const packed = packHex(text);
+  const block = packed === null ? compressText(text) : compressText(packed, RECORD_DICTIONARY_V3);
   if (block.length >= record.length - textAt) return record;
-  return withText(record, textAt, VERSION_LZ4, block);
+  return withText(record, textAt, packed === null ? VERSION_LZ4 : VERSION_PACKED, block);
 }
 
 /** The record's header (hash, Merkle roots) under another version byte, followed by `text`. */

@@ -16,21 +16,24 @@ function codec(): Lz4 {
  * dictionary, done synchronously in the writer: ~6 µs for a proxied call's ~860 B of canonical text on the
  * project's machine, where lmdb-js's own compression costs ~20 µs of CPU per put (a thread-pool hand-off each).
  */
-export function compressText(text: Buffer): Buffer {
-  return codec().compressSync(text, RECORD_DICTIONARY);
+export function compressText(text: Buffer, dictionary: Buffer = RECORD_DICTIONARY): Buffer {
+  return codec().compressSync(text, dictionary);
 }
 
 /** LZ4 expands at most 255-fold (plus what the dictionary supplies): a larger stated size is damage, not data. */
 const MAX_RATIO = 255;
 
-/** The text of a compressed record; throws RangeError on bytes that are not one (storage damage or tampering). */
-export function expandText(block: Uint8Array): Buffer {
+/**
+ * The text of a compressed record, with the dictionary it was compressed with; throws RangeError on bytes that are not
+ * one (storage damage or tampering).
+ */
+export function expandText(block: Uint8Array, dictionary: Buffer = RECORD_DICTIONARY): Buffer {
   if (block.length < 4) throw new RangeError('not a compressed ledger record');
   const size = (block[0]! | (block[1]! << 8) | (block[2]! << 16)) + block[3]! * 2 ** 24;
-  if (size > block.length * MAX_RATIO + RECORD_DICTIONARY.length) throw new RangeError('not a compressed ledger record');
+  if (size > block.length * MAX_RATIO + dictionary.length) throw new RangeError('not a compressed ledger record');
   let text: Buffer;
   try {
-    text = codec().uncompressSync(block, RECORD_DICTIONARY);
+    text = codec().uncompressSync(block, dictionary);
   } catch (err) {
     throw new RangeError('not a compressed ledger record', { cause: err });
   }

@@ -24,5 +24,17 @@ function padded(text: string): Buffer {
 
 export const RECORD_DICTIONARY: Buffer = padded(TEMPLATES.join(''));
 
+/**
+ * Version 3's dictionary (record-codec.ts): the first one's texts, then a proxied call's entry as it is written now
+ * (stages, redactions per entity, the unpriced mark), whose newer keys the first one lacks. Texts are compressed with
+ * their lowercase hex ids packed (record-packing.ts), so hashes and ids here are empty. Part of the stored format too:
+ * never edit it.
+ */
+const TEMPLATES_V3 = [
+  '{"created_at":"2026-01-01T00:00:00.000Z","decision":{"decision_id":"dec_01","execution_status":"ALLOW","policies_evaluated":6,"policy_version":"v1","risk_score":0,"rule":"","triggered":[]},"event_type":"proxy.chat.completions","metadata":{"agent_id":"agent","decision_id":"dec_01","session_id":"","trace_id":""},"payload":{"cost_brl":0.0,"endpoint":"chat","governance_us":0,"input_redaction_entities":{"EMAIL":1},"input_redactions":0,"model":"gpt-4o-mini","outcome":"completed","output_redaction_entities":{"EMAIL":1},"output_redactions":0,"output_sha256":"","priced":false,"stages_us":{"answer":0,"policies":0,"redaction":0,"request":0,"upstream":0},"stream":false,"upstream_status":200,"usage":{"completion_tokens":0,"prompt_tokens":0,"total_tokens":0}},"prev_hash":"","seq":1,"tenant_id":"default"}',
+];
+
+export const RECORD_DICTIONARY_V3: Buffer = padded(TEMPLATES.join('') + TEMPLATES_V3.join(''));
+
 /** Texts shorter than this are stored as they are. */
 export const COMPRESS_FROM_BYTES = 64;

@@ -6,9 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openGatewayStore, type GatewayStore } from '../../storage/gateway-store.js';
 import { DecisionStore, type DecisionRecord } from '../../policy/decisions/decision-store.js';
 import { Ledger, ThreadedLedger, verifyCheckpointSignature, type LedgerInput, type WriterSettings } from '../index.js';
-import { MAX_UNANSWERED_RECORDS } from './writer-client.js';
+import { MAX_UNANSWERED_CHARS, MAX_UNANSWERED_RECORDS } from './writer-client.js';
 import { once } from 'node:events';
 import { startModuleWorker } from '../../platform/start-module-worker.js';
+import { newId } from '@aduana/shared';
 
 const THROUGH_PORT = new URL('../../../test/helpers/ledger/append-through-port.js', import.meta.url);
 
@@ -193,6 +194,26 @@ describe('the ledger written by its writer thread', () => {
     expect(await decisions.resolve('acme', 'missing', resolution('u1'))).toEqual({ kind: 'not_found' });
   });
 
+  it('puts decision records in key order, and a barrier has every held one put at once (other threads then read it)', async () => {
+    // A hold far longer than the test: only the barrier can have the records put.
+    const { store, ledger } = await threaded(tempDir(), { decisionHoldMs: 600_000 });
+    const decisions = new DecisionStore(store, ledger.decisionWrites);
+    // Handed over as two request threads hand them: in batches of 6, the second thread's a batch behind.
+    const ids = Array.from({ length: 1200 }, () => newId('dec'));
+    const [a, b] = [ids.filter((_, i) => i % 2 === 0), ids.filter((_, i) => i % 2 === 1)];
+    const answered: string[] = [];
+    for (let i = 0; i < a.length; i += 6) answered.push(...a.slice(i, i + 6), ...b.slice(i - 6, i));
+    answered.push(...b.slice(answered.length - a.length));
+    const base: Omit<DecisionRecord, 'decision_id'> = { tenant_id: 'acme', agent_id: 'agent-1', execution_status: 'ALLOW', risk_score: 0, event_type: 'proxy.chat.completions', trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', created_at: '2026-11-27T10:00:00.000Z', rule: '', policy_version: 'v1', policies_evaluated: 6, triggered: [], resolution: null, latency_ms: 0.356, cost_brl: 0.00024915, model: 'gpt-4o-mini', prompt_tokens: 230, completion_tokens: 18 };
+    const written = answered.map((id) => decisions.record({ ...base, decision_id: id }));
+    await ledger.barrier();
+    // Read as another thread reads: from the store, not this thread's pending records.
+    for (const id of [ids[0]!, ids[600]!, ids[1199]!]) expect(store.decisions.get(['acme', id])).toMatchObject({ agent_id: 'agent-1' });
+    await Promise.all(written);
+    // 1,200 records of ~150 B in key order fill ~50 leaf pages; put as answered, ~83 (pages split in the middle).
+    expect((store.decisions.getStats() as { treeLeafPageCount: number }).treeLeafPageCount).toBeLessThan(56);
+  });
+
   it('fails closed when the writer thread fails: what it had is refused, and so is every later write', async () => {
     const dir = tempDir();
     const store = openGatewayStore(dir);
@@ -217,6 +238,27 @@ describe('the ledger written by its writer thread', () => {
     writeFileSync(notADir, 'a file where the writer expects its data directory');
     await expect(ThreadedLedger.start(store.root, { keyDir: dir }, settings(notADir))).rejects.toThrow(/ENOTDIR|not a directory/);
     await store.close();
+  });
+
+  it(`refuses appends past ${MAX_UNANSWERED_CHARS} unanswered characters of entries with 'busy', and takes them again once answered`, async () => {
+    const { ledger } = await threaded(tempDir());
+    const big = (i: number): LedgerInput => ({ event_type: 'e', payload: { i, text: 'x'.repeat(900 * 1024) }, metadata: {}, decision: null });
+    const taken: Promise<unknown>[] = [];
+    let refused: unknown = null;
+    // All in one turn: ~0.9 MiB entries, far fewer than the records' limit, until their text passes the characters'.
+    for (let i = 0; i < 100 && refused === null; i++) {
+      try {
+        taken.push(ledger.enqueueGrouped('acme', big(i)));
+      } catch (err) {
+        refused = err;
+      }
+    }
+    expect(refused).toMatchObject({ code: 'busy' });
+    expect(taken.length).toBeGreaterThan(30);
+    expect(taken.length).toBeLessThan(40);
+    await Promise.all(taken);
+    expect(ledger.head('acme').size).toBe(taken.length);
+    expect(await ledger.appendGrouped('acme', big(100))).toMatchObject({ seq: taken.length + 1 });
   });
 
   it(`refuses appends past ${MAX_UNANSWERED_RECORDS} unanswered records with 'busy', and keeps every one it took`, async () => {

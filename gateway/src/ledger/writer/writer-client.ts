@@ -16,6 +16,13 @@ import type { FromWriter, ToWriter, WireError, WireInput, WriterCallName, Writer
 export const MAX_UNANSWERED_RECORDS = 50_000;
 
 /**
+ * Characters of entry text handed to the writer and not yet answered, at most (the same refusal): an entry may be up
+ * to 1 MiB, so the records' count alone would let one thread hold gigabytes. A write larger than this is still taken
+ * when nothing else waits.
+ */
+export const MAX_UNANSWERED_CHARS = 32 * 1024 * 1024;
+
+/**
  * Records that make the outbox go at once rather than at the end of the turn: a turn that reads several batches of
  * events would otherwise hand the writer nothing until it has judged them all, and the two threads take turns instead
  * of working side by side (bench:events, batches of 100).
@@ -33,6 +40,7 @@ interface Waiting {
   resolve(value: unknown): void;
   reject(err: unknown): void;
   records: number;
+  chars: number;
 }
 
 /**
@@ -53,6 +61,7 @@ export class LedgerWriterClient {
   #linger: NodeJS.Timeout | null = null;
   #nextId = 1;
   #unanswered = 0;
+  #unansweredChars = 0;
   /** Records in the outbox (sent at SEND_AT_ONCE_RECORDS). */
   #outboxRecords = 0;
   #failure: LedgerError | null = null;
@@ -133,7 +142,9 @@ export class LedgerWriterClient {
 
   /** Hands inputs to the writer; throws (synchronously) when the writer failed or is too far behind. */
   append(tenant: string, window: CommitWindow, inputs: WireInput[]): Promise<ChainLink[]> {
-    return this.#send(inputs.length, window === 'turn', (id) => ({ op: 'append', id, tenant, window, inputs })) as Promise<ChainLink[]>;
+    let chars = 0;
+    for (let i = 0; i < inputs.length; i++) chars += (inputs[i] as WireInput).text.length;
+    return this.#send(inputs.length, window === 'turn', (id) => ({ op: 'append', id, tenant, window, inputs }), chars) as Promise<ChainLink[]>;
   }
 
   /** The decision index's write; settles once committed. */
@@ -152,6 +163,8 @@ export class LedgerWriterClient {
   barrier(): Promise<void> {
     const through = this.#nextId - 1;
     if (this.#waiting.size === 0 || (this.#waiting.keys().next().value as number) > through) return Promise.resolve();
+    // Decision records the writer holds to put them in key order go now, not when their hold ends.
+    if (this.#failure === null) this.#outbox.push({ op: 'put-held' });
     this.#flush();
     return new Promise((resolve) => this.#barriers.push({ through, resolve }));
   }
@@ -201,20 +214,24 @@ export class LedgerWriterClient {
     await this.#exited;
   }
 
-  #send(records: number, awaited: boolean, make: (id: number) => ToWriter): Promise<unknown> {
+  #send(records: number, awaited: boolean, make: (id: number) => ToWriter, chars = 0): Promise<unknown> {
     if (this.#failure) throw this.#failure;
     if (this.#closing) throw new LedgerError('closed', 'the ledger is closed');
     if (records > 0 && this.#unanswered + records > MAX_UNANSWERED_RECORDS) {
       throw new LedgerError('busy', `the ledger writer is ${this.#unanswered} records behind; retry shortly`);
     }
+    if (chars > 0 && this.#unansweredChars > 0 && this.#unansweredChars + chars > MAX_UNANSWERED_CHARS) {
+      throw new LedgerError('busy', `the ledger writer is ${this.#unansweredChars} characters of entries behind; retry shortly`);
+    }
     const id = this.#nextId++;
     this.#outbox.push(make(id));
     this.#unanswered += records;
+    this.#unansweredChars += chars;
     this.#outboxRecords += records;
     if (this.#outboxRecords >= SEND_AT_ONCE_RECORDS) this.#flush();
     else if (awaited) this.#immediate ??= setImmediate(() => this.#flush());
     else if (this.#immediate === null) this.#linger ??= setTimeout(() => this.#flush(), LINGER_MS);
-    return new Promise((resolve, reject) => this.#waiting.set(id, { resolve, reject, records }));
+    return new Promise((resolve, reject) => this.#waiting.set(id, { resolve, reject, records, chars }));
   }
 
   #flush(): void {
@@ -238,6 +255,7 @@ export class LedgerWriterClient {
         if (!waiting) continue;
         this.#waiting.delete(reply.id);
         this.#unanswered -= waiting.records;
+        this.#unansweredChars -= waiting.chars;
         if ('error' in reply) waiting.reject(rebuild(reply.error));
         else waiting.resolve(reply.value);
       }

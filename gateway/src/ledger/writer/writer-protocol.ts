@@ -30,6 +30,8 @@ export type WriterCallName = keyof WriterCalls;
 export type ToWriter =
   | { readonly op: 'append'; readonly id: number; readonly tenant: string; readonly window: CommitWindow; readonly inputs: WireInput[] }
   | { readonly op: 'decision'; readonly id: number; readonly record: DecisionRecord }
+  /** Puts the decision records the writer holds to order them (a barrier's: another thread is about to read), unanswered. */
+  | { readonly op: 'put-held' }
   | { [K in WriterCallName]: { readonly op: 'call'; readonly id: number; readonly method: K; readonly args: WriterCalls[K] } }[WriterCallName];
 
 /** A failure as it crosses back: enough to rebuild the LedgerError (or a plain Error) the caller would have seen in-thread. */
@@ -75,5 +77,7 @@ export interface WriterSettings {
     readonly egress: { readonly httpsProxy: string; readonly httpProxy: string; readonly noProxy: string };
   } | null;
   readonly tsaCertPem: string | null;
+  /** How long decision records are held to be put in key order, ms (decision-write-order.ts; absent: its default). */
+  readonly decisionHoldMs?: number;
 }
 

@@ -1,7 +1,8 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { TenantStore } from '../../identity/tenants/tenant-store.js';
-import { resolveStoredDecision, writeDecision } from '../../policy/decisions/decision-store.js';
+import { resolveStoredDecision } from '../../policy/decisions/decision-store.js';
+import { OrderedDecisionWrites } from '../../policy/decisions/decision-write-order.js';
 import { Ledger } from '../ledger.js';
 import { writerLedgerOptions } from './writer-ledger-options.js';
 import { LedgerError } from '../errors.js';
@@ -33,6 +34,7 @@ const attached = new Set<Client>();
 
 const store = openGatewayStore(settings.dataDir);
 const tenants = new TenantStore(store);
+const decisions = new OrderedDecisionWrites(store, settings.decisionHoldMs);
 const durable = new Set<string>();
 const errors: FromWriter['errors'] = [];
 let flushScheduled = false;
@@ -147,9 +149,14 @@ function handle(client: Client, op: ToWriter): void {
       });
       return;
     case 'decision':
-      answer(client, op.id, () => writeDecision(store, op.record));
+      answer(client, op.id, () => decisions.write(op.record));
+      return;
+    case 'put-held':
+      decisions.flush();
       return;
     case 'call':
+      // A resolve reads the index, and a close flushes it: the records held for ordering go first.
+      decisions.flush();
       // Only the thread that started the writer closes it.
       if (op.method === 'close' && client !== main) return reply(client, { id: op.id, error: wireError(new Error('only the main thread closes the writer')) });
       answer(client, op.id, () => (calls[op.method] as (...args: unknown[]) => unknown)(...op.args));
