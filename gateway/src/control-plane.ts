@@ -24,10 +24,10 @@ import { registerLedgerIngestRoute } from './fleet/shipping/ledger-ingest-route.
 import { registerArchiveEventRoutes } from './fleet/shipping/archive-event-routes.js';
 import { PgLedgerArchive } from './fleet/postgres/pg-ledger-archive.js';
 import { PgControlChain } from './fleet/postgres/pg-control-chain.js';
-import { adminActionEntry, type RecordAdminAction } from './ledger/admin-actions.js';
-import { decisionResolvedEntry } from './ledger/audit-trail.js';
+import { adminActionEntry, type RecordAdminAction } from './governance/admin-actions.js';
+import { decisionResolvedEntry } from './governance/audit-trail.js';
 import { planChangedEntry } from './identity/tenants/plan-change.js';
-import type { DecisionRecord } from './policy/decisions/decision-store.js';
+import type { DecisionRecord } from './governance/decisions/decision-store.js';
 import type { LedgerInput } from './ledger/index.js';
 import { registerAgentRoutes } from './api/agents-routes.js';
 import { registerDecisionAdminRoutes } from './api/decision-routes.js';

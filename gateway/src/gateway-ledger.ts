@@ -4,12 +4,12 @@ import type { GatewayConfig } from './config.js';
 import type { TenantRepository } from './storage/repositories.js';
 import type { GatewayStore } from './storage/gateway-store.js';
 import { compressedEventTypes } from './proxy/ledger-compression.js';
-import { localDecisionWrites, type DecisionWrites } from './policy/decisions/decision-store.js';
+import { localDecisionWrites, type DecisionWrites } from './governance/decisions/decision-store.js';
 import { usableCores } from './platform/usable-cores.js';
 import { Ledger } from './ledger/ledger.js';
-import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
-import type { WriterSettings } from './ledger/writer/writer-protocol.js';
-import { writerLedgerOptions } from './ledger/writer/writer-ledger-options.js';
+import { ThreadedLedger } from './governance/writer/threaded-ledger.js';
+import type { WriterSettings } from './governance/writer/writer-protocol.js';
+import { writerLedgerOptions } from './governance/writer/writer-ledger-options.js';
 
 export interface GatewayLedger {
   ledger: Ledger | ThreadedLedger;

@@ -10,10 +10,10 @@ import { Authenticator } from './identity/auth/authenticate.js';
 import { PolicyStore } from './policy/policy-store.js';
 import { PolicyValidator } from './policy/validate-policy.js';
 import { TenantRuntimes, createLimitMemory, evaluationLimits } from './policy/runtime/tenant-runtime.js';
-import { DecisionStore } from './policy/decisions/decision-store.js';
-import { DecisionEngine } from './policy/decisions/decision-engine.js';
+import { DecisionStore } from './governance/decisions/decision-store.js';
+import { DecisionEngine } from './governance/decisions/decision-engine.js';
 import { CallerAdmission } from './governance/caller-admission.js';
-import { DecideRequestValidator } from './policy/decisions/decide-request.js';
+import { DecideRequestValidator } from './governance/decisions/decide-request.js';
 import { HttpServer, type RouteInfo } from './http/server.js';
 import { BodyBudget, createBodyBudgetMemory } from './http/body-budget.js';
 import { registerPolicyRoutes } from './api/policies-routes.js';
@@ -25,10 +25,10 @@ import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
 import { openGatewayLedger } from './gateway-ledger.js';
-import { AuditTrail } from './ledger/audit-trail.js';
+import { AuditTrail } from './governance/audit-trail.js';
 import { mountProxy, type MountedProxy } from './proxy/gateway-proxy.js';
-import { EventIngestor } from './ledger/events/event-ingestor.js';
-import { IngestValidator } from './ledger/events/ingest-event.js';
+import { EventIngestor } from './governance/events/event-ingestor.js';
+import { IngestValidator } from './governance/events/ingest-event.js';
 import { registerEventRoutes } from './api/events-routes.js';
 import { registerTelemetryRoutes } from './api/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
@@ -71,7 +71,7 @@ import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { ThreadNotice } from './threads/request-thread-protocol.js';
-import { ThreadedLedger } from './ledger/writer/threaded-ledger.js';
+import { ThreadedLedger } from './governance/writer/threaded-ledger.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */

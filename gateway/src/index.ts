@@ -6,4 +6,4 @@ export { TenantState } from './policy/tenant-state.js';
 export { PACKS, type PackName } from './policy/packs.js';
 export type { PolicyRecord, PolicyType, Verdict } from './policy/policy-record.js';
 export { PolicyValidator } from './policy/validate-policy.js';
-export { actionText, type DecideRequest } from './policy/decisions/decide-request.js';
+export { actionText, type DecideRequest } from './governance/decisions/decide-request.js';

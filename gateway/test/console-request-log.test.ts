@@ -7,7 +7,7 @@ import { launchChromium } from './helpers/launch-chromium.js';
 import { call, expectEnvelope, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { signInToConsole } from './helpers/console-sign-in.js';
 import { closeGatewayWithMock, startGatewayWithMock, type GatewayWithMock } from './helpers/gateway-with-mock.js';
-import { viewDigest } from '../src/ledger/admin-actions.js';
+import { viewDigest } from '../src/governance/admin-actions.js';
 import { loadGatewayConfig } from '../src/config.js';
 
 /**

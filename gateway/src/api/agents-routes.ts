@@ -7,7 +7,7 @@ import { agentView } from '../agents/agent-state.js';
 import { assertAgentId, parseHeartbeat, parseRegister, parseUpsert, statusParam, type ProfileRequest } from '../agents/agent-requests.js';
 import type { GatewayConfig } from '../config.js';
 import type { AgentDirectory } from '../agents/agent-directory.js';
-import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
+import { actorOf, type RecordAdminAction } from '../governance/admin-actions.js';
 
 export interface AgentRouteDeps {
   agents: AgentDirectory;

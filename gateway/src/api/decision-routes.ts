@@ -2,12 +2,12 @@ import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { assertOwnTenant, limitParam, queryTenant } from '../http/list-params.js';
 import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import type { GatewayConfig } from '../config.js';
-import type { DecisionSource } from '../policy/decisions/decision-source.js';
-import { resolveDecision } from '../policy/decisions/resolve-decision.js';
-import type { DecideOutcome } from '../policy/decisions/decision-engine.js';
+import type { DecisionSource } from '../governance/decisions/decision-source.js';
+import { resolveDecision } from '../governance/decisions/resolve-decision.js';
+import type { DecideOutcome } from '../governance/decisions/decision-engine.js';
 
 const validateResolve = new OwnSchema({
   type: 'object',

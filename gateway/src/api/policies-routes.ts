@@ -7,7 +7,7 @@ import type { GatewayDeps } from '../gateway-deps.js';
 import type { CompileCandidate } from '../policy/policy-store.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
-import { actorOf } from '../ledger/admin-actions.js';
+import { actorOf } from '../governance/admin-actions.js';
 import type { Principal } from '../identity/auth/principal.js';
 
 /** The public view of a policy (the stored record minus internal bookkeeping). */

@@ -1,6 +1,6 @@
 import type { HttpServer } from '../http/server.js';
 import { assertValid } from '../platform/gateway-ajv.js';
-import { actorOf, type RecordAdminAction } from '../ledger/admin-actions.js';
+import { actorOf, type RecordAdminAction } from '../governance/admin-actions.js';
 import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../request-log/request-log-settings.js';
 
 export interface RequestLogRouteDeps {

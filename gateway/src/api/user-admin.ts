@@ -3,7 +3,7 @@ import { GatewayError } from '../errors.js';
 import { ROLES, type Principal, type Role } from '../identity/auth/principal.js';
 import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import type { GatewayDeps } from '../gateway-deps.js';
-import { actorOf } from '../ledger/admin-actions.js';
+import { actorOf } from '../governance/admin-actions.js';
 import { createPasswordUser, type PasswordRules } from '../identity/users/create-user.js';
 import { userView, type UserRecord } from '../identity/users/user-record.js';
 

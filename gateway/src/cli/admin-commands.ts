@@ -6,7 +6,7 @@ import { isPlan, PLAN_NAMES } from '../identity/tenants/plans.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import { planChangedEntry } from '../identity/tenants/plan-change.js';
 import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
-import { tokenDigestView } from '../ledger/admin-actions.js';
+import { tokenDigestView } from '../governance/admin-actions.js';
 import { withOfflineChain } from './offline-chain.js';
 import { TENANT_CREATE, TENANT_LIST, TENANT_SET_PLAN, TOKEN_CREATE, TOKEN_LIST, TOKEN_REVOKE, TOKEN_ROTATE } from './commands.js';
 

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config.js';
-import { adminActionEntry, CLI_ACTOR, type AdminAction } from '../ledger/admin-actions.js';
+import { adminActionEntry, CLI_ACTOR, type AdminAction } from '../governance/admin-actions.js';
 import { lockDataDir, type DataDirLock } from '../storage/data-dir-lock.js';
 import { openAdminStorage, type AdminStorage } from './admin-storage.js';
 

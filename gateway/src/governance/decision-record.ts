@@ -1,5 +1,5 @@
 import type { Triggered } from '../policy/evaluation.js';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import type { DecisionRecord } from './decisions/decision-store.js';
 import type { Verdict } from '../policy/verdict.js';
 
 /** A call's judgement as recorded: its verdict, rule and risk (an answer's checks folded in) and what triggered. */

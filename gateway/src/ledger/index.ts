@@ -1,7 +1,7 @@
 // The events ledger's public surface: the HTTP routes (POST/GET /v1/events, batch, verify, proofs) and the CLI
 // (`aduana ledger verify|export`) build on these.
 import type { Ledger } from './ledger.js';
-import type { ThreadedLedger } from './writer/threaded-ledger.js';
+import type { ThreadedLedger } from '../governance/writer/threaded-ledger.js';
 
 export { Ledger, type CommitWindow, type LedgerOptions, type ListQuery, type ListPage, type LedgerHead, type InclusionProof, type ConsistencyProof } from './ledger.js';
 export type { LedgerInput, LedgerEntry } from './log/entry-input.js';
@@ -28,8 +28,6 @@ export { recordCanonical } from './log/record-codec.js';
 export { LedgerRetention, type RetentionOptions } from './lifecycle/retention.js';
 export type { PruneLimits, PruneResult } from './lifecycle/prune.js';
 export type { PruneBoundary } from './lifecycle/boundary.js';
-export { ThreadedLedger, type ThreadedLedgerOptions } from './writer/threaded-ledger.js';
-export type { WriterSettings } from './writer/writer-protocol.js';
 export { LedgerBase } from './ledger-base.js';
 
 /** The ledger wherever its writes are made: in the calling thread (Ledger) or by the writer thread (ThreadedLedger, the gateway's). */

@@ -44,7 +44,7 @@ export type { CommitWindow } from './ledger-base.js';
  * Ed25519-signed checkpoints. See docs/ledger.md for the hash definition, storage layout and durability design.
  *
  * This class writes from the thread that calls it: the CLI and tools use it directly, and the gateway's ledger
- * writer thread runs one (ledger/writer/); the API, reads and validation are LedgerBase's.
+ * writer thread runs one (governance/writer/); the API, reads and validation are LedgerBase's.
  */
 export class Ledger extends LedgerBase {
   readonly #anchor: AnchorQueue | null;

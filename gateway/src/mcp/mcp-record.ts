@@ -1,5 +1,5 @@
 import { isoTime } from '@aduana/shared';
-import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { AuditTrail } from '../governance/audit-trail.js';
 import { decisionRecord } from '../governance/decision-record.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
 import { foldOutputVerdict } from '../governance/output-verdict.js';

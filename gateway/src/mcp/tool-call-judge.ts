@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { newId, sha256Hex } from '@aduana/shared';
 import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import { SUSPENDED, type AdmittedCaller } from '../governance/caller-admission.js';
-import type { DecisionStore } from '../policy/decisions/decision-store.js';
+import type { DecisionStore } from '../governance/decisions/decision-store.js';
 import type { Evaluation } from '../policy/evaluation.js';
 import { headedText, walkText } from '../policy/input-text.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';

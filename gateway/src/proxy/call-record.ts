@@ -1,5 +1,5 @@
 import { isoTime, type Logger } from '@aduana/shared';
-import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { AuditTrail } from '../governance/audit-trail.js';
 import { decisionRecord } from '../governance/decision-record.js';
 import { GatewayError } from '../errors.js';
 import type { ProxyContext } from './proxy-context.js';

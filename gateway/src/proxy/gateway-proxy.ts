@@ -3,7 +3,7 @@ import type { GatewayConfig } from '../config.js';
 import type { HttpServer } from '../http/server.js';
 import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
-import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { AuditTrail } from '../governance/audit-trail.js';
 import type { RequestLog } from '../request-log/request-log.js';
 import type { BucketSeries } from '../telemetry/bucket-histogram.js';
 import { EvalPool } from '../policy/runtime/eval-pool.js';

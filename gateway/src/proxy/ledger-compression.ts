@@ -1,5 +1,5 @@
 import { ENDPOINTS } from './endpoints.js';
-import { compressionFor } from '../ledger/writer/writer-ledger-options.js';
+import { compressionFor } from '../governance/writer/writer-ledger-options.js';
 
 /** The event types of proxied calls' ledger entries. */
 const PROXY_EVENT_TYPES: ReadonlySet<string> = new Set(Object.values(ENDPOINTS).map((e) => e.eventType));

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
-import type { AuditTrail } from '../ledger/audit-trail.js';
+import type { AuditTrail } from '../governance/audit-trail.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { CLIENT_ABORTED } from '../http/read-body.js';
 import type { RequestContext } from '../http/request-context.js';

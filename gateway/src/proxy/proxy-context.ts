@@ -1,6 +1,6 @@
 import type { Principal } from '../identity/auth/principal.js';
 import type { AgentState } from '../agents/agent-state.js';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { MediaSlots } from '../policy/input-text.js';

@@ -1,5 +1,5 @@
 import { OwnSchema } from '../platform/gateway-ajv.js';
-import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
+import type { Actor, RecordAdminAction } from '../governance/admin-actions.js';
 
 /** A tenant's sampled request log (docs/console.md, "Request log"). */
 export interface RequestLogSettings {

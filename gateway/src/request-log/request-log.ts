@@ -1,6 +1,6 @@
 import { isoTime, type Logger, type SecretBox } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
-import type { Actor, RecordAdminAction } from '../ledger/admin-actions.js';
+import type { Actor, RecordAdminAction } from '../governance/admin-actions.js';
 import type { ToolCallRecord, ToolCallSampler } from '../mcp/mcp-record.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { GatewayStore } from '../storage/gateway-store.js';

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { newId, type Logger } from '@aduana/shared';
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { fingerprint, type ErrorStore } from './error-store.js';
 import type { ExportQueue, ExportQueueStats, ProviderStatus } from './exporters/export-queue.js';

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { StoredAgent } from '../agents/agent-state.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
 

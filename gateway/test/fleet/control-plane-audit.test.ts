@@ -14,7 +14,7 @@ import { startControlPlane, type RunningControlPlane } from '../../src/control-p
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
 import { PgControlChain } from '../../src/fleet/postgres/pg-control-chain.js';
 import { PgLedgerArchive } from '../../src/fleet/postgres/pg-ledger-archive.js';
-import { adminActionEntry, viewDigest } from '../../src/ledger/admin-actions.js';
+import { adminActionEntry, viewDigest } from '../../src/governance/admin-actions.js';
 import { CheckpointSigner, verifyCheckpointSignature, type LedgerPublicKey } from '../../src/ledger/merkle/checkpoint.js';
 import { verifyInclusion, type LedgerEntry } from '../../src/ledger/index.js';
 import { SHIPPING_FORMAT } from '../../src/fleet/shipping/shipping-format.js';

@@ -10,7 +10,7 @@ import { startLocalPostgres, type LocalPostgres } from '@aduana/shared/local-ser
 import { loadGatewayConfig } from '../../src/config.js';
 import { startControlPlane, type RunningControlPlane } from '../../src/control-plane.js';
 import { openPostgresRepositories, type PostgresRepositories } from '../../src/fleet/postgres/open-postgres-repositories.js';
-import { viewDigest } from '../../src/ledger/admin-actions.js';
+import { viewDigest } from '../../src/governance/admin-actions.js';
 import type { LedgerEntry } from '../../src/ledger/index.js';
 import { call, expectEnvelope } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';

@@ -3,7 +3,7 @@ import { ROLES, type Principal, type Role } from '../../identity/auth/principal.
 import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 import type { GatewayDeps } from '../../gateway-deps.js';
 import { isValidLedgerName } from '../../ledger/index.js';
-import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
+import { actorOf, tokenDigestView } from '../../governance/admin-actions.js';
 import type { CreatedToken } from '../../identity/auth/token-store.js';
 
 const ROLE_RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };

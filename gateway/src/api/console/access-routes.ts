@@ -6,7 +6,7 @@ import type { GatewayDeps } from '../../gateway-deps.js';
 import { ROLES } from '../../identity/auth/principal.js';
 import { issueToken } from '../auth-service/issue-token.js';
 import { addUser, checkUserRequest, disableUser, generatePassword, passwordRules } from '../user-admin.js';
-import { actorOf, tokenDigestView } from '../../ledger/admin-actions.js';
+import { actorOf, tokenDigestView } from '../../governance/admin-actions.js';
 import { ADMIN_FORM, ADMIN_PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';
 import { viewerOf, type SessionViewer } from './console-session.js';
 import { tokensPage, type TokenForm, type TokensView } from './pages/tokens-page.js';

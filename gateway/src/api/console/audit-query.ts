@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { AUDITED_EVENT_TYPES, type AuditFilter } from '../../ledger/admin-actions.js';
+import { AUDITED_EVENT_TYPES, type AuditFilter } from '../../governance/admin-actions.js';
 import type { AuditQuery } from './pages/audit-page.js';
 
 const PAGE_SIZE = 50;

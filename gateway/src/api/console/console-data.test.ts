@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isoTime } from '@aduana/shared';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openGatewayStore } from '../../storage/gateway-store.js';
-import { DecisionStore, type DecisionRecord } from '../../policy/decisions/decision-store.js';
+import { DecisionStore, type DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { DecisionConsoleData } from './console-data.js';
 import { overviewPage } from './pages/overview-page.js';
 import type { Viewer } from './pages/layout.js';

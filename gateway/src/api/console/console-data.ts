@@ -1,4 +1,4 @@
-import type { DecisionRecord, DecisionStore } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord, DecisionStore } from '../../governance/decisions/decision-store.js';
 import { isHeld, type Verdict } from '../../policy/verdict.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { AgentStatus } from '../../agents/agent-state.js';

@@ -3,10 +3,10 @@ import type { EventsLedger, LedgerEntry } from '../../ledger/index.js';
 import { recordedActions } from '../policy-dry-run-routes.js';
 import type { VerifyReport } from '../../ledger/lifecycle/verify-chain.js';
 import type { AnchoredCheckpoint, Checkpoint } from '../../ledger/merkle/checkpoint.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { decisionLedgerView, type DecisionLedgerView } from './decision-entry.js';
 import { ledgerCheckpoints, ledgerEntries, ledgerEntryView, type EntriesPage } from './ledger-browser.js';
-import { readAuditTrail, type AuditFilter, type AuditPage } from '../../ledger/admin-actions.js';
+import { readAuditTrail, type AuditFilter, type AuditPage } from '../../governance/admin-actions.js';
 
 /**
  * What the console's ledger page shows: the tenant's entry count and latest signed checkpoint, and a verify on

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerInput } from '../../ledger/index.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { TempLedger } from '../../../test/helpers/ledger/temp-ledger.js';
 import { ENTRY_SEARCH_LIMIT, findDecisionEntry } from './decision-entry.js';
 

@@ -2,7 +2,7 @@ import type { LedgerEntry, EventsLedger, InclusionProof } from '../../ledger/ind
 import { LedgerError } from '../../ledger/index.js';
 import type { AnchoredCheckpoint, LedgerPublicKey } from '../../ledger/merkle/checkpoint.js';
 import { encodeCursor } from '../../ledger/log/cursor.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 
 /** A decision's place in the tenant's chain: its entry and, once a signed checkpoint covers it, its inclusion proof. */
 export interface DecisionLedgerView {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ulid } from '@aduana/shared';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { pageDecisions, type DecisionFilter } from './decision-list.js';
 import { csvCell, decisionsCsv } from './decisions-csv.js';
 

@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import type { Verdict } from '../../policy/verdict.js';
 
 /** The decisions list's filters (docs/console.md, "Working the lists"). */

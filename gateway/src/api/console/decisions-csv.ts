@@ -1,5 +1,5 @@
 import type { MaybePromise } from '../../agents/agent-directory.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { MAX_PAGE_SIZE } from './decision-query.js';
 import type { DecisionFilter, DecisionListPage } from './decision-list.js';
 

@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import type { Handler, HttpServer } from '../../http/server.js';
 import { assertValid } from '../../platform/gateway-ajv.js';
-import { actorOf, type RecordAdminAction } from '../../ledger/admin-actions.js';
+import { actorOf, type RecordAdminAction } from '../../governance/admin-actions.js';
 import { requestLogChangeSchema, type RequestLogChange, type RequestLogSettingsSource } from '../../request-log/request-log-settings.js';
 import { viewerOf } from './console-session.js';
 import { ADMIN_FORM, PAGE, csrfCheckedPost, htmlReply, seeOther } from './console-route-kit.js';

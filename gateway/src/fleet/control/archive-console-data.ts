@@ -1,7 +1,7 @@
 import type { AgentSummary, ConsoleData, Costs, DecisionFilter, DecisionListPage, Overview } from '../../api/console/console-data.js';
 import { DECISION_ID, pageDecisions, readsOnlyItsRows, startBelow } from '../../api/console/decision-list.js';
 import { DecisionConsoleData } from '../../api/console/console-data.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import type { AgentDirectory } from '../../agents/agent-directory.js';
 import type { PgDecisionArchive } from '../decisions/pg-decision-archive.js';
 

@@ -1,6 +1,6 @@
 import type { DecisionLedgerView } from '../../api/console/decision-entry.js';
 import type { LedgerEntry } from '../../ledger/index.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../governance/decisions/decision-store.js';
 import { archiveInclusionProof, tenantChain } from '../postgres/pg-archive-reads.js';
 import type { Queryable } from '../postgres/stored-subtrees.js';
 

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { DecisionSource } from '../../policy/decisions/decision-source.js';
-import type { DecisionRecord, ResolveOutcome } from '../../policy/decisions/decision-store.js';
+import type { DecisionSource } from '../../governance/decisions/decision-source.js';
+import type { DecisionRecord, ResolveOutcome } from '../../governance/decisions/decision-store.js';
 import type { Triggered } from '../../policy/evaluation.js';
 import { isHeld, type Verdict } from '../../policy/verdict.js';
 

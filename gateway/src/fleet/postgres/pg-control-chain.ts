@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { isoTime } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { withTransaction } from './database.js';
-import { AUDITED_EVENT_TYPES, auditEntryMatches, type AuditFilter, type AuditPage } from '../../ledger/admin-actions.js';
+import { AUDITED_EVENT_TYPES, auditEntryMatches, type AuditFilter, type AuditPage } from '../../governance/admin-actions.js';
 import { chainTail, prepareInput, type LedgerEntry, type LedgerInput } from '../../ledger/log/entry-input.js';
 import { entryHash, GENESIS_PREV_HASH, leafHash } from '../../ledger/log/hash.js';
 import { instantMs } from '../../ledger/log/instant.js';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isoTime } from '@aduana/shared';
-import type { Actor, RecordAdminAction } from '../../ledger/admin-actions.js';
+import type { Actor, RecordAdminAction } from '../../governance/admin-actions.js';
 import {
   changedSettings,
   REQUEST_LOG_DEFAULT,

@@ -1,5 +1,5 @@
 import type { Logger } from '@aduana/shared';
-import type { DecisionRecord, DecisionStore } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord, DecisionStore } from '../../governance/decisions/decision-store.js';
 import type { BundledResolution } from '../bundle/bundle-format.js';
 
 /**

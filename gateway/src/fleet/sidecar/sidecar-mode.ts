@@ -13,7 +13,7 @@ import type { EventsLedger } from '../../ledger/index.js';
 import { planChangedEntry } from '../../identity/tenants/plan-change.js';
 import { LedgerShipper, type ShipperStatus } from '../shipping/ledger-shipper.js';
 import { ShipCursorStore } from '../shipping/ship-cursor-store.js';
-import type { DecisionRecord, DecisionStore } from '../../policy/decisions/decision-store.js';
+import type { DecisionRecord, DecisionStore } from '../../governance/decisions/decision-store.js';
 import { ResolutionApplier } from './resolution-applier.js';
 import { AgentReporter, type AgentReporterStatus } from './agent-reporter.js';
 import { TelemetryShipper, type TelemetryShipperStatus } from './telemetry-shipper.js';

@@ -1,7 +1,7 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openGatewayStore } from '../../../src/storage/gateway-store.js';
-import { ThreadedLedger } from '../../../src/ledger/index.js';
-import { DecisionStore } from '../../../src/policy/decisions/decision-store.js';
+import { ThreadedLedger } from '../../../src/governance/writer/threaded-ledger.js';
+import { DecisionStore } from '../../../src/governance/decisions/decision-store.js';
 
 /**
  * Another thread's ledger, as a request thread has one: it writes through the writer thread on the port it was given,

@@ -1,5 +1,5 @@
 import type { LedgerEntry } from '../../../ledger/index.js';
-import { AUDITED_EVENT_TYPES, entryActor, type AuditPage } from '../../../ledger/admin-actions.js';
+import { AUDITED_EVENT_TYPES, entryActor, type AuditPage } from '../../../governance/admin-actions.js';
 import { esc } from '../html-headers.js';
 import { page, type Viewer } from './layout.js';
 

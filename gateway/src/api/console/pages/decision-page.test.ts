@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DecisionRecord } from '../../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../../governance/decisions/decision-store.js';
 import type { LedgerEntry } from '../../../ledger/index.js';
 import type { DecisionLedgerView } from '../decision-entry.js';
 import { decisionPage } from './decision-page.js';

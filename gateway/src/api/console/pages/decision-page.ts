@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../../governance/decisions/decision-store.js';
 import type { PolicyRecord } from '../../../policy/policy-record.js';
 import type { DecisionLedgerView } from '../decision-entry.js';
 import type { SampleLookup } from '../../../request-log/request-log.js';

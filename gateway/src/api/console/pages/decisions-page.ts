@@ -1,4 +1,4 @@
-import type { DecisionRecord } from '../../../policy/decisions/decision-store.js';
+import type { DecisionRecord } from '../../../governance/decisions/decision-store.js';
 import { isHeld } from '../../../policy/verdict.js';
 import { esc } from '../html-headers.js';
 import { csrfField, page, type Viewer } from './layout.js';

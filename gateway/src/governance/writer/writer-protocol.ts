@@ -1,9 +1,9 @@
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
-import type { AnchorStats } from '../merkle/anchor-queue.js';
-import type { PreparedKeys } from '../log/entry-input.js';
-import type { CommitWindow } from '../ledger.js';
-import type { LedgerErrorCode } from '../errors.js';
-import type { PruneLimits } from '../lifecycle/prune.js';
+import type { DecisionRecord } from '../decisions/decision-store.js';
+import type { AnchorStats } from '../../ledger/merkle/anchor-queue.js';
+import type { PreparedKeys } from '../../ledger/log/entry-input.js';
+import type { CommitWindow } from '../../ledger/ledger.js';
+import type { LedgerErrorCode } from '../../ledger/errors.js';
+import type { PruneLimits } from '../../ledger/lifecycle/prune.js';
 
 /**
  * The messages between request threads and the ledger's writer thread (docs/architecture.md, "Threads"). A request

@@ -1,12 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { isoTime, newId, sha256Hex } from '@aduana/shared';
 import type { Principal } from '../../identity/auth/principal.js';
-import type { TenantRuntimes } from '../runtime/tenant-runtime.js';
-import { SUSPENDED, type CallerAdmission } from '../../governance/caller-admission.js';
-import { decisionRecord } from '../../governance/decision-record.js';
-import type { Evaluation } from '../evaluation.js';
-import type { PolicySet } from '../compile-policy-set.js';
-import type { AuditTrail } from '../../ledger/audit-trail.js';
+import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import { SUSPENDED, type CallerAdmission } from '../caller-admission.js';
+import { decisionRecord } from '../decision-record.js';
+import type { Evaluation } from '../../policy/evaluation.js';
+import type { PolicySet } from '../../policy/compile-policy-set.js';
+import type { AuditTrail } from '../audit-trail.js';
 import { actionText, type DecideRequest } from './decide-request.js';
 import { fromLedgerError } from '../../ledger/events/ledger-errors.js';
 

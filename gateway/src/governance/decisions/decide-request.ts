@@ -1,7 +1,7 @@
 import { GatewayError } from '../../errors.js';
 import { assertValid, OwnSchema } from '../../platform/gateway-ajv.js';
 import { isValidLedgerName } from '../../ledger/index.js';
-import { headedText } from '../input-text.js';
+import { headedText } from '../../policy/input-text.js';
 
 /** A DecideRequest (README, "The governance API"). */
 export interface DecideRequest {

@@ -1,11 +1,11 @@
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { RootDatabase } from 'lmdb';
 import { startModuleWorker } from '../../platform/start-module-worker.js';
-import type { DecisionRecord } from '../../policy/decisions/decision-store.js';
-import type { AnchorStats } from '../merkle/anchor-queue.js';
-import type { ChainLink } from '../log/entry-input.js';
-import type { CommitWindow } from '../ledger.js';
-import { LedgerError } from '../errors.js';
+import type { DecisionRecord } from '../decisions/decision-store.js';
+import type { AnchorStats } from '../../ledger/merkle/anchor-queue.js';
+import type { ChainLink } from '../../ledger/log/entry-input.js';
+import type { CommitWindow } from '../../ledger/ledger.js';
+import { LedgerError } from '../../ledger/errors.js';
 import type { FromWriter, ToWriter, WireError, WireInput, WriterCallName, WriterCalls, WriterSettings, WriterStarted } from './writer-protocol.js';
 
 /**

@@ -1,12 +1,12 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RootDatabase } from 'lmdb';
-import type { DecisionWrites, ResolveOutcome } from '../../policy/decisions/decision-store.js';
-import type { AnchorStats } from '../merkle/anchor-queue.js';
-import type { Checkpoint } from '../merkle/checkpoint.js';
-import type { ChainLink, PreparedText } from '../log/entry-input.js';
-import type { ExportWrites } from '../lifecycle/export-jsonl.js';
-import { checkTenant, LedgerBase, type CommitWindow, type LedgerBaseOptions } from '../ledger-base.js';
-import type { PruneLimits, PruneResult } from '../lifecycle/prune.js';
+import type { DecisionWrites, ResolveOutcome } from '../decisions/decision-store.js';
+import type { AnchorStats } from '../../ledger/merkle/anchor-queue.js';
+import type { Checkpoint } from '../../ledger/merkle/checkpoint.js';
+import type { ChainLink, PreparedText } from '../../ledger/log/entry-input.js';
+import type { ExportWrites } from '../../ledger/lifecycle/export-jsonl.js';
+import { checkTenant, LedgerBase, type CommitWindow, type LedgerBaseOptions } from '../../ledger/ledger-base.js';
+import type { PruneLimits, PruneResult } from '../../ledger/lifecycle/prune.js';
 import { LedgerWriterClient } from './writer-client.js';
 import type { WireInput, WriterSettings } from './writer-protocol.js';
 

@@ -1,13 +1,13 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { openGatewayStore } from '../../storage/gateway-store.js';
 import { TenantStore } from '../../identity/tenants/tenant-store.js';
-import { resolveStoredDecision } from '../../policy/decisions/decision-store.js';
-import { OrderedDecisionWrites } from '../../policy/decisions/decision-write-order.js';
-import { Ledger } from '../ledger.js';
+import { resolveStoredDecision } from '../decisions/decision-store.js';
+import { OrderedDecisionWrites } from '../decisions/decision-write-order.js';
+import { Ledger } from '../../ledger/ledger.js';
 import { writerLedgerOptions } from './writer-ledger-options.js';
-import { LedgerError } from '../errors.js';
-import type { AnchorStats } from '../merkle/anchor-queue.js';
-import type { ChainInput } from '../log/entry-input.js';
+import { LedgerError } from '../../ledger/errors.js';
+import type { AnchorStats } from '../../ledger/merkle/anchor-queue.js';
+import type { ChainInput } from '../../ledger/log/entry-input.js';
 import type { FromWriter, Reply, ToWriter, WireError, WriterCallName, WriterCalls, WriterSettings, WriterStarted } from './writer-protocol.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { TenantRepository } from '../../storage/repositories.js';
 import { timestampsCheckpoints } from '../../identity/tenants/plans.js';
-import type { LedgerOptions } from '../ledger.js';
+import type { LedgerOptions } from '../../ledger/ledger.js';
 import type { WriterSettings } from './writer-protocol.js';
 
 /** LEDGER_COMPRESSION as plain data (all, none, or these event types) as the ledger takes it: a predicate. */

@@ -1,7 +1,7 @@
 import { canonicalJson, sha256Hex } from '@aduana/shared';
 import type { Principal } from '../identity/auth/principal.js';
-import type { EventsLedger, LedgerEntry, LedgerInput } from './index.js';
-import { encodeCursor } from './log/cursor.js';
+import type { EventsLedger, LedgerEntry, LedgerInput } from '../ledger/index.js';
+import { encodeCursor } from '../ledger/log/cursor.js';
 
 /**
  * The admin actions chained in a tenant's ledger (docs/ledger.md, "Admin actions"), beside `tenant.plan_changed` and

@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { isoTime, newId } from '@aduana/shared';
 import { assertAgent, type Principal } from '../../identity/auth/principal.js';
 import { headedText } from '../../policy/input-text.js';
-import type { DecisionEnvelope } from '../../policy/decisions/decision-engine.js';
+import type { DecisionEnvelope } from '../decisions/decision-engine.js';
 import type { AuditTrail } from '../audit-trail.js';
-import { decisionRecord } from '../../governance/decision-record.js';
-import type { EventsLedger, LedgerEntry, LedgerInput } from '../index.js';
+import { decisionRecord } from '../decision-record.js';
+import type { EventsLedger, LedgerEntry, LedgerInput } from '../../ledger/index.js';
 import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { IngestEvent } from './ingest-event.js';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aduana/shared';
-import type { DecisionRecord, DecisionStore } from '../policy/decisions/decision-store.js';
-import type { EventsLedger, LedgerInput } from './index.js';
+import type { DecisionRecord, DecisionStore } from './decisions/decision-store.js';
+import type { EventsLedger, LedgerInput } from '../ledger/index.js';
 import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-change.js';
 import { adminActionEntry, type AdminActionInput } from './admin-actions.js';
 

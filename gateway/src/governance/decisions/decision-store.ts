@@ -1,7 +1,7 @@
 import type { GatewayStore } from '../../storage/gateway-store.js';
 import { isoInstantMs } from '../../ledger/log/instant.js';
-import { isHeld, type Verdict } from '../verdict.js';
-import type { Triggered } from '../evaluation.js';
+import { isHeld, type Verdict } from '../../policy/verdict.js';
+import type { Triggered } from '../../policy/evaluation.js';
 
 export type Resolution = 'APPROVED' | 'REJECTED';
 
