@@ -116,6 +116,8 @@ interface Door {
   /** What the provider received, the newest last. */
   received: () => unknown[];
   disguises: Record<string, string>;
+  /** The error type a block is answered with, in the provider's error shape (the gateway's envelope's by default). */
+  blockedType?: string;
 }
 
 const chat = (media: string) => ({
@@ -156,6 +158,7 @@ const DOORS: Record<string, Door> = {
     }),
     received: () => anthropic.received.map((r) => r.body),
     disguises: BARE,
+    blockedType: 'permission_error',
   },
   Gemini: {
     path: '/gemini/v1beta/models/gemini-2.0-flash:generateContent',
@@ -175,7 +178,7 @@ describe('the proxy: text placed where media goes is judged, in every wire forma
       it(`${name}, ${how}: a content filter refuses it before the provider sees it`, async () => {
         const before = door.received().length;
         const r = await proxy(filtered.operator, door, media);
-        expectEnvelope(r, 403, 'svc_policy_violation');
+        expectEnvelope(r, 403, door.blockedType ?? 'svc_policy_violation');
         expect(door.received().length).toBe(before);
       });
 

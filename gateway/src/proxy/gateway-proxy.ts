@@ -15,6 +15,7 @@ import { ToolCallValidator } from './output/tool-call-validator.js';
 import { ProxyPipeline } from './pipeline.js';
 import { StoredPrompts } from './stored/stored-prompts.js';
 import type { StoredResponses } from './stored/stored-responses.js';
+import { WIRE_FORMATS, type Provider } from './wire/wire-formats.js';
 
 /** What the proxy takes from the rest of the gateway (the main thread's, or a request thread's own). */
 export interface GatewayProxyParts {
@@ -38,7 +39,7 @@ export interface MountedProxy {
 }
 
 /**
- * The LLM proxy on a server, built from the gateway's settings: the prices, one upstream pool per provider (Azure's
+ * The LLM proxy on a server, built from the gateway's settings: the prices, one upstream pool per wire format (Azure's
  * only when configured), an evaluation worker, the pipeline and its routes. The main thread and each request thread
  * that judges calls mount their own.
  */
@@ -51,12 +52,12 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     connections: config.upstreamConnections,
     egress: parts.egress,
   };
-  const upstreams = {
-    openai: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamBaseUrl, apiKey: config.upstreamApiKey }),
-    anthropic: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAnthropicBaseUrl, apiKey: config.upstreamAnthropicApiKey, keyHeader: 'x-api-key' }),
-    azure: config.upstreamAzureBaseUrl ? new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamAzureBaseUrl, apiKey: config.upstreamAzureApiKey, keyHeader: 'api-key' }) : null,
-    gemini: new UpstreamClient({ ...upstreamOptions, baseUrl: config.upstreamGeminiBaseUrl, apiKey: config.upstreamGeminiApiKey, keyHeader: 'x-goog-api-key' }),
-  };
+  // One pool per format whose upstream is configured (Azure's only when UPSTREAM_AZURE_BASE_URL is set).
+  const upstreams = {} as Record<Provider, UpstreamClient | null>;
+  for (const wire of WIRE_FORMATS) {
+    const up = wire.upstream(config);
+    upstreams[wire.provider] = up ? new UpstreamClient({ ...upstreamOptions, baseUrl: up.baseUrl, apiKey: up.apiKey, keyHeader: wire.upstreamKeyHeader }) : null;
+  }
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const proxy = new ProxyPipeline({
     edge: proxyEdge(server),
@@ -78,11 +79,11 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     requestLog: parts.requestLog,
     stepTimes: parts.stepTimes,
   });
-  registerProxyRoutes(server, proxy, new Set(upstreams.azure ? ['openai', 'anthropic', 'gemini', 'azure'] : ['openai', 'anthropic', 'gemini']));
+  registerProxyRoutes(server, proxy, WIRE_FORMATS.filter((wire) => upstreams[wire.provider] !== null));
   return {
     evalPool,
     close: async () => {
-      await Promise.all([upstreams.openai.close(), upstreams.anthropic.close(), upstreams.azure?.close(), upstreams.gemini.close()]);
+      await Promise.all(WIRE_FORMATS.map((wire) => upstreams[wire.provider]?.close()));
       await evalPool.close();
     },
   };

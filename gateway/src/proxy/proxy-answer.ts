@@ -3,6 +3,7 @@ import { GatewayError, toEnvelope } from '../errors.js';
 import type { ProxyContext } from './proxy-context.js';
 import type { ProxyEdge } from './proxy-edge.js';
 import { verdictHeaders } from './verdict-headers.js';
+import type { ProxyErrorBody } from './wire/wire-format.js';
 
 /** Writes a whole proxy answer (the verdict headers are the caller's) and marks the request answered. */
 export function writeProxyAnswer(edge: ProxyEdge, c: ProxyContext, status: number, headers: Readonly<Record<string, string>>, body: Buffer): void {
@@ -36,12 +37,14 @@ export function answerProxyFailure(edge: ProxyEdge, logger: Logger, c: ProxyCont
     return;
   }
   const env = toEnvelope(err, c.decisionId || http.trace.traceId);
-  const body = env.body.error.type === 'svc_policy_violation' ? blockedBody(c, err) : env.body;
+  const ours = env.body.error.type === 'svc_policy_violation' ? blockedBody(c, err) : env.body;
+  // In the provider's own error shape, so that its SDK raises our message (docs/decisions.md, "Errors").
+  const body = c.endpoint.wire.errorBody(env.status, ours);
   writeProxyAnswer(edge, c, env.status, { 'content-type': 'application/json', ...env.headers, ...verdictHeaders(c) }, Buffer.from(JSON.stringify(body)));
 }
 
 /** The proxy's 403: the envelope plus `verdict` and `policy` beside `error` (docs/decisions.md, "Errors"). */
-export function blockedBody(c: ProxyContext, err: unknown) {
+export function blockedBody(c: ProxyContext, err: unknown): ProxyErrorBody {
   const env = toEnvelope(err, c.decisionId || c.http.trace.traceId).body;
   const t = [...(c.evaluation?.triggered ?? []), ...c.outputTriggered].find((x) => x.policyId === c.rule);
   return { ...env, verdict: 'DENIED', policy: { id: c.rule, type: t?.type ?? '', action: t?.action ?? '', version: c.policySet?.label ?? '' } };

@@ -9,7 +9,7 @@ import type { Verdict } from '../policy/policy-record.js';
 import type { AnswerPiece } from './answer/answer-piece.js';
 import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';
-import { ANTHROPIC_BETA, ANTHROPIC_VERSION, FORWARDED_API_KEY, FORWARDED_AUTHORIZATION, PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
+import { PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
 import type { UpstreamResponse } from './upstream/upstream-client.js';
 import type { EntityTally } from '../policy/pii/entity-tally.js';
 
@@ -51,12 +51,12 @@ export class ProxyContext {
   readonly sessionHeader: string;
   sessionId = '';
   /**
-   * The client's own provider key as the value of the provider's key header ('' = the sidecar's):
-   * x-forwarded-authorization for OpenAI, x-forwarded-api-key for Anthropic, Azure and Gemini.
+   * The client's own provider key as the value of the provider's key header ('' = the sidecar's), from the header its
+   * wire format names (x-forwarded-authorization for OpenAI, x-forwarded-api-key for the others).
    */
   readonly forwardedKey: string;
   /** Headers the provider needs whoever's key goes out (anthropic-version, anthropic-beta). */
-  readonly passHeaders: Record<string, string>;
+  readonly passHeaders: Readonly<Record<string, string>>;
   /** Provider routing headers the proxy passes on (OpenAI-Organization, OpenAI-Project). */
   readonly providerOrganization: string;
   readonly providerProject: string;
@@ -124,26 +124,10 @@ export class ProxyContext {
     // The proxy routes declare PROXY_HEADERS: the values are there, in that order.
     const h = http.headerValues;
     this.sessionHeader = h[SESSION_ID] ?? '';
-    if (endpoint.provider === 'anthropic') {
-      this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
-      this.passHeaders = anthropicHeaders(h[ANTHROPIC_VERSION] ?? '', h[ANTHROPIC_BETA] ?? '');
-    } else if (endpoint.provider === 'azure' || endpoint.provider === 'gemini') {
-      this.forwardedKey = h[FORWARDED_API_KEY] ?? '';
-      this.passHeaders = NO_HEADERS;
-    } else {
-      this.forwardedKey = h[FORWARDED_AUTHORIZATION] ?? '';
-      this.passHeaders = NO_HEADERS;
-    }
+    // Where the client's own key arrives, and what the provider needs whoever's key goes out: the format's.
+    this.forwardedKey = h[endpoint.wire.forwardedKeyAt] ?? '';
+    this.passHeaders = endpoint.wire.passHeaders(h);
     this.providerOrganization = h[PROVIDER_ORGANIZATION] ?? '';
     this.providerProject = h[PROVIDER_PROJECT] ?? '';
   }
-}
-
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-function anthropicHeaders(version: string, beta: string): Record<string, string> {
-  const h: Record<string, string> = {};
-  if (version) h['anthropic-version'] = version;
-  if (beta) h['anthropic-beta'] = beta;
-  return h;
 }

@@ -3,8 +3,8 @@ import { expect } from 'vitest';
 import { call, expectEnvelope, type CallResult, type TestGateway } from './start-test-gateway.js';
 
 /**
- * What the bad-input tests of each wire format (Anthropic, Gemini, Azure) share: a refusal's checks, the ledger as the
- * gateway holds it, and a relayed stream read event by event.
+ * What the wire-format conformance suite (wire-conformance/) reads a proxy answer with: a refusal's checks, the
+ * ledger as the gateway holds it, and a relayed stream read event by event.
  */
 
 /**
@@ -97,5 +97,5 @@ export async function expectAbortedStreamRecorded(
   expect(d.body).toMatchObject({ event_type: expected.eventType, agent_id: expected.agentId, execution_status: 'ALLOW' });
 }
 
-/** A 5 MB system prompt: past the 4 MiB PROXY_BODY_LIMIT the bad-input tests give their gateway. */
+/** A 5 MB system prompt: past the 4 MiB PROXY_BODY_LIMIT the conformance suite gives its gateway. */
 export const FIVE_MB = 'x'.repeat(5 * 1000 * 1000);

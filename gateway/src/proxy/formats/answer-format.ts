@@ -19,7 +19,7 @@ export type DeltaVisit = (channel: number, text: string) => string;
 
 /**
  * Where one provider answer format carries what the client reads, whole or streamed. The response stages ask the
- * format and never branch on the provider; a new wire format is a new implementation of this and a table row.
+ * format and never branch on the provider; a wire format (`wire/`) names the answer format of each of its endpoints.
  */
 export interface AnswerFormat {
   /** Every string of a whole answer that the client reads, in order. */

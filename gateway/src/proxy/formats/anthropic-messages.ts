@@ -28,6 +28,14 @@ const ERROR_TYPES: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Anthropic's error shape (`{type: 'error', error: {type, message}}`, a whole answer's body or a stream's `error`
+ * event), with our envelope's fields beside it (code, rule, trace id; verdict and policy of a block) for who reads them.
+ */
+export function anthropicError(body: ErrorBody): object {
+  return { type: 'error', ...body, error: { ...body.error, type: ERROR_TYPES[body.error.type] ?? 'api_error' } };
+}
+
+/**
  * Anthropic's Messages API: a whole answer's `content` blocks (a text block's `text`, every string of a `tool_use`
  * block's `input`); a stream's `content_block_delta` events, one channel per content block (`text_delta` text and
  * `input_json_delta` JSON, redacted as they arrive), ended by the block's `content_block_stop`, which carries no text:
@@ -77,8 +85,7 @@ export const ANTHROPIC_MESSAGES: AnswerFormat = {
     return typeof event['type'] === 'string' ? event['type'] : null;
   },
   streamError(body: ErrorBody): { name: string; data: unknown } {
-    // Anthropic's error event, with our envelope's fields beside it (verdict, policy, trace id) for who reads them.
-    return { name: 'error', data: { ...body, type: 'error', error: { ...body.error, type: ERROR_TYPES[body.error.type] ?? 'api_error' } } };
+    return { name: 'error', data: anthropicError(body) };
   },
   usage(body: Json): Partial<Usage> | null {
     const type = body['type'];

@@ -29,6 +29,30 @@ function visitCallArgs(part: Json, visit: AnswerVisit): void {
   if (call && typeof call === 'object' && call['args'] && typeof call['args'] === 'object') walkText(call['args'] as object, visit);
 }
 
+/** Our error type, as the canonical status Google's APIs name an error by. */
+const STATUSES: Readonly<Record<string, string>> = {
+  invalid_request: 'INVALID_ARGUMENT',
+  authentication_error: 'UNAUTHENTICATED',
+  permission_denied: 'PERMISSION_DENIED',
+  svc_policy_violation: 'PERMISSION_DENIED',
+  not_found: 'NOT_FOUND',
+  // Google answers a request past its size limit as an invalid argument.
+  payload_too_large: 'INVALID_ARGUMENT',
+  rate_limit_exceeded: 'RESOURCE_EXHAUSTED',
+  internal_error: 'INTERNAL',
+  upstream_error: 'UNAVAILABLE',
+  upstream_unavailable: 'UNAVAILABLE',
+};
+
+/**
+ * Google's error shape (`{error: {code, message, status}}`, a whole answer's body or a stream's last chunk): our
+ * envelope's `code` is the HTTP status as Google's is, and its other fields (type, rule, trace id; verdict and policy
+ * of a block) stay beside Google's.
+ */
+export function geminiError(body: ErrorBody): object {
+  return { ...body, error: { ...body.error, status: STATUSES[body.error.type] ?? 'UNKNOWN' } };
+}
+
 /**
  * Google's Gemini API (generateContent and its SSE stream): each candidate's `content.parts` text and every string of
  * a `functionCall`'s `args`; a stream chunk is a whole response whose candidates carry the next text, one channel per
@@ -90,9 +114,7 @@ export const GEMINI: AnswerFormat = {
   },
   eventName: () => null,
   streamError(body: ErrorBody): { name: null; data: unknown } {
-    // Google's error shape carries `code`, `message` and `status`; ours keeps its fields beside them.
-    const status = body.error.type === 'svc_policy_violation' || body.error.type === 'permission_denied' ? 'PERMISSION_DENIED' : 'UNAVAILABLE';
-    return { name: null, data: { ...body, error: { ...body.error, status } } };
+    return { name: null, data: geminiError(body) };
   },
   usage(body: Json): Partial<Usage> | null {
     const u = body['usageMetadata'] as Json | undefined;

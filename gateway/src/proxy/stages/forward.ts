@@ -20,9 +20,9 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
       c.beforeUpstreamMs = c.forwardedAt - http.startedAt;
       c.governanceMs += c.beforeUpstreamMs;
       // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
-      const upstream = upstreams[c.endpoint.provider];
+      const upstream = upstreams[c.endpoint.wire.provider as Provider];
       // A provider's routes exist only when its upstream is configured: this is a wiring error, not a client's.
-      if (upstream === null) throw new GatewayError('upstream_unavailable', `no upstream is configured for ${c.endpoint.provider}`);
+      if (upstream === null) throw new GatewayError('upstream_unavailable', `no upstream is configured for ${c.endpoint.wire.provider}`);
       return upstream.send(
         {
           method: c.endpoint.method ?? 'POST',

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors.js';
 import type { ResponseStage } from '../answer/response-stage.js';
-import { storedResponseId } from '../endpoints.js';
+import { storedResponseId } from '../wire/openai.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Stage } from '../stages/stage.js';
 import { assertInputItemsOwned, assertPromptAllowed } from './input-references.js';

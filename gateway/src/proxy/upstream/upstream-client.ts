@@ -82,7 +82,7 @@ export class UpstreamClient {
      */
     extraHeaders: Record<string, string>;
     /** Headers the provider needs whoever's key is sent (Anthropic's `anthropic-version`). */
-    passHeaders: Record<string, string>;
+    passHeaders: Readonly<Record<string, string>>;
     cancel: (abort: () => void) => void;
   }, sink: UpstreamSink): Promise<UpstreamResponse> {
     // In replace mode the caller's key is ignored as if it had sent none: its routing headers follow the same rule.
