@@ -26,7 +26,7 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
 import { openGatewayLedger } from './gateway-ledger.js';
 import { AuditTrail } from './governance/audit-trail.js';
-import { mountProxy, type MountedProxy } from './proxy/gateway-proxy.js';
+import { mountProxy, type MountedProxy } from './api/mount-proxy.js';
 import { EventIngestor } from './governance/events/event-ingestor.js';
 import { IngestValidator } from './governance/events/ingest-event.js';
 import { registerEventRoutes } from './api/events-routes.js';

@@ -29,7 +29,7 @@ import type { SharedTableMemory } from '../platform/shared-table.js';
 import { relayRoutes } from './relay/relay-routes.js';
 import type { RelayedRoute } from './relay/relay-protocol.js';
 import type { FromRequestThread, ObservedDecision, ThreadNotice } from './request-thread-protocol.js';
-import { mountProxy, type MountedProxy } from '../proxy/gateway-proxy.js';
+import { mountProxy, type MountedProxy } from '../api/mount-proxy.js';
 import { StoredResponses } from '../proxy/stored/stored-responses.js';
 import { RequestLog } from '../request-log/request-log.js';
 

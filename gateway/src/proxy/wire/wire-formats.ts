@@ -6,7 +6,7 @@ import type { WireFormat } from './wire-format.js';
 
 /**
  * The one table of the wire formats the proxy speaks, read by the routes (`api/proxy-routes.ts`), the upstream pools
- * (`gateway-proxy.ts`) and, through each call's endpoint, every stage. In the order their routes are mounted.
+ * (`api/mount-proxy.ts`) and, through each call's endpoint, every stage. In the order their routes are mounted.
  */
 export const WIRE_FORMATS = Object.freeze([OPENAI, ANTHROPIC, AZURE, GEMINI] as const);
 

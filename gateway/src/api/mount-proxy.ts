@@ -7,15 +7,15 @@ import type { AuditTrail } from '../governance/audit-trail.js';
 import type { RequestLog } from '../request-log/request-log.js';
 import type { BucketSeries } from '../telemetry/bucket-histogram.js';
 import { EvalPool } from '../policy/runtime/eval-pool.js';
-import { proxyEdge, registerProxyRoutes } from '../api/proxy-routes.js';
-import { UpstreamClient } from './upstream/upstream-client.js';
-import { PriceTable } from './pricing/price-table.js';
-import { usdBrlRate } from './pricing/usd-rate.js';
-import { ToolCallValidator } from './output/tool-call-validator.js';
-import { ProxyPipeline } from './pipeline.js';
-import { StoredPrompts } from './stored/stored-prompts.js';
-import type { StoredResponses } from './stored/stored-responses.js';
-import { WIRE_FORMATS, type Provider } from './wire/wire-formats.js';
+import { proxyEdge, registerProxyRoutes } from './proxy-routes.js';
+import { UpstreamClient } from '../proxy/upstream/upstream-client.js';
+import { PriceTable } from '../proxy/pricing/price-table.js';
+import { usdBrlRate } from '../proxy/pricing/usd-rate.js';
+import { ToolCallValidator } from '../proxy/output/tool-call-validator.js';
+import { ProxyPipeline } from '../proxy/pipeline.js';
+import { StoredPrompts } from '../proxy/stored/stored-prompts.js';
+import type { StoredResponses } from '../proxy/stored/stored-responses.js';
+import { WIRE_FORMATS, type Provider } from '../proxy/wire/wire-formats.js';
 
 /** What the proxy takes from the rest of the gateway (the main thread's, or a request thread's own). */
 export interface GatewayProxyParts {
