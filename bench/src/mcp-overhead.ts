@@ -57,6 +57,11 @@ interface Path {
   headers: Record<string, string>;
   /** Through the gateway: each call names one of 4096 agents, so the pack's per-agent rate limit (120/min) never trips. */
   gateway: boolean;
+  /**
+   * Callers taken in turn instead of an agent of 4096: an MCP session answers only to the agent that opened it, so each
+   * agent calls in its own session (agent id and session id go together).
+   */
+  callers?: readonly Readonly<Record<string, string>>[];
   body(): string;
   expected(answer: string): boolean;
   /** Sizes of the last request and answer, bytes. */
@@ -65,6 +70,8 @@ interface Path {
 }
 
 let agentSeq = 0;
+/** Agents that call the MCP gateway, each in its own session. */
+const MCP_AGENTS = 1024;
 let rpcSeq = 1;
 
 function path(name: string, url: string, headers: Record<string, string>, gateway: boolean, body: () => string, expected: (answer: string) => boolean): Path {
@@ -74,7 +81,7 @@ function path(name: string, url: string, headers: Record<string, string>, gatewa
 
 /** One call, timed from the request to the answer's last byte; an unexpected answer stops the run. */
 async function call(p: Path): Promise<number> {
-  const headers = p.gateway ? { ...p.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` } : p.headers;
+  const headers = p.callers ? { ...p.headers, ...p.callers[agentSeq++ % p.callers.length] } : p.gateway ? { ...p.headers, 'x-svc-agent-id': `bench-agent-${agentSeq++ & 4095}` } : p.headers;
   const payload = p.body();
   const t0 = performance.now();
   const res = await p.pool.request({ method: 'POST', path: p.path, headers, body: payload });
@@ -126,7 +133,13 @@ async function main() {
     const gwMcpUrl = `${gw.url}/v1/mcp/${SERVER}`;
     const pat = { authorization: `Bearer ${admin}` };
     const directSession = await openSession(mcp.url, {});
-    const gwSession = await openSession(gwMcpUrl, { ...pat, 'x-svc-agent-id': 'bench-agent' });
+    // One session per agent (a session answers only to the agent that opened it): 1,024 agents keep each under the
+    // pack's per-agent rate limit for the whole run.
+    const callers: Record<string, string>[] = [];
+    for (let i = 0; i < MCP_AGENTS; i++) {
+      const agent = `bench-agent-${i}`;
+      callers.push({ 'x-svc-agent-id': agent, 'mcp-session-id': await openSession(gwMcpUrl, { ...pat, 'x-svc-agent-id': agent }) });
+    }
     const mcpHeaders = (session: string) => ({ accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': PROTOCOL });
     const toolResult = (answer: string) => answer.includes('"isError":false');
     const completion = (answer: string) => answer.includes('"object":"chat.completion"');
@@ -134,7 +147,7 @@ async function main() {
     const chat = () => chatBody(false);
     paths.push(
       path('tools/call direct', mcp.url, mcpHeaders(directSession), false, toolCall, toolResult),
-      path('tools/call via gateway', gwMcpUrl, { ...mcpHeaders(gwSession), ...pat }, true, toolCall, toolResult),
+      { ...path('tools/call via gateway', gwMcpUrl, { ...mcpHeaders(callers[0]!['mcp-session-id']!), ...pat }, true, toolCall, toolResult), callers },
       path('chat direct', `${mock.url}/chat/completions`, {}, false, chat, completion),
       path('chat via proxy', `${gw.url}/v1/proxy/chat/completions`, pat, true, chat, completion),
     );
@@ -145,7 +158,7 @@ async function main() {
     const burst: Record<string, unknown> = {};
     if (BURST > 0) {
       for (const p of paths) {
-        const rotate = p.gateway ? { rotateHeader: { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } } : {};
+        const rotate = p.callers ? { rotateHeaderSets: p.callers } : p.gateway ? { rotateHeader: { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } } : {};
         const r = await runLoad({ url: `${p.origin}${p.path}`, method: 'POST', headers: p.headers, bodies: [p.body()], connections: 32, durationS: BURST, ...rotate });
         if (r.non2xx > 0 || r.errors > 0) console.warn(`warning: ${p.name}: ${r.non2xx} non-2xx answers and ${r.errors} errors in the burst`);
         burst[p.name] = r;

@@ -13,6 +13,8 @@ export interface LoadOptions {
   bodies: string[];
   /** A header whose value is made unique per request (e.g. x-svc-agent-id), cycling over `rotateCount` values. */
   rotateHeader?: { name: string; prefix: string; count: number };
+  /** Header sets taken in turn, one per request, over `headers` (an MCP agent with its own session: two headers that go together). */
+  rotateHeaderSets?: readonly Readonly<Record<string, string>>[];
   connections: number;
   durationS: number;
 }
@@ -61,7 +63,12 @@ async function runAutocannon(o: LoadOptions): Promise<LoadResult> {
       {
         setupRequest: (req) => {
           const i = n++;
-          const headers = o.rotateHeader ? { ...o.headers, [o.rotateHeader.name]: `${o.rotateHeader.prefix}${i % o.rotateHeader.count}` } : { ...o.headers };
+          const sets = o.rotateHeaderSets;
+          const headers = o.rotateHeader
+            ? { ...o.headers, [o.rotateHeader.name]: `${o.rotateHeader.prefix}${i % o.rotateHeader.count}` }
+            : sets && sets.length > 0
+              ? { ...o.headers, ...sets[i % sets.length] }
+              : { ...o.headers };
           return { ...req, headers, body: o.bodies.length ? o.bodies[i % o.bodies.length] : undefined };
         },
       },
@@ -85,10 +92,17 @@ async function runWrk(o: LoadOptions): Promise<LoadResult> {
         `wrk.method = "${o.method}"`,
         ...Object.entries(o.headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`),
         `local bodies = {${o.bodies.map(lua).join(',')}}`,
+        `local headerSets = {${(o.rotateHeaderSets ?? []).map((set) => `{${Object.entries(set).map(([k, v]) => `[${lua(k)}] = ${lua(v)}`).join(', ')}}`).join(',')}}`,
         'local n = 0',
         'request = function()',
         '  n = n + 1',
         rotate ? `  wrk.headers[${lua(rotate.name)}] = ${lua(rotate.prefix)} .. (n % ${rotate.count})` : '',
+        ...(o.rotateHeaderSets && o.rotateHeaderSets.length > 0
+          ? [
+              `  local set = headerSets[(n % ${o.rotateHeaderSets.length}) + 1]`,
+              '  for k, v in pairs(set) do wrk.headers[k] = v end',
+            ]
+          : []),
         '  local body = nil',
         '  if #bodies > 0 then body = bodies[(n % #bodies) + 1] end',
         '  return wrk.format(nil, nil, nil, body)',
