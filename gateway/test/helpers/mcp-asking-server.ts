@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InMemoryEventStore } from '@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { readJsonBody, sessionTransport } from './mcp-session-router.js';
 
 /**
  * A real MCP server built with the official SDK, on loopback, whose tools ask the client mid-call and answer with
@@ -73,35 +72,10 @@ export class McpAskingServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const raw = Buffer.concat(parts).toString('utf8');
-    let body: unknown;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = await readJsonBody(req);
     const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? this.#transports.get(sid) : undefined;
-    if (!transport) {
-      if (req.method !== 'POST' || !isInitializeRequest(body)) {
-        res.writeHead(typeof sid === 'string' ? 404 : 400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'no valid session' } }));
-        return;
-      }
-      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        eventStore: new InMemoryEventStore(),
-        retryInterval: 5_000,
-        onsessioninitialized: (id) => void this.#transports.set(id, t),
-      });
-      t.onclose = () => {
-        if (t.sessionId) this.#transports.delete(t.sessionId);
-      };
-      await this.#mcpServer().connect(t);
-      transport = t;
-    }
+    const transport = await sessionTransport(req, res, body, this.#transports, () => this.#mcpServer(), { eventStore: new InMemoryEventStore(), retryInterval: 5_000 });
+    if (transport === null) return;
     if (req.method === 'GET' && typeof sid === 'string') {
       // The transport registers the stream before it writes the answer's head: from then on it sends there.
       const head = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { readJsonBody, sessionTransport } from './mcp-session-router.js';
 
 /** A request the MCP server received over HTTP. */
 export interface McpReceived {
@@ -88,15 +87,7 @@ export class McpTestServer {
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const raw = Buffer.concat(parts).toString('utf8');
-    let body: unknown;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = undefined;
-    }
+    const body = await readJsonBody(req);
     this.received.push({ method: req.method ?? '', headers: req.headers, body });
     const msg = body as { method?: string; params?: { name?: string } } | undefined;
     if (msg?.method === 'tools/call' && msg.params?.name === 'crash') {
@@ -105,25 +96,8 @@ export class McpTestServer {
       res.write(': working\n\n', () => res.socket?.destroy());
       return;
     }
-    const sid = req.headers['mcp-session-id'];
-    let transport = typeof sid === 'string' ? this.#transports.get(sid) : undefined;
-    if (!transport) {
-      if (req.method !== 'POST' || !isInitializeRequest(body)) {
-        res.writeHead(typeof sid === 'string' ? 404 : 400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message: 'no valid session' } }));
-        return;
-      }
-      const t: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        enableJsonResponse: this.options.json ?? false,
-        onsessioninitialized: (id) => void this.#transports.set(id, t),
-      });
-      t.onclose = () => {
-        if (t.sessionId) this.#transports.delete(t.sessionId);
-      };
-      await this.#mcpServer().connect(t);
-      transport = t;
-    }
+    const transport = await sessionTransport(req, res, body, this.#transports, () => this.#mcpServer(), { enableJsonResponse: this.options.json ?? false });
+    if (transport === null) return;
     await transport.handleRequest(req, res, body);
   }
 }
