@@ -39,6 +39,12 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
   /** Told when a tenant's settings changed here: request threads read them again (threads/request-thread-protocol). */
   onChange: ((tenantId: string) => void) | null = null;
   #updates: Promise<unknown> = Promise.resolve();
+  /**
+   * While a tenant's change is being written: its settings still in force. LMDB shows a committed write before its
+   * promise resolves; shown from the store then, a GET would say "off" while calls were still sampled and request
+   * threads not yet told.
+   */
+  readonly #writing = new Map<string, StoredRequestLogSettings>();
 
   constructor(
     private readonly store: Pick<GatewayStore, 'requestLogSettings' | 'requestSamples' | 'root'>,
@@ -58,7 +64,21 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
   }
 
   settings(tenantId: string): StoredRequestLogSettings {
+    return this.#writing.get(tenantId) ?? this.#stored(tenantId);
+  }
+
+  #stored(tenantId: string): StoredRequestLogSettings {
     return (this.store.requestLogSettings.get(tenantId) as StoredRequestLogSettings | undefined) ?? REQUEST_LOG_DEFAULT;
+  }
+
+  /** Writes a tenant's settings; what GET shows changes when the new ones are in force here, with no await between. */
+  async #write(tenantId: string, before: StoredRequestLogSettings, next: StoredRequestLogSettings): Promise<void> {
+    this.#writing.set(tenantId, before);
+    try {
+      await this.store.requestLogSettings.put(tenantId, next);
+    } finally {
+      this.#writing.delete(tenantId);
+    }
   }
 
   /**
@@ -77,9 +97,8 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
     const before = this.settings(tenantId);
     const next = changedSettings(before, change, actor.by, isoTime(Date.now()));
     if (next.enabled && !this.box) throw new GatewayError('request_log_key_missing');
-    await this.store.requestLogSettings.put(tenantId, next);
-    if (next.enabled) this.#rates.set(tenantId, next.sample_rate);
-    else this.#rates.delete(tenantId);
+    await this.#write(tenantId, before, next);
+    this.#follow(tenantId, next);
     this.onChange?.(tenantId);
     await onAdminAction(tenantId, { actor, action: 'settings.request_log_updated', target: 'request_log', before: settingsView(before), after: settingsView(next) }, traceId);
     return next;
@@ -102,14 +121,14 @@ export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
     const next: StoredRequestLogSettings = s ?? { ...cur!, enabled: false };
     if (cur && cur.enabled === next.enabled && cur.sample_rate === next.sample_rate && cur.retention_days === next.retention_days && cur.updated_at === next.updated_at && cur.updated_by === next.updated_by) return;
     if (!cur && !next.enabled && next.updated_at === null) return;
-    await this.store.requestLogSettings.put(tenantId, next);
+    await this.#write(tenantId, cur ?? REQUEST_LOG_DEFAULT, next);
     this.#follow(tenantId, next);
     this.onChange?.(tenantId);
   }
 
   /** Takes a tenant's settings as stored (another thread of the process changed them). */
   reload(tenantId: string): void {
-    this.#follow(tenantId, this.settings(tenantId));
+    this.#follow(tenantId, this.#stored(tenantId));
   }
 
   #follow(tenantId: string, s: StoredRequestLogSettings): void {
