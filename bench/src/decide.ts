@@ -59,7 +59,7 @@ async function overHttp() {
     // The pack's agent rate limit (120/min) would turn most of the run into DENYs: one agent per body.
     const bodies = Array.from({ length: 1024 }, (_, i) => JSON.stringify(decideBody(`agent-${i}`)));
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const load = (c: number, d: number) => runLoad({ url: `${gw.url}/v1/decide`, method: 'POST', headers, bodies, connections: c, durationS: d });
+    const load = (c: number, d: number) => runLoad({ url: `${gw.agentsUrl}/v1/decide`, method: 'POST', headers, bodies, connections: c, durationS: d });
     await load(16, 2); // warm-up
     const runs = [];
     for (const c of [16, connections]) {

@@ -30,7 +30,7 @@ async function main() {
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const singles = Array.from({ length: 1024 }, (_, i) => JSON.stringify(event(i)));
     const batch = JSON.stringify({ events: Array.from({ length: 100 }, (_, i) => event(i)) });
-    const post = (path: string, bodies: string[], connections: number, durationS: number) => runLoad({ url: `${gw.url}${path}`, method: 'POST', headers, bodies, connections, durationS });
+    const post = (path: string, bodies: string[], connections: number, durationS: number) => runLoad({ url: `${gw.agentsUrl}${path}`, method: 'POST', headers, bodies, connections, durationS });
     /** A load run with the gateway's CPU per event over it. */
     const measured = async (path: string, bodies: string[], connections: number, eventsPerRequest: number) => {
       const cpu0 = await threadCpuMs(gw.pid);

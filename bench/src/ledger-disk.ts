@@ -84,21 +84,21 @@ async function main(): Promise<void> {
     if (PHASES.has('proxy')) results.proxy = await phase(
       `Proxied chat calls (${DURATION} s, 32 connections)`,
       async (gw, headers) => {
-        const r = await runLoad({ url: `${gw.url}/v1/proxy/chat/completions`, method: 'POST', headers, bodies: [CHAT], connections: 32, durationS: DURATION, rotateHeader: { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } });
+        const r = await runLoad({ url: `${gw.agentsUrl}/v1/proxy/chat/completions`, method: 'POST', headers, bodies: [CHAT], connections: 32, durationS: DURATION, rotateHeader: { name: 'x-svc-agent-id', prefix: 'bench-agent-', count: 4096 } });
         console.log(`\nproxy: ${Math.round(r.reqPerSec * DURATION)} calls, non-2xx ${r.non2xx}`);
       },
       { UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench' },
     );
     if (PHASES.has('decide')) results.decide = await phase(`POST /v1/decide (${DURATION} s, 16 connections)`, async (gw, headers) => {
       const bodies = Array.from({ length: 64 }, (_, i) => JSON.stringify(decideBody(`bench-agent-${i}`)));
-      const r = await runLoad({ url: `${gw.url}/v1/decide`, method: 'POST', headers, bodies, connections: 16, durationS: DURATION });
+      const r = await runLoad({ url: `${gw.agentsUrl}/v1/decide`, method: 'POST', headers, bodies, connections: 16, durationS: DURATION });
       console.log(`\ndecide: ${Math.round(r.reqPerSec * DURATION)} decisions, non-2xx ${r.non2xx}`);
     });
     if (PHASES.has('events')) results.events = await phase(`Batched event ingest (${DURATION} s, batches of 100, 8 connections)`, async (gw, headers) => {
       const batch = JSON.stringify({
         events: Array.from({ length: 100 }, (_, i) => ({ event_type: 'tool.invoked', payload: { tool: 'search_customers', step: i, args: { region: 'south', page: 1 } }, metadata: { agent_id: `agent-${i & 63}`, session_id: 'bench' } })),
       });
-      const r = await runLoad({ url: `${gw.url}/v1/events/ingest/batch`, method: 'POST', headers, bodies: [batch], connections: 8, durationS: DURATION });
+      const r = await runLoad({ url: `${gw.agentsUrl}/v1/events/ingest/batch`, method: 'POST', headers, bodies: [batch], connections: 8, durationS: DURATION });
       console.log(`\nevents: ~${Math.round(r.reqPerSec * DURATION * 100)} events, non-2xx ${r.non2xx}`);
     });
   } finally {

@@ -220,10 +220,10 @@ async function main() {
     const targets: Target[] = [
       target('direct', `${mock.url}/chat/completions`, {}),
       target('floor', `${relay.url}/chat/completions`, {}),
-      target('aduana', `${gw.url}/v1/proxy/chat/completions`, { authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
+      target('aduana', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
       ...(opt.peer as string[]).map((url, i) => target(`peer${i + 1}`, url, { authorization: 'Bearer sk-bench', ...peerHeaders })),
     ];
-    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.url };
+    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.agentsUrl };
     for (const t of targets) origins.set(t, new URL(bases[t.name] ?? ((opt.peer as string[])[Number(t.name.slice(4)) - 1] as string)).origin);
 
     // Warm-up, then the gateway's footprint with the paid pack compiled: just after the warm-up, idle after --quiet
@@ -280,7 +280,7 @@ async function main() {
     for (const name of opt.format as string[]) {
       const f = FORMATS[name];
       if (!f) throw new Error(`--format: ${Object.keys(FORMATS).join(' or ')}`);
-      results[`format:${name}`] = await compareFormat(f, mock.url, relay.url, gw.url, admin, (added['aduana'] as ReturnType<typeof summary>).p50, (added['floor'] as ReturnType<typeof summary>).p50);
+      results[`format:${name}`] = await compareFormat(f, mock.url, relay.url, gw.agentsUrl, admin, (added['aduana'] as ReturnType<typeof summary>).p50, (added['floor'] as ReturnType<typeof summary>).p50);
     }
 
     const streamTargets = targets.slice(0, 3); // direct, floor, aduana; peers' streaming is not compared (see the docs)

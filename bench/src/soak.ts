@@ -106,7 +106,7 @@ async function soak(gw: SpawnedGateway, readings: Reading[], t0: number): Promis
   sample();
   const cpu0 = await processCpuMs(gw.pid);
   const until = performance.now() + DURATION * 1000;
-  const pool = new Pool(gw.url, { connections: STREAMS });
+  const pool = new Pool(gw.agentsUrl, { connections: STREAMS });
   const streamBody = chatBody(true, ' slow-stream');
   let seq = 0;
   let streamsDone = 0;
@@ -128,7 +128,7 @@ async function soak(gw: SpawnedGateway, readings: Reading[], t0: number): Promis
     const out: LoadResult[] = [];
     if (CONNECTIONS === 0) return out;
     for (const w of WHOLE) {
-      out.push(await runLoad({ url: `${gw.url}${w.path}`, method: 'POST', headers: { ...headers, ...w.headers }, bodies: [w.body], connections: CONNECTIONS, durationS: WHOLE_S, rotateHeader: { name: 'x-svc-agent-id', prefix: 'soak-agent-', count: 4096 } }));
+      out.push(await runLoad({ url: `${gw.agentsUrl}${w.path}`, method: 'POST', headers: { ...headers, ...w.headers }, bodies: [w.body], connections: CONNECTIONS, durationS: WHOLE_S, rotateHeader: { name: 'x-svc-agent-id', prefix: 'soak-agent-', count: 4096 } }));
     }
     return out;
   };

@@ -12,6 +12,15 @@ import { isValidName as isValidLedgerName } from './ledger/log/entry-input.js';
 export const GATEWAY_CONFIG = {
   host: { env: 'HOST', type: 'string', default: '127.0.0.1', description: 'address the gateway and auth service bind to' },
   port: { env: 'GATEWAY_PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535, description: 'governance API and proxy port (0 = ephemeral)' },
+  agentPort: {
+    env: 'AGENT_PORT',
+    type: 'integer',
+    default: -1,
+    minimum: -1,
+    maximum: 65535,
+    description:
+      "the agents' port: the agents' calls (POST /v1/decide, POST /v1/events and its batch, the proxy) served by GATEWAY_THREADS threads, each answering what it receives; every other route is a 404 there (GATEWAY_PORT serves every route, these included, on the main thread). -1 = none; 0 = ephemeral (docs/architecture.md, \"Threads\")",
+  },
   authPort: { env: 'AUTH_PORT', type: 'integer', default: 8081, minimum: 0, maximum: 65535, description: 'authentication service port (0 = ephemeral)' },
   dataDir: { env: 'DATA_DIR', type: 'string', default: './data', description: 'directory of the LMDB environments and bootstrap secrets' },
   logLevel: { env: 'LOG_LEVEL', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'pino log level' },
@@ -55,7 +64,7 @@ export const GATEWAY_CONFIG = {
     minimum: 0,
     maximum: 64,
     description:
-      "threads that take the API port's connections: the main thread and GATEWAY_THREADS − 1 request threads, which judge decisions and the proxy's calls themselves (~25 MiB each); 0 = the cores the process may use (its CPUs, capped by its cgroup's CPU quota), or 1 where they could only relay (LEDGER_WRITER inline, a sidecar, REDIS_URL) (docs/architecture.md, \"Threads\")",
+      "threads that take the agents' port's connections (AGENT_PORT): the main thread and GATEWAY_THREADS − 1 request threads (~25 MiB each); 0 = the cores the process may use (its CPUs, capped by its cgroup's CPU quota). One (the main thread alone) without AGENT_PORT, and where request threads cannot judge calls: LEDGER_WRITER inline, a sidecar, REDIS_URL, PROXY_STEP_TIMINGS (docs/architecture.md, \"Threads\")",
   },
   ledgerWriter: {
     env: 'LEDGER_WRITER',

@@ -18,7 +18,7 @@ import { HttpServer, type RouteInfo } from './http/server.js';
 import { BodyBudget, createBodyBudgetMemory } from './http/body-budget.js';
 import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerPolicyDryRunRoutes } from './api/policy-dry-run-routes.js';
-import { registerDecisionRoutes } from './api/decision-routes.js';
+import { registerDecisionAdminRoutes } from './api/decision-routes.js';
 import { registerHealthRoutes } from './api/health-routes.js';
 import { registerAuthRoutes } from './api/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
@@ -26,10 +26,10 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
 import { openGatewayLedger } from './gateway-ledger.js';
 import { AuditTrail } from './governance/audit-trail.js';
-import { mountProxy, type MountedProxy } from './api/mount-proxy.js';
+import type { MountedProxy } from './api/mount-proxy.js';
 import { EventIngestor } from './governance/events/event-ingestor.js';
 import { IngestValidator } from './governance/events/ingest-event.js';
-import { registerEventRoutes } from './api/events-routes.js';
+import { registerEventReadRoutes } from './api/events-routes.js';
 import { registerTelemetryRoutes } from './api/telemetry-routes.js';
 import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './identity/users/user-store.js';
@@ -53,7 +53,7 @@ import { registerConsoleRoutes } from './api/console/console-routes.js';
 import { consoleSessionGuard } from './api/console/console-session.js';
 import { localConsoleLedger } from './api/console/console-ledger.js';
 import { DecisionConsoleData } from './api/console/console-data.js';
-import { AgentRegistry } from './agents/agent-registry.js';
+import { AGENT_PROFILES, AgentRegistry } from './agents/agent-registry.js';
 import { HeartbeatMonitor } from './agents/heartbeat-monitor.js';
 import { buildPackPolicies } from './agents/pack-policies.js';
 import { registerAgentRoutes } from './api/agents-routes.js';
@@ -65,17 +65,22 @@ import { ScrapeCredential } from './telemetry/scrape-credential.js';
 import { scrapeGuard } from './telemetry/scrape-guard.js';
 import { SidecarMode } from './fleet/sidecar/sidecar-mode.js';
 import { compileOwnSchemasSoon } from './platform/gateway-ajv.js';
-import { RequestLog } from './request-log/request-log.js';
+import { REQUEST_LOG_CHANGES, RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
-import type { ThreadNotice } from './threads/request-thread-protocol.js';
+import type { NoticeSlot } from './platform/notice-slot.js';
+import { TENANT_RUNTIME_CHANGES } from './policy/runtime/runtime-notices.js';
+import { CREDENTIAL_CHANGES } from './storage/credential-revision.js';
+import { mountAgentsCalls } from './api/mount-agents-calls.js';
 import { ThreadedLedger } from './governance/writer/threaded-ledger.js';
 
 export interface RunningGateway {
   /** http://host:port of the governance API and proxy. */
   readonly url: string;
+  /** The agents' port (AGENT_PORT), or null without one. */
+  readonly agentsUrl: string | null;
   /** http://host:port of the authentication service. */
   readonly authUrl: string;
   readonly deps: GatewayDeps;
@@ -129,8 +134,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // "Limits in shared memory").
   const limitMemory = createLimitMemory();
   const runtimes = new TenantRuntimes(tenants, policies, store.counters, evaluationLimits(config), Date.now, limitMemory);
-  // Request threads that judge requests are told what changed here of what they cache (set once they started).
-  let notifyThreads: ((notice: ThreadNotice) => void) | null = null;
+  // Request threads are told what changed here of what they cache (set once they started).
+  let notifyThreads: (<T>(slot: NoticeSlot<T>, value: T) => void) | null = null;
   // Where the ledger's and the decision index's writes are made (LEDGER_WRITER; docs/architecture.md, "Threads").
   const { ledger, decisionWrites, ready: ledgerReady, onThread: ledgerOnThread } = openGatewayLedger(config, store, tenants, egress, logger);
   const decisions = new DecisionStore(store, decisionWrites);
@@ -160,7 +165,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         logger.warn({ err, tenantId, pack }, "an agent's policy set cannot be compiled");
       }
     },
-    onProfile: (agent) => notifyThreads?.({ t: 'agent', agent }),
+    onProfile: (agent) => notifyThreads?.(AGENT_PROFILES, agent),
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
   const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples) : null;
@@ -191,35 +196,23 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       )
     : null;
   if (shared) runtimes.useSharedLimits(shared);
-  // The API port's request threads (GATEWAY_THREADS − 1), launched now so they load their code while the rest is
-  // built; the port's acceptor hands them connections as it hands the main thread's app. They judge decisions and the
-  // proxy's calls themselves where the ledger's writer is a thread of its own (theirs write through it), the gateway
-  // is not a sidecar (whose bundle this thread applies) and limits are not on Redis (whose client this thread holds);
-  // otherwise they relay every request here (docs/architecture.md, "Threads").
-  const writer = ledger instanceof ThreadedLedger && sidecar === null && shared === null ? ledger : null;
-  const judgingThreads = writer !== null;
-  const threadCount = gatewayThreadCount(config.gatewayThreads, judgingThreads);
+  // The agents' port's request threads (GATEWAY_THREADS − 1), launched now so they build their apps while the rest is
+  // built; the port's acceptor hands them connections as it hands the main thread's agents' app. There are none
+  // without an agents' port, nor where the agents' calls need what only this thread holds: a ledger written inline
+  // (theirs write through the writer thread), a sidecar's bundle, the Redis client, the step timings' histogram
+  // (docs/architecture.md, "Threads").
+  const writer = ledger instanceof ThreadedLedger && sidecar === null && shared === null && config.agentPort >= 0 && !config.proxyStepTimings ? ledger : null;
+  const threadCount = gatewayThreadCount(config.gatewayThreads, writer !== null);
   // Memory every thread shares: the body bytes in flight, and which tenant made each response the provider stores.
   const bodyMemory = createBodyBudgetMemory();
   const recentResponses = createRecentResponses();
   const threads =
-    threadCount > 1
+    writer !== null && threadCount > 1
       ? RequestThreads.launch({
           count: threadCount - 1,
           logger,
           graceMs: 10_000,
-          judging:
-            writer &&
-            (() => ({
-              config,
-              limits: limitMemory,
-              bodyBudget: bodyMemory,
-              ledger: writer.attach(),
-              ids: idState(),
-              // Stage timings are a main-thread histogram: while they are on, the proxy's calls are judged here.
-              proxy: !config.proxyStepTimings,
-              recentResponses,
-            })),
+          judging: () => ({ config, limits: limitMemory, bodyBudget: bodyMemory, ledger: writer.attach(), ids: idState(), recentResponses }),
           onObserved: (msg) => {
             for (const o of msg.decisions) {
               // The agent's last contact (registered on first use, as here), then the observers: telemetry, its risk.
@@ -320,12 +313,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // Prometheus is scraped with a tenant's token without a sidecar's bundle check: its own series, or a 401.
   const scrapeAccess = { authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx), admit: access.admit };
   const apiGuards = { scrape: scrapeGuard(ScrapeCredential.fromSetting(config.metricsScrapeToken), scrapeAccess) };
-  const api = new HttpServer({ logger, requestLog: requestLines, access, guards: apiGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard });
+  const api = new HttpServer({ logger, requestLog: requestLines, access, guards: apiGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'gateway', onAnswered, ...routeGuard, ...(config.agentPort >= 0 ? { agentsPort: 'also' as const } : {}) });
   registerHealthRoutes(api, deps, sidecar);
   registerPolicyRoutes(api, deps);
   registerPolicyDryRunRoutes(api, deps);
-  registerDecisionRoutes(api, deps);
-  registerEventRoutes(api, deps);
+  registerDecisionAdminRoutes(api, deps);
+  registerEventReadRoutes(api, deps);
   registerTelemetryRoutes(api, deps);
   registerUserRoutes(api, deps);
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
@@ -333,7 +326,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
   // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
   const stored = new StoredResponses(store.storedResponses, recentResponses);
-  proxy = mountProxy(api, config, {
+  // The agents' calls, mounted as each request thread mounts them: also served on the agents' port.
+  proxy = mountAgentsCalls(api, config, {
+    engine: deps.engine,
+    decideValidator: deps.decideValidator,
+    ingestor: deps.ingestor,
+    ingestValidator: deps.ingestValidator,
     runtimes,
     agents,
     audit,
@@ -387,20 +385,22 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
 
   let port: number;
   let authPort: number;
-  if (threads !== null && judgingThreads) {
+  let agentPort: number | null = null;
+  if (threads !== null) {
     // From now on the threads are told of every change to what they cache (a thread still being built applies what it
     // was told once it is), and every route but the agents' calls waits for what they wrote.
     const judging = threads;
-    notifyThreads = (notice) => judging.notify(notice);
-    runtimes.onChange = (tenantId, what) => judging.notify({ t: what, tenantId });
-    store.credentials.onChange = () => judging.notify({ t: 'credentials' });
-    callSamples.onChange = (tenantId) => judging.notify({ t: 'request-log', tenantId });
+    notifyThreads = (slot, value) => judging.notify(slot, value);
+    runtimes.onChange = (tenantId, what) => judging.notify(TENANT_RUNTIME_CHANGES, { tenantId, what });
+    store.credentials.onChange = () => judging.notify(CREDENTIAL_CHANGES, null);
+    callSamples.onChange = (tenantId) => judging.notify(REQUEST_LOG_CHANGES, tenantId);
     api.useJudgingThreads(judging);
     auth.useJudgingThreads(judging);
   }
   try {
     await ledgerReady;
-    port = await api.listen(config.host, config.port, threads);
+    port = await api.listen(config.host, config.port);
+    if (config.agentPort >= 0) agentPort = await api.listenAgents(config.host, config.agentPort, threads);
     authPort = await auth.listen(config.host, config.authPort);
   } catch (err) {
     await Promise.all([api.close(0), auth.close(0)]);
@@ -415,10 +415,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     throw err;
   }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  logger.info({ port, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: threadCount }, 'gateway listening');
-  // The main thread serves from the start; each request thread takes connections once its app is ready.
+  logger.info({ port, agentPort, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: threadCount }, 'gateway listening');
+  // The main thread serves from the start; each request thread takes connections once its app is built and serves
+  // the agents' routes the main thread serves.
   const threadsServing =
-    threads?.serve(api.relayedRoutes, api.dispatchRelayed).then(
+    threads?.ready(api.agentsRoutes).then(
       () => api.acceptThreads(),
       (err: unknown) => logger.error({ err }, 'request threads failed to start; the main thread serves alone'),
     ) ?? Promise.resolve();
@@ -434,6 +435,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
+    agentsUrl: agentPort === null ? null : `http://${host}:${agentPort}`,
     authUrl: `http://${host}:${authPort}`,
     deps,
     routes: Object.freeze({ api: api.routes, auth: auth.routes }),

@@ -61,11 +61,11 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('each tenant has its own share of the session table, on two request threads', () => {
+describe("each tenant has its own share of the session table, request threads serving the agents' port beside it", () => {
   let t: TestGateway;
   beforeAll(async () => {
     // A professional tenant may hold 5 sessions here; an enterprise one keeps the plan table's 10,000.
-    t = await startTestGateway({ gatewayThreads: 2, ledgerWriter: 'thread', mcpUpstreams: JSON.stringify({ crm: server.url }), mcpSessionsMax: 'professional=5' });
+    t = await startTestGateway({ gatewayThreads: 2, agentPort: 0, ledgerWriter: 'thread', mcpUpstreams: JSON.stringify({ crm: server.url }), mcpSessionsMax: 'professional=5' });
   });
   afterAll(async () => {
     await t?.close();

@@ -202,19 +202,19 @@ describe('item ids across request threads and restarts', () => {
   let tokB = '';
 
   async function start(): Promise<void> {
-    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', upstreamBaseUrl: mock.baseUrl, upstreamApiKey: SHARED_KEY, gatewayThreads: 2, ledgerWriter: 'thread' });
+    const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', upstreamBaseUrl: mock.baseUrl, upstreamApiKey: SHARED_KEY, gatewayThreads: 2, agentPort: 0, ledgerWriter: 'thread' });
     gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
     await gw.threadsReady();
   }
 
-  /** The SDK with each call on a connection of its own: consecutive calls land on the two threads in turn. */
+  /** The SDK on the agents' port, each call on a connection of its own: consecutive calls land on the two threads in turn. */
   function fresh(token: string): OpenAI {
     const perCall = ((input: string | URL, init?: Record<string, unknown>) => {
       const connection = new Client(new URL(String(input)).origin);
       connections.push(connection);
       return undiciFetch(input, { ...init, dispatcher: connection });
     }) as unknown as typeof fetch;
-    return new OpenAI({ apiKey: token, baseURL: `${gw.url}/v1/proxy`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'threads-agent' }, fetch: perCall });
+    return new OpenAI({ apiKey: token, baseURL: `${gw.agentsUrl!}/v1/proxy`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'threads-agent' }, fetch: perCall });
   }
 
   beforeAll(async () => {

@@ -1,29 +1,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'undici';
-import { call, startTestGateway, type CallResult, type TestGateway } from './helpers/start-test-gateway.js';
+import { call, expectEnvelope, startTestGateway, type CallResult, type TestGateway } from './helpers/start-test-gateway.js';
 
-// Two threads take the API port's connections (GATEWAY_THREADS=2): the main thread's app and a request thread's, in
-// turn, each new connection to one of them. The request thread judges /v1/decide itself, with its own caches over the
-// same store, the same limit counters in shared memory and the same ledger writer; these check that a tenant still
-// sees one gateway (docs/architecture.md, "Threads").
+// Two threads take the agents' port's connections (AGENT_PORT, GATEWAY_THREADS=2): the main thread's agents' app and
+// a request thread's, in turn, each new connection to one of them. The request thread answers the agents' calls
+// itself, with its own caches over the same store, the same limit counters in shared memory and the same ledger
+// writer; the gateway's port serves every route on the main thread. These check that a tenant still sees one gateway
+// (docs/architecture.md, "Threads").
 
 let t: TestGateway;
 beforeAll(async () => {
-  t = await startTestGateway({ gatewayThreads: 2, ledgerWriter: 'thread' });
+  t = await startTestGateway({ gatewayThreads: 2, agentPort: 0, ledgerWriter: 'thread' });
 });
 afterAll(() => t.close());
 
-/** One call on a connection of its own: consecutive calls land on the two threads in turn. */
-async function fresh(method: string, path: string, opts: Parameters<typeof call>[3] = {}): Promise<CallResult> {
-  const client = new Client(t.url);
+/** One call on a connection of its own to the gateway's port (admin calls). */
+const fresh = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => on(t.url, method, path, opts);
+/** One call on a connection of its own to the agents' port: consecutive calls land on the two threads in turn. */
+const agents = (method: string, path: string, opts: Parameters<typeof call>[3] = {}) => on(t.agentsUrl, method, path, opts);
+
+async function on(base: string, method: string, path: string, opts: Parameters<typeof call>[3]): Promise<CallResult> {
+  const client = new Client(base);
   try {
-    return await call(t.url, method, path, { ...opts, dispatcher: client });
+    return await call(base, method, path, { ...opts, dispatcher: client });
   } finally {
     await client.close();
   }
 }
 
-const decide = (token: string, agent: string, text = 'hello') => fresh('POST', '/v1/decide', { token, body: { agent_id: agent, action: { type: 'chat', payload: { text } } } });
+const decide = (token: string, agent: string, text = 'hello') => agents('POST', '/v1/decide', { token, body: { agent_id: agent, action: { type: 'chat', payload: { text } } } });
 
 describe('two request threads', () => {
   it('count a plan limit once: the community burst of 10 is admitted once across both threads, then 429', async () => {
@@ -84,13 +89,13 @@ describe('two request threads', () => {
   it('chain events ingested on both threads into the one chain, each durable with its seq before the answer', async () => {
     const tok = await t.tenant('events');
     for (let i = 0; i < 6; i++) {
-      const r = await fresh('POST', '/v1/events', { token: tok.operator, body: { event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } } });
+      const r = await agents('POST', '/v1/events', { token: tok.operator, body: { event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } } });
       expect(r.status).toBe(200);
     }
     // Each answered once chained: in the order they were answered, whichever thread took each.
     const listed = await fresh('GET', '/v1/events?limit=10', { token: tok.viewer });
     expect(listed.body.events.map((e: { seq: number; payload: { i: number } }) => [e.seq, e.payload.i])).toEqual([0, 1, 2, 3, 4, 5].map((i) => [i + 1, i]));
-    const batch = await fresh('POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: [1, 2, 3].map((i) => ({ event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } })) } });
+    const batch = await agents('POST', '/v1/events/ingest/batch', { token: tok.operator, body: { events: [1, 2, 3].map((i) => ({ event_type: 'tool_call', payload: { i }, metadata: { agent_id: 'e' } })) } });
     expect(batch.body).toMatchObject({ accepted: 3, first_seq: 7, last_seq: 9 });
     expect((await fresh('GET', '/v1/events/verify', { token: tok.viewer })).body).toMatchObject({ ok: true, checked: 9 });
   });
@@ -108,5 +113,20 @@ describe('two request threads', () => {
     const scraped = (await fresh('GET', '/v1/telemetry/metrics', { token: tok.admin })).text.split('\n');
     const allowed = scraped.find((l) => l.startsWith('aduana_decisions_total{') && l.includes('tenant="seen"') && l.includes('verdict="ALLOW"'));
     expect(allowed?.split(' ').at(-1)).toBe('6');
+  });
+
+  it("serve only the agents' calls on the agents' port, the same answer on every thread; the gateway's port serves every route, these too", async () => {
+    const tok = await t.tenant('ports');
+    for (let i = 0; i < 4; i++) {
+      const admin = await agents('GET', '/admin/decisions', { token: tok.viewer });
+      expect(expectEnvelope(admin, 404, 'not_found').message).toMatch(/not served on the agents' port.*the gateway's port serves every route/);
+      // A known agents' path with another method: 405, as on the gateway's port.
+      expectEnvelope(await agents('GET', '/v1/decide', { token: tok.operator }), 405, 'invalid_request');
+      expectEnvelope(await agents('POST', '/v1/heartbeat', { token: tok.operator, body: {} }), 404, 'not_found');
+    }
+    const onMain = await fresh('POST', '/v1/decide', { token: tok.operator, body: { agent_id: 'a', action: { type: 'chat', payload: { text: 'hi' } } } });
+    expect(onMain.status).toBe(200);
+    expect((await fresh('GET', `/admin/decisions/${onMain.body.envelope.decision_id}`, { token: tok.viewer })).status).toBe(200);
+    expect((await fresh('GET', '/v1/decide', { token: tok.operator })).status).toBe(405);
   });
 });

@@ -14,6 +14,8 @@ export function gatewayNodeFlags(): string[] {
 
 export interface SpawnedGateway {
   url: string;
+  /** The agents' port (AGENT_PORT, ephemeral unless `env` says otherwise): where the agents' calls go; `url` with AGENT_PORT=-1. */
+  agentsUrl: string;
   /** The authentication service (logins, the console). */
   authUrl: string;
   dataDir: string;
@@ -34,15 +36,17 @@ export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: 
   const t0 = performance.now();
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, CLI, 'gateway'], {
     // Default logging (info: one line per request) to /dev/null: the benchmark pays for logging as a deployment does.
-    env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, GATEWAY_PORT: '0', AUTH_PORT: '0', LOG_LEVEL: 'info', ADUANA_QUIET_BOOTSTRAP: 'true', AGENT_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const [url, authUrl] = await new Promise<[string, string]>((resolve, reject) => {
+  const wantAgents = Number(env['AGENT_PORT'] ?? '0') >= 0;
+  const [url, authUrl, agentsUrl] = await new Promise<[string, string, string | null]>((resolve, reject) => {
     let out = '';
     child.stderr!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/API and proxy on (http:\/\/[\d.:]+), auth service on (http:\/\/[\d.:]+)/);
-      if (m) resolve([m[1] as string, m[2] as string]);
+      const agents = out.match(/agents' calls on (http:\/\/[\d.:]+)/);
+      if (m && (!wantAgents || agents)) resolve([m[1] as string, m[2] as string, agents?.[1] ?? null]);
     });
     child.on('exit', (code) => reject(new Error(`gateway exited (${code}): ${out}`)));
   });
@@ -51,6 +55,7 @@ export async function spawnGateway(env: Record<string, string> = {}, nodeFlags: 
   const adminToken = env['CONTROL_PLANE_URL'] ? '' : readFileSync(join(dataDir, 'bootstrap-admin.token'), 'utf8').trim();
   return {
     url,
+    agentsUrl: agentsUrl ?? url,
     authUrl,
     dataDir,
     adminToken,

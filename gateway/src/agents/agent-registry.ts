@@ -1,5 +1,6 @@
 import type { Database } from 'lmdb';
 import { GatewayError } from '../errors.js';
+import { NoticeSlot } from '../platform/notice-slot.js';
 import type { PackName } from '../policy/packs.js';
 import { AgentState, type StoredAgent } from './agent-state.js';
 import { pageAgents, type AgentPage, type ListQuery } from './agent-page.js';
@@ -28,6 +29,9 @@ export interface AgentRegistryOptions {
   onProfile?: (agent: StoredAgent) => void;
   now?: () => number;
 }
+
+/** An agent registered, or its profile changed on the main thread (`onProfile`): a request thread's replica takes it (`replicate`). */
+export const AGENT_PROFILES = new NoticeSlot<StoredAgent>('agent-profiles');
 
 export interface AgentProfile {
   name?: string;

@@ -79,7 +79,7 @@ export function registerAgentRoutes(server: HttpServer, deps: AgentRouteDeps): v
     });
   }
 
-  server.route('post', '/v1/heartbeat', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/heartbeat', { auth: 'pat', scope: 'runtime:write', body: 'json', agentsCall: 'main-thread' }, async (ctx) => {
     const hb = parseHeartbeat(ctx.body);
     assertOwnTenant(ctx, hb.tenantId);
     assertAgent(ctx.auth, hb.agentId);

@@ -47,16 +47,11 @@ function decideAnswer({ envelope, evaluation, policyLabel }: DecideOutcome) {
   return { status: 200, body: { envelope, trace_id: envelope.trace_id }, headers };
 }
 
-export function registerDecisionRoutes(server: HttpServer, deps: GatewayDeps): void {
-  registerDecideRoute(server, deps);
-  registerDecisionAdminRoutes(server, deps);
-}
-
-/** `POST /v1/decide`: on the main thread, and on request threads that judge requests themselves. */
+/** `POST /v1/decide`: an agents' call, mounted with the others (mount-agents-calls.ts). */
 export function registerDecideRoute(server: HttpServer, deps: Pick<GatewayDeps, 'engine' | 'decideValidator'>): void {
   const { engine, decideValidator } = deps;
 
-  server.route('post', '/v1/decide', { auth: 'pat', scope: 'runtime:write', body: 'json' }, (ctx) => {
+  server.route('post', '/v1/decide', { auth: 'pat', scope: 'runtime:write', body: 'json', agentsCall: 'any-thread' }, (ctx) => {
     const req = decideValidator.parse(ctx.body);
     assertOwnTenant(ctx, req.tenant_id);
     const outcome = engine.decide(ctx.auth, req, ctx.trace.traceId, ctx.startedAt, ctx.rawBody);

@@ -24,16 +24,11 @@ function ledgerCall<T>(fn: () => T): T {
  * The events ledger (docs/decisions.md, "Events ledger"): ingest one or a batch (durable before the answer), list with filters and
  * cursor, verify the chain, and Certificate-Transparency-style proofs against signed checkpoints.
  */
-export function registerEventRoutes(server: HttpServer, deps: GatewayDeps): void {
-  registerEventIngestRoutes(server, deps);
-  registerEventReadRoutes(server, deps);
-}
-
-/** `POST /v1/events` and its batch: on the main thread, and on request threads that judge calls themselves. */
+/** `POST /v1/events` and its batch: agents' calls, mounted with the others (mount-agents-calls.ts). */
 export function registerEventIngestRoutes(server: HttpServer, deps: Pick<GatewayDeps, 'ingestor' | 'ingestValidator' | 'config'>): void {
   const { ingestor, ingestValidator, config } = deps;
 
-  server.route('post', '/v1/events', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/events', { auth: 'pat', scope: 'runtime:write', body: 'json', agentsCall: 'any-thread' }, async (ctx) => {
     const ev = ingestValidator.event(ctx.body);
     assertOwnTenant(ctx, ev.metadata?.tenant_id);
     const [done] = await ingestor.ingest(ctx.auth, [ev], ctx.trace.traceId, ctx.startedAt).catch((e: unknown) => {
@@ -42,7 +37,7 @@ export function registerEventIngestRoutes(server: HttpServer, deps: Pick<Gateway
     return { status: 200, body: { envelope: done!.envelope, trace_id: ctx.trace.traceId } };
   });
 
-  server.route('post', '/v1/events/ingest/batch', { auth: 'pat', scope: 'runtime:write', body: 'json' }, async (ctx) => {
+  server.route('post', '/v1/events/ingest/batch', { auth: 'pat', scope: 'runtime:write', body: 'json', agentsCall: 'any-thread' }, async (ctx) => {
     const items = ingestValidator.batch(ctx.body);
     if (items.length > config.batchMaxEvents) {
       throw new GatewayError('payload_too_large', `a batch holds at most ${config.batchMaxEvents} events; this one has ${items.length}`);
@@ -70,7 +65,7 @@ export function registerEventIngestRoutes(server: HttpServer, deps: Pick<Gateway
 }
 
 /** The reads of the ledger: entries, verification, proofs and checkpoints (the main thread's). */
-function registerEventReadRoutes(server: HttpServer, deps: GatewayDeps): void {
+export function registerEventReadRoutes(server: HttpServer, deps: GatewayDeps): void {
   const { ledger, config } = deps;
 
   // The reads of entries first wait for the tenant's appends still with the writer: what was answered is what is read.

@@ -14,6 +14,6 @@ const METHODS = [
  */
 export function registerMcpRoutes(server: HttpServer, mcp: McpGateway): void {
   for (const [route, method] of METHODS) {
-    server.route(route, '/v1/mcp/:name', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none', headers: MCP_ROUTE_HEADERS }, (ctx) => mcp.handle(ctx, method).then(() => HANDLED));
+    server.route(route, '/v1/mcp/:name', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none', headers: MCP_ROUTE_HEADERS, agentsCall: 'main-thread' }, (ctx) => mcp.handle(ctx, method).then(() => HANDLED));
   }
 }

@@ -31,7 +31,7 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, 
   // URL and the PAT where it puts its key (docs/decisions.md, "Governance proxy: other wire formats"). A format whose
   // upstream is not configured (Azure has no default) is not given: its paths are the 404 below.
   for (const wire of formats) {
-    const options = { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: wire.keyHeaders, body: 'none', headers: wire.headers } as const;
+    const options = { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', keyHeaders: wire.keyHeaders, body: 'none', headers: wire.headers, agentsCall: 'any-thread' } as const;
     for (const route of wire.routes) {
       if ('endpoint' in route) {
         const endpoint = route.endpoint;
@@ -52,7 +52,7 @@ export function registerProxyRoutes(server: HttpServer, handler: ProxyPipeline, 
   }
   // Not the proxy: a 404 naming what is proxied, to anyone, with the verdict headers of every proxy answer; so do the
   // server's own 404 and 405 under the prefix (other methods).
-  server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none' }, () => {
+  server.route('post', '/v1/proxy/*', { auth: 'public', body: 'none', agentsCall: 'any-thread' }, () => {
     throw new GatewayError(
       'route_not_found',
       'this provider endpoint is not proxied (chat/completions, completions, embeddings, models, responses; anthropic/v1/messages and its count_tokens; azure/openai/deployments/{d}/chat/completions and embeddings, with UPSTREAM_AZURE_BASE_URL set, are)',

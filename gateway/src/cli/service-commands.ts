@@ -18,6 +18,7 @@ export async function runGatewayService(): Promise<null> {
     throw err;
   });
   process.stderr.write(`aduana gateway: API and proxy on ${gw.url}, auth service on ${gw.authUrl}\n`);
+  if (gw.agentsUrl !== null) process.stderr.write(`aduana gateway: agents' calls on ${gw.agentsUrl} too, served by every thread\n`);
   stopOnSignal('gateway', async () => {
     await gw.close();
     lock.release();

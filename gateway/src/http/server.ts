@@ -15,9 +15,7 @@ import { statusLine } from './status-text.js';
 import { CONTENT_TYPE, JSON_TYPE, TRACE_ID, TRACEPARENT } from './header-bytes.js';
 import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
-import type { RelayedRoute } from '../threads/relay/relay-protocol.js';
 import type { RequestThreads } from '../threads/request-threads.js';
-import { readsThreadsWrites } from './agents-calls.js';
 
 /** Request threads that judge requests themselves, as a port's routes wait for them (useJudgingThreads). */
 export interface JudgingThreads {
@@ -66,6 +64,13 @@ export type RouteOptions = RouteAuth & {
    * before the guard, so a page that sends the signed-out to its sign-in page still refuses a path like `..`.
    */
   readonly params?: RegExp;
+  /**
+   * An agents' call (docs/architecture.md, "Threads"): it reads nothing request threads write, so it does not wait
+   * for them (every other route does). 'any-thread': also served on the agents' port (AGENT_PORT) by every thread,
+   * mounted there as here (api/mount-agents-calls.ts); 'main-thread': on this port only (MCP's sessions and the
+   * agents' registry live on the main thread).
+   */
+  readonly agentsCall?: 'any-thread' | 'main-thread';
 };
 
 export type { AccessControl };
@@ -100,7 +105,16 @@ export interface ServerOptions {
    * sidecar refuses admin writes this way). Absent: no route has one, and nothing is added per request.
    */
   routeGuard?: (route: RouteInfo, options: RouteOptions) => ((ctx: RequestContext) => void) | null;
+  /**
+   * The agents' port (AGENT_PORT): 'also', a second app serves the routes declared `agentsCall: 'any-thread'` there
+   * (the main thread's); 'only', this server's app is the agents' port's and has only those (a request thread's).
+   * Absent: none.
+   */
+  agentsPort?: 'also' | 'only';
 }
+
+/** Where a path the agents' port does not serve is served. */
+const NOT_ON_AGENTS_PORT = "not served on the agents' port, which serves POST /v1/decide, POST /v1/events and its batch, and the proxy (/v1/proxy/); the gateway's port serves every route";
 
 /**
  * A thin layer over uWebSockets.js: routes declared as data (method, pattern, authentication, body mode), one dispatch
@@ -118,10 +132,11 @@ export class HttpServer {
   readonly #routes = new Map<string, Set<Method>>();
   readonly #routeList: RouteInfo[] = [];
   readonly #fallbackHeaders: { prefix: string; headers: Readonly<Record<string, string>> }[] = [];
-  /** Every uWS handler registered, in order, and its route as request threads register it (relay/). */
-  readonly #handlers: UwsHandler[] = [];
-  readonly #relayed: RelayedRoute[] = [];
-  /** With request threads: the app that accepts the port's connections and hands them to this app and the threads'. */
+  /** The agents' port's app on the main thread (`agentsPort: 'also'`), and its routes' patterns and methods. */
+  readonly #agentsApp: TemplatedApp | null;
+  readonly #agentsRoutes = new Map<string, Set<Method>>();
+  #agentsListenSocket: us_listen_socket | null = null;
+  /** With request threads: the app that accepts the agents' port's connections and hands them to the threads' apps and the agents' app here. */
   #acceptor: TemplatedApp | null = null;
   #threads: RequestThreads | null = null;
   /** The request threads' apps the acceptor hands connections to. */
@@ -134,15 +149,17 @@ export class HttpServer {
     this.#opts = opts;
     this.#requestLog = opts.requestLog ?? pinoRequestLog(opts.logger);
     this.app = App();
+    this.#agentsApp = opts.agentsPort === 'also' ? App() : null;
   }
 
   route(method: Method, pattern: string, options: RouteOptions, handler: Handler): this {
     const info: RouteInfo = Object.freeze({ method, pattern, auth: options.auth, scope: options.scope ?? null });
     const guards = this.#opts.guards ?? {};
     const check = routeCheck(`${this.#opts.serviceName}: ${method} ${pattern}`, options, this.#opts.access, guards, this.#opts.routeGuard?.(info, options) ?? null);
-    const methods = this.#routes.get(pattern) ?? new Set<Method>();
-    methods.add(method);
-    this.#routes.set(pattern, methods);
+    const everyThread = options.agentsCall === 'any-thread';
+    if (this.#opts.agentsPort === 'only' && !everyThread) throw new Error(`${this.#opts.serviceName}: ${method} ${pattern} is not an agents' call: request threads serve only those`);
+    addRoute(this.#routes, pattern, method);
+    if (everyThread && this.#agentsApp !== null) addRoute(this.#agentsRoutes, pattern, method);
     this.#routeList.push(info);
     const paramCount = (pattern.match(/\/:/g) ?? []).length;
     const maxBody = options.maxBody ?? this.#opts.defaultMaxBody;
@@ -151,8 +168,8 @@ export class HttpServer {
     const waits = options.auth !== 'pat' || options.refusedBy !== 'handler';
     const signIn = options.auth === 'session' ? (options.signIn ?? null) : null;
     const paramShape = options.params ?? null;
-    const barrier = readsThreadsWrites(info);
-    this.#register(method, pattern, paramCount, (res: HttpResponse, req: HttpRequest) => {
+    const barrier = options.agentsCall === undefined;
+    this.#register(method, pattern, everyThread, (res: HttpResponse, req: HttpRequest) => {
       const ctx = this.#begin(res, req, method, paramCount, headerNames);
       // Nothing a client sends may throw out of this callback: uWS would take the process down with it.
       try {
@@ -208,44 +225,42 @@ export class HttpServer {
 
   /** Installs the fallbacks: 405 for a known path with another method, 404 otherwise. Call after all routes. */
   finish(): this {
-    this.#register('any', '/*', 0, (res, req) => {
+    this.app.any('/*', this.#fallback(this.#routes, this.#opts.agentsPort === 'only' ? NOT_ON_AGENTS_PORT : undefined));
+    this.#agentsApp?.any('/*', this.#fallback(this.#agentsRoutes, NOT_ON_AGENTS_PORT));
+    return this;
+  }
+
+  #fallback(routes: Map<string, Set<Method>>, notFound: string | undefined): UwsHandler {
+    return (res, req) => {
       const ctx = this.#begin(res, req, 'get', 0, NO_HEADERS);
       const extra = this.#fallbackHeaders.find((f) => ctx.url.startsWith(f.prefix))?.headers;
       try {
         if (ctx.rejection) throw ctx.rejection;
-        const known = matchesKnownPath(this.#routes.keys(), ctx.url);
-        this.fail(ctx, new GatewayError(known ? 'method_not_allowed' : 'route_not_found'), extra);
+        const known = matchesKnownPath(routes.keys(), ctx.url);
+        this.fail(ctx, known ? new GatewayError('method_not_allowed') : new GatewayError('route_not_found', notFound), extra);
       } catch (err) {
         this.fail(ctx, err, extra);
       }
-    });
-    return this;
+    };
   }
 
-  #register(method: Method | 'any', pattern: string, paramCount: number, handler: UwsHandler): void {
-    if (method === 'any') this.app.any(pattern, handler);
-    else registerUws(this.app, method, pattern, handler);
-    this.#handlers.push(handler);
-    this.#relayed.push({ method, pattern, paramCount });
+  #register(method: Method, pattern: string, everyThread: boolean, handler: UwsHandler): void {
+    registerUws(this.app, method, pattern, handler);
+    if (everyThread && this.#agentsApp !== null) registerUws(this.#agentsApp, method, pattern, handler);
   }
 
   /**
-   * From now on every route but the agents' calls first waits for what request threads that judge requests handed
-   * the ledger's writer, and every answer for the notices its handler caused (docs/architecture.md, "Threads").
+   * From now on every route but the agents' calls first waits for what request threads handed the ledger's writer,
+   * and every answer for the notices its handler caused (docs/architecture.md, "Threads").
    */
   useJudgingThreads(judging: JudgingThreads): void {
     this.#judging = judging;
   }
 
-  /** The routes, fallbacks included, in the order request threads register them to relay their requests here. */
-  get relayedRoutes(): readonly RelayedRoute[] {
-    return this.#relayed.slice();
+  /** The agents' port's routes here ("method pattern"): what each request thread must serve. */
+  get agentsRoutes(): readonly string[] {
+    return [...this.#agentsRoutes].flatMap(([pattern, methods]) => [...methods].map((m) => `${m} ${pattern}`));
   }
-
-  /** Runs the handler of relayed route `index` on a request a request thread handed over (relay/relay-host.ts). */
-  readonly dispatchRelayed = (index: number, res: HttpResponse, req: HttpRequest): void => {
-    (this.#handlers[index] as UwsHandler)(res, req);
-  };
 
   #begin(res: HttpResponse, req: HttpRequest, method: string, paramCount: number, headerNames: readonly string[]): RequestContext {
     const ctx = new RequestContext(res, traceFrom(req.getHeader(TRACEPARENT) || undefined), performance.now());
@@ -342,31 +357,38 @@ export class HttpServer {
     if (this.#draining && this.#inFlight === 0) this.#drained?.();
   }
 
+  /** Listens on `host:port` alone (no other listener may share it); resolves with the port. */
+  async listen(host: string, port: number): Promise<number> {
+    const listening = await listenAlone(this.app, host, port, this.#opts.serviceName);
+    this.#listenSocket = listening.socket;
+    return listening.port;
+  }
+
   /**
-   * Listens on `host:port` alone (no other listener may share it); resolves with the port. With request threads, an
-   * acceptor app listens and hands each connection to this app or to one of the threads' apps (uWS's child apps): those
-   * ready now, and the others as `acceptThreads` adds them.
+   * Listens on the agents' port (`agentsPort: 'also'`); resolves with the port. With request threads, an acceptor app
+   * listens and hands each connection to the agents' app here or to one of the threads' apps (uWS's child apps), each
+   * as `acceptThreads` adds it; a connection stays with the thread that got it.
    */
-  async listen(host: string, port: number, threads: RequestThreads | null = null): Promise<number> {
-    let app = this.app;
+  async listenAgents(host: string, port: number, threads: RequestThreads | null): Promise<number> {
+    if (this.#agentsApp === null) throw new Error(`${this.#opts.serviceName}: no agents' port`);
+    let app = this.#agentsApp;
     if (threads !== null) {
       const acceptor = App();
       const children = acceptor as unknown as AcceptorApp;
-      children.addChildAppDescriptor((this.app as unknown as AcceptorApp).getDescriptor());
+      children.addChildAppDescriptor((this.#agentsApp as unknown as AcceptorApp).getDescriptor());
       threads.attach((d) => {
         if (this.#accepted.delete(d)) children.removeChildAppDescriptor(d);
       });
       this.#acceptor = acceptor;
       this.#threads = threads;
-      this.acceptThreads();
       app = acceptor;
     }
-    const listening = await listenAlone(app, host, port, this.#opts.serviceName);
-    this.#listenSocket = listening.socket;
+    const listening = await listenAlone(app, host, port, `${this.#opts.serviceName} (agents' port)`);
+    this.#agentsListenSocket = listening.socket;
     return listening.port;
   }
 
-  /** Hands connections to the request threads whose apps became ready since (after `listen` with threads). */
+  /** Hands connections to the request threads whose apps became ready since (after `listenAgents` with threads). */
   acceptThreads(): void {
     const acceptor = this.#acceptor as unknown as AcceptorApp | null;
     if (acceptor === null || this.#threads === null || this.#draining) return;
@@ -380,10 +402,9 @@ export class HttpServer {
   /** Stops accepting connections, lets in-flight requests finish (up to `graceMs`), then closes every socket. */
   async close(graceMs = 10_000): Promise<void> {
     this.#draining = true;
-    if (this.#listenSocket) {
-      us_listen_socket_close(this.#listenSocket);
-      this.#listenSocket = null;
-    }
+    for (const socket of [this.#listenSocket, this.#agentsListenSocket]) if (socket) us_listen_socket_close(socket);
+    this.#listenSocket = null;
+    this.#agentsListenSocket = null;
     if (this.#inFlight > 0) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, graceMs);
@@ -393,14 +414,21 @@ export class HttpServer {
         };
       });
     }
-    // Request threads end once what they relayed is answered (new requests on their connections were refused as
-    // shutting down); only then does this app close, and the acceptor with it.
+    // Request threads end once what they have open is answered (their listening socket closed above); then these
+    // apps close, and the acceptor with them.
     await this.#threads?.close();
     this.app.close();
+    this.#agentsApp?.close();
     this.#acceptor?.close();
   }
 
   get inFlight(): number {
     return this.#inFlight;
   }
+}
+
+function addRoute(routes: Map<string, Set<Method>>, pattern: string, method: Method): void {
+  const methods = routes.get(pattern) ?? new Set<Method>();
+  methods.add(method);
+  routes.set(pattern, methods);
 }

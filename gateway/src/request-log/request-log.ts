@@ -1,11 +1,15 @@
 import { isoTime, type Logger, type SecretBox } from '@aduana/shared';
 import { GatewayError } from '../errors.js';
+import { NoticeSlot } from '../platform/notice-slot.js';
 import type { Actor, RecordAdminAction } from '../governance/admin-actions.js';
 import type { ToolCallRecord, ToolCallSampler } from '../mcp/mcp-record.js';
 import type { ProxyContext } from '../proxy/proxy-context.js';
 import type { GatewayStore } from '../storage/gateway-store.js';
 import { changedSettings, REQUEST_LOG_DEFAULT, settingsView, type RequestLogChange, type RequestLogSettingsSource, type StoredRequestLogSettings } from './request-log-settings.js';
 import { sampleOf, toolCallSampleOf, type RequestSample } from './request-sample.js';
+
+/** A tenant's request-log settings changed on the main thread (`onChange`): a request thread reads them again (`reload`). */
+export const REQUEST_LOG_CHANGES = new NoticeSlot<string>('request-log');
 
 /** A sample as stored: when it was taken (for retention) and its texts sealed under REQUEST_LOG_KEY. */
 interface RequestSampleRecord {
@@ -36,7 +40,7 @@ function associated(tenantId: string, decisionId: string): string {
 export class RequestLog implements ToolCallSampler, RequestLogSettingsSource {
   /** tenant id -> sample rate, for enabled tenants only: a call of any other tenant costs one lookup. */
   readonly #rates = new Map<string, number>();
-  /** Told when a tenant's settings changed here: request threads read them again (threads/request-thread-protocol). */
+  /** Told when a tenant's settings changed here: request threads are told (REQUEST_LOG_CHANGES). */
   onChange: ((tenantId: string) => void) | null = null;
   #updates: Promise<unknown> = Promise.resolve();
   /**

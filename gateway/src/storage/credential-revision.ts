@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Database, RootDatabase } from 'lmdb';
+import { NoticeSlot } from '../platform/notice-slot.js';
 
 const KEY = 'revision';
 
@@ -17,13 +18,16 @@ export const CREDENTIAL_RECHECK_MS = 250;
  * made in this process is seen at once (`change()` announces it after its commit); one made by another process
  * sharing the data dir within `recheckMs`.
  */
+/** A credential's validity may have ended on the main thread: a request thread stops using what it cached (`changedElsewhere`). */
+export const CREDENTIAL_CHANGES = new NoticeSlot<null>('credentials');
+
 export class CredentialRevision {
   readonly #db: Database;
   readonly #recheckMs: number;
   #stored = -1;
   #checkedAt = Number.NEGATIVE_INFINITY;
   #generation = 0;
-  /** Told after a change was committed here: the other threads of the process are told (threads/thread-notices.ts). */
+  /** Told after a change was committed here: request threads are told (CREDENTIAL_CHANGES). */
   onChange: (() => void) | null = null;
 
   constructor(db: Database, recheckMs = CREDENTIAL_RECHECK_MS) {

@@ -21,17 +21,17 @@ import { CallerAdmission } from '../governance/caller-admission.js';
 import { DecideRequestValidator } from '../governance/decisions/decide-request.js';
 import { BodyBudget } from '../http/body-budget.js';
 import { HttpServer } from '../http/server.js';
-import { registerDecideRoute } from '../api/decision-routes.js';
-import { registerEventIngestRoutes } from '../api/events-routes.js';
 import { EventIngestor } from '../governance/events/event-ingestor.js';
 import { IngestValidator } from '../governance/events/ingest-event.js';
 import type { SharedTableMemory } from '../platform/shared-table.js';
-import { relayRoutes } from './relay/relay-routes.js';
-import type { RelayedRoute } from './relay/relay-protocol.js';
-import type { FromRequestThread, ObservedDecision, ThreadNotice } from './request-thread-protocol.js';
-import { mountProxy, type MountedProxy } from '../api/mount-proxy.js';
+import type { FromRequestThread, ObservedDecision } from './request-thread-protocol.js';
+import { mountAgentsCalls } from '../api/mount-agents-calls.js';
 import { StoredResponses } from '../proxy/stored/stored-responses.js';
-import { RequestLog } from '../request-log/request-log.js';
+import { REQUEST_LOG_CHANGES, RequestLog } from '../request-log/request-log.js';
+import { NoticeHandlers, type ThreadNotice } from '../platform/notice-slot.js';
+import { TENANT_RUNTIME_CHANGES } from '../policy/runtime/runtime-notices.js';
+import { CREDENTIAL_CHANGES } from '../storage/credential-revision.js';
+import { AGENT_PROFILES } from '../agents/agent-registry.js';
 
 /** What a request thread that judges requests itself is started with (workerData): plain data, shared memory, a port. */
 export interface JudgingSetup {
@@ -43,16 +43,14 @@ export interface JudgingSetup {
   readonly ledger: MessagePort;
   /** The main thread's id state: ids made on any thread sort in the order they were made (decisions' lists). */
   readonly ids: SharedArrayBuffer;
-  /** Whether the proxy's calls are judged here too (not while PROXY_STEP_TIMINGS times them on the main thread). */
-  readonly proxy: boolean;
   /** The responses the provider stores, remembered by any thread a moment ago (StoredResponses). */
   readonly recentResponses: SharedTableMemory;
 }
 
 export interface JudgingThread {
   readonly app: TemplatedApp;
-  /** Registers the main thread's other routes (in its order) on this thread's app, relayed to it. */
-  relay(routes: readonly RelayedRoute[]): void;
+  /** The routes it serves, "method pattern". */
+  readonly routes: readonly string[];
   openRequests(): number;
   apply(notice: ThreadNotice): void;
   /**
@@ -64,14 +62,15 @@ export interface JudgingThread {
 }
 
 /**
- * The part of the gateway a request thread runs itself: `/v1/decide`, event ingestion and the proxy's calls, with this
- * thread's own copies of what only caches (compiled policy sets, plans, cached principals, request-log rates, a
- * replica of the agents' profiles, kept current by the main thread's notices) and its own upstream pools and
- * evaluation worker, over the same LMDB environment, the same shared limit counters and the same ledger writer as the
- * main thread. Decisions are told to the main thread, whose observers (telemetry, agents' last contact and risk) keep
- * what one owner must; every other route is relayed to the main thread.
+ * The part of the gateway a request thread runs: the agents' calls (`/v1/decide`, event ingestion and the proxy's
+ * calls; api/mount-agents-calls.ts) on the agents' port, with this thread's own copies of what only caches (compiled
+ * policy sets, plans, cached principals, request-log rates, a replica of the agents' profiles, kept current by the
+ * main thread's notices) and its own upstream pools and evaluation worker, over the same LMDB environment, the same
+ * shared limit counters and the same ledger writer as the main thread. Decisions are told to the main thread, whose
+ * observers (telemetry, agents' last contact and risk) keep what one owner must. It has no other route: the agents'
+ * port answers them 404, as the main thread's app on that port does.
  */
-export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, post: (msg: FromRequestThread) => void): JudgingThread {
+export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) => void): JudgingThread {
   const { config } = setup;
   adoptIdState(setup.ids);
   const { logger, requestLog } = createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
@@ -126,48 +125,49 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
     budget: new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax, setup.bodyBudget),
     defaultMaxBody: config.apiBodyLimit,
     serviceName: 'gateway',
+    agentsPort: 'only',
     onAnswered: (serviceName, seconds) => {
       answered.push([serviceName, seconds]);
       soon();
     },
   });
-  registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)), decideValidator: new DecideRequestValidator() });
+  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
+  const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
-  registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, audit), ingestValidator: new IngestValidator(), config });
-  let egress: Egress | null = null;
-  let proxy: MountedProxy | null = null;
-  let callSamples: RequestLog | null = null;
-  if (setup.proxy) {
-    egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
-    callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
-    proxy = mountProxy(server, config, {
-      runtimes,
-      agents,
-      audit,
-      stored: new StoredResponses(store.storedResponses, setup.recentResponses),
-      egress,
-      logger,
-      requestLog: callSamples.keyed ? callSamples : null,
-      sharedLimits: false,
-      stepTimes: null,
-    });
-  }
-  let relayed: () => number = () => 0;
+  const proxy = mountAgentsCalls(server, config, {
+    engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)),
+    decideValidator: new DecideRequestValidator(),
+    ingestor: new EventIngestor(runtimes, ledger, audit),
+    ingestValidator: new IngestValidator(),
+    runtimes,
+    agents,
+    audit,
+    stored: new StoredResponses(store.storedResponses, setup.recentResponses),
+    egress,
+    logger,
+    requestLog: callSamples.keyed ? callSamples : null,
+    sharedLimits: false,
+    stepTimes: null,
+  });
+  server.finish();
+  // What this thread caches, kept current by the main thread's notices (platform/notice-slot.ts).
+  const notices = new NoticeHandlers()
+    .on(TENANT_RUNTIME_CHANGES, ({ tenantId, what }) => (what === 'policies' ? runtimes.forget(tenantId) : runtimes.refreshPlan(tenantId)))
+    .on(CREDENTIAL_CHANGES, () => store.credentials.changedElsewhere())
+    .on(REQUEST_LOG_CHANGES, (tenantId) => callSamples.reload(tenantId))
+    .on(AGENT_PROFILES, (agent) => agents.replicate(agent));
+
 
   return {
     app: server.app,
-    relay(routes) {
-      // Every route this thread did not register it relays: the main thread's routes, in the main thread's order.
-      const local = new Set(server.routes.map((r) => `${r.method} ${r.pattern}`));
-      relayed = relayRoutes(server.app, routes, relayPort, (r) => local.has(`${r.method} ${r.pattern}`));
-    },
-    openRequests: () => relayed() + server.inFlight,
-    apply(notice) {
-      if (notice.t === 'policies') runtimes.forget(notice.tenantId);
-      else if (notice.t === 'plan') runtimes.refreshPlan(notice.tenantId);
-      else if (notice.t === 'credentials') store.credentials.changedElsewhere();
-      else if (notice.t === 'request-log') callSamples?.reload(notice.tenantId);
-      else agents.replicate(notice.agent);
+    routes: server.routes.map((r) => `${r.method} ${r.pattern}`),
+    openRequests: () => server.inFlight,
+    apply(notice: ThreadNotice) {
+      try {
+        notices.apply(notice);
+      } catch (err) {
+        logger.error({ err, slot: notice.slot }, 'a request thread could not apply a notice');
+      }
     },
     barrier: async () => {
       // Told first, on the same port as the answer: the main thread has them before it hears the barrier passed.
@@ -177,9 +177,9 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
     },
     async close() {
       tell();
-      await proxy?.close();
+      await proxy.close();
       await runtimes.flushSpend();
-      await egress?.close();
+      await egress.close();
       await ledger.close();
       await store.close();
       requestLines.flush();

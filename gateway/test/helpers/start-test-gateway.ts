@@ -11,6 +11,8 @@ import { threadingUnderTest } from './threading-under-test.js';
 export interface TestGateway {
   gw: RunningGateway;
   url: string;
+  /** The agents' port (with `agentPort` set), else the gateway's port. */
+  agentsUrl: string;
   authUrl: string;
   dataDir: string;
   /** Admin PAT of tenant `default` (from the bootstrap). */
@@ -27,7 +29,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   try {
     const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...threadingUnderTest(), ...overrides });
     gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
-    // With request threads, the tests' connections go to every thread from the first.
+    // With request threads, the agents' port's connections go to every thread from the first.
     await gw.threadsReady();
   } catch (err) {
     // A start-up that fails (the tests of refused settings) leaves no directory behind.
@@ -43,6 +45,7 @@ export async function startTestGateway(overrides: Partial<Record<keyof GatewayCo
   return {
     gw,
     url: gw.url,
+    agentsUrl: gw.agentsUrl ?? gw.url,
     authUrl: gw.authUrl,
     dataDir,
     adminToken: gw.bootstrapToken,

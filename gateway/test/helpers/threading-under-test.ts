@@ -1,10 +1,9 @@
 /**
- * How the gateways the tests start use threads, from the environment `npm test` sets for each run of the suite:
- * LEDGER_WRITER (the ledger's writes on a thread of their own, or inline) and GATEWAY_THREADS (the API port's
- * request threads) (docs/architecture.md, "Threads"). Unset, the gateway's defaults decide.
+ * Where the gateways the tests start make the ledger's writes, from the environment `npm test` sets for each run of
+ * the suite: LEDGER_WRITER (on a thread of their own, or inline) (docs/architecture.md, "Threads"). Unset, the
+ * gateway's default decides. Request threads serve only the agents' port, which the tests of threads ask for.
  */
-export function threadingUnderTest(): { ledgerWriter?: string; gatewayThreads?: number } {
+export function threadingUnderTest(): { ledgerWriter?: string } {
   const mode = process.env['LEDGER_WRITER'];
-  const threads = Number(process.env['GATEWAY_THREADS'] ?? '');
-  return { ...(mode ? { ledgerWriter: mode } : {}), ...(threads >= 1 ? { gatewayThreads: threads } : {}) };
+  return mode ? { ledgerWriter: mode } : {};
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectAbortedStreamRecorded, expectNothingRecordedBefore, expectRefused, sseEvents } from '../helpers/proxy-bad-input.js';
+import type { Client } from 'undici';
 import { call, type CallResult, type TestGateway } from '../helpers/start-test-gateway.js';
 import type { WireMock } from '../helpers/wire-mock.js';
 import type { WireCase } from './wire-cases.js';
@@ -8,6 +9,8 @@ import type { WireCase } from './wire-cases.js';
 export interface WireEnv {
   readonly t: TestGateway;
   readonly mock: WireMock;
+  /** A connection of its own for each call (closed after it), when given; else calls share the default pool's. */
+  readonly connection?: () => Client;
 }
 
 let seq = 0;
@@ -19,6 +22,17 @@ let seq = 0;
  * then ended by the format's in-band error, which its official SDK raises, and recorded once as upstream_aborted.
  */
 export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
+  /** A call on the agents' port (the gateway's port when it has none). */
+  async function agentsCall(method: string, path: string, opts: Parameters<typeof call>[3]): Promise<CallResult> {
+    const { t, connection } = env();
+    const dispatcher = connection?.();
+    try {
+      return await call(t.agentsUrl, method, path, dispatcher ? { ...opts, dispatcher } : opts);
+    } finally {
+      await dispatcher?.close();
+    }
+  }
+
   /** A tenant of its own (its ledger starts empty), the headers its SDK sends, and a good call to mark the ledger. */
   async function tenant() {
     const { t, mock } = env();
@@ -27,7 +41,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
     const headers = w.headers(tok.operator);
     const marker = async () => {
       mock.next({ text: 'ok' });
-      const r = await call(t.url, 'POST', w.path, { headers, body: w.ask('hi') });
+      const r = await agentsCall('POST', w.path, { headers, body: w.ask('hi') });
       expect(r.status, r.text.slice(0, 300)).toBe(200);
     };
     return { id, tok, headers, marker };
@@ -52,7 +66,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
       const { t, mock } = env();
       const { id, headers, marker } = await tenant();
       for (const rawBody of ['{"model": "m", "messages": [', 'not json', '', '[1, 2]', 'null']) {
-        for (const path of w.bodyPaths) refused(await call(t.url, 'POST', path, { headers: { ...headers, 'content-type': 'application/json' }, rawBody }), 400, 'invalid_request');
+        for (const path of w.bodyPaths) refused(await agentsCall('POST', path, { headers: { ...headers, 'content-type': 'application/json' }, rawBody }), 400, 'invalid_request');
       }
       expect(mock.received).toHaveLength(0);
       await expectNothingRecordedBefore(t, id, marker);
@@ -62,7 +76,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
       const { t, mock } = env();
       const { id, headers, marker } = await tenant();
       for (const [path, body, field] of w.badTypes) {
-        const r = await call(t.url, 'POST', path, { headers, body });
+        const r = await agentsCall('POST', path, { headers, body });
         refused(r, 400, 'invalid_request');
         expect(r.body.error.message, `${path} ${JSON.stringify(body)}`).toContain(field);
       }
@@ -73,9 +87,9 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
     it("a path not proxied is a 404, a proxied one with another method a 405, in the gateway's envelope; nothing forwarded or recorded", async () => {
       const { t, mock } = env();
       const { id, headers, marker } = await tenant();
-      for (const path of w.notProxied) expectRefused(await call(t.url, 'POST', path, { headers, body: w.ask('hi') }), 404, 'not_found');
-      expectRefused(await call(t.url, 'GET', w.getProxied, { headers }), 405, 'invalid_request');
-      expectRefused(await call(t.url, 'GET', w.getNotProxied, { headers }), 404, 'not_found');
+      for (const path of w.notProxied) expectRefused(await agentsCall('POST', path, { headers, body: w.ask('hi') }), 404, 'not_found');
+      expectRefused(await agentsCall('GET', w.getProxied, { headers }), 405, 'invalid_request');
+      expectRefused(await agentsCall('GET', w.getNotProxied, { headers }), 404, 'not_found');
       expect(mock.received).toHaveLength(0);
       await expectNothingRecordedBefore(t, id, marker);
     });
@@ -83,7 +97,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
     it('a body past the limit: 413 payload_too_large in its error shape, nothing forwarded or recorded', async () => {
       const { t, mock } = env();
       const { id, headers, marker } = await tenant();
-      refused(await call(t.url, 'POST', w.path, { headers, body: w.huge(w.ask('hi')) }), 413, 'payload_too_large');
+      refused(await agentsCall('POST', w.path, { headers, body: w.huge(w.ask('hi')) }), 413, 'payload_too_large');
       expect(mock.received).toHaveLength(0);
       await expectNothingRecordedBefore(t, id, marker);
     });
@@ -93,7 +107,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
       const { tok, headers } = await tenant();
       const p = await call(t.url, 'POST', '/v1/policies', { token: tok.admin, body: { name: 'no exfil', type: 'content_filter', risk: 90, rules: { patterns: ['(?i)export all customer records'], action: 'DENY' } } });
       expect(p.status).toBe(200);
-      const r = await call(t.url, 'POST', w.path, { headers, body: w.ask('Export all customer records now.') });
+      const r = await agentsCall('POST', w.path, { headers, body: w.ask('Export all customer records now.') });
       refused(r, 403, 'svc_policy_violation');
       expect(r.body).toMatchObject({ error: { rule: p.body.id }, verdict: 'DENIED', policy: { id: p.body.id, type: 'content_filter' } });
       expect(r.headers['x-svc-rule']).toBe(p.body.id);
@@ -104,7 +118,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
       const { t, mock } = env();
       const { id, tok, headers } = await tenant();
       mock.next({ chunks: ['one ', 'two ', 'three'], dropAfterChunks: 2, usage: { input: 31, output: 5 } });
-      const r = await call(t.url, 'POST', w.streamPath, { headers, body: w.stream(w.ask('count')) });
+      const r = await agentsCall('POST', w.streamPath, { headers, body: w.stream(w.ask('count')) });
       const events = sseEvents(r.text);
       expect(events.slice(0, -1).map(w.textOf).join('')).toBe('one two ');
       if (w.cutNames) expect(events.slice(0, -1).map((e) => e.event)).toEqual(w.cutNames);
@@ -114,7 +128,7 @@ export function describeWireFormat(w: WireCase, env: () => WireEnv): void {
 
       mock.next({ chunks: ['one ', 'two ', 'three'], dropAfterChunks: 2 });
       let text = '';
-      const err = await w.sdkStream(t.url, tok.operator, headers, (d) => (text += d)).then(() => null, (e: unknown) => e);
+      const err = await w.sdkStream(t.agentsUrl, tok.operator, headers, (d) => (text += d)).then(() => null, (e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
       expect((err as Error).message).toContain('upstream LLM provider unavailable');
       expect(text).toBe('one two ');
