@@ -79,7 +79,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
   const runtimes = new TenantRuntimes(tenants, new PolicyStore(store), store.counters, evaluationLimits(config), Date.now, setup.limits);
-  runtimes.usePackPolicies(buildPackPolicies(new PolicyValidator()));
+  runtimes.sets.usePackPolicies(buildPackPolicies(new PolicyValidator()));
   const authenticator = new Authenticator({ tokens: new TokenStore(store), sessions: new SessionStore(store, config.sessionTtlHours * 3_600_000), users: new UserStore(store) }, Date.now, store.credentials);
   const agents = new AgentRegistry(store.agents, {
     intervalMs: config.heartbeatIntervalS * 1000,
@@ -122,7 +122,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
   const server = new HttpServer({
     logger,
     requestLog: requestLines,
-    access: { authenticate: (ctx) => authenticator.authenticate(ctx), admit: (p) => runtimes.admit(p), agentId: config.sidecarAgentId },
+    access: { authenticate: (ctx) => authenticator.authenticate(ctx), admit: (p) => runtimes.admission.admit(p), agentId: config.sidecarAgentId },
     budget: new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax, setup.bodyBudget),
     defaultMaxBody: config.apiBodyLimit,
     serviceName: 'gateway',
@@ -131,7 +131,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
       soon();
     },
   });
-  registerDecideRoute(server, { engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)), decideValidator: new DecideRequestValidator() });
+  registerDecideRoute(server, { engine: new DecisionEngine(runtimes.limits, audit, new CallerAdmission(agents, runtimes.sets)), decideValidator: new DecideRequestValidator() });
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
   registerEventIngestRoutes(server, { ingestor: new EventIngestor(runtimes, ledger, audit), ingestValidator: new IngestValidator(), config });
   let egress: Egress | null = null;
@@ -163,8 +163,8 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
     },
     openRequests: () => relayed() + server.inFlight,
     apply(notice) {
-      if (notice.t === 'policies') runtimes.forget(notice.tenantId);
-      else if (notice.t === 'plan') runtimes.refreshPlan(notice.tenantId);
+      if (notice.t === 'policies') runtimes.sets.forget(notice.tenantId);
+      else if (notice.t === 'plan') runtimes.admission.refreshPlan(notice.tenantId);
       else if (notice.t === 'credentials') store.credentials.changedElsewhere();
       else if (notice.t === 'request-log') callSamples?.reload(notice.tenantId);
       else agents.replicate(notice.agent);
@@ -178,7 +178,7 @@ export function startJudgingThread(setup: JudgingSetup, relayPort: MessagePort, 
     async close() {
       tell();
       await proxy?.close();
-      await runtimes.flushSpend();
+      await runtimes.limits.flushSpend();
       await egress?.close();
       await ledger.close();
       await store.close();
