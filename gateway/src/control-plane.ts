@@ -88,7 +88,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const { tenants, tokens, policies, users, sessions } = db;
   const runtimes = new TenantRuntimes(tenants, policies, local.counters, evaluationLimits(config));
   const policyValidator = new PolicyValidator();
-  runtimes.usePackPolicies(buildPackPolicies(policyValidator));
+  runtimes.sets.usePackPolicies(buildPackPolicies(policyValidator));
   const authenticator = new Authenticator({ tokens, sessions, users });
   const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
@@ -117,7 +117,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
 
   const access = {
     authenticate: (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
-    admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
+    admit: (p: Parameters<TenantRuntimes['admission']['admit']>[0]) => runtimes.admission.admit(p),
   };
   const budget = new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax);
   // The fleet routes take a sidecar's token (fleet/sidecar-auth.ts), not a PAT.

@@ -151,7 +151,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const policyValidator = new PolicyValidator();
-  runtimes.usePackPolicies(buildPackPolicies(policyValidator));
+  runtimes.sets.usePackPolicies(buildPackPolicies(policyValidator));
   const agents = new AgentRegistry(store.agents, {
     intervalMs: config.heartbeatIntervalS * 1000,
     requireRegistered: config.requireRegisteredAgents,
@@ -160,7 +160,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     // A pack is compiled when an agent gets it, not on its first request (a set that cannot compile answers then).
     onPack: (tenantId, pack) => {
       try {
-        runtimes.agentSet(tenantId, pack);
+        runtimes.sets.agentSet(tenantId, pack);
       } catch (err) {
         logger.warn({ err, tenantId, pack }, "an agent's policy set cannot be compiled");
       }
@@ -190,7 +190,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
           reconnectMaxMs: config.redisReconnectMaxMs,
           spendSyncMs: config.redisSpendSyncMs,
         },
-        runtimes,
+        runtimes.limits,
         logger,
         (tenantId) => metrics.record(tenantId, 'limits.redis_fallbacks', '', 1, Date.now()),
       )
@@ -274,7 +274,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     policyValidator,
     runtimes,
     decisions,
-    engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)),
+    engine: new DecisionEngine(runtimes.limits, audit, new CallerAdmission(agents, runtimes.sets)),
     decideValidator: new DecideRequestValidator(),
     ledger,
     audit,
@@ -303,7 +303,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
           return authenticator.authenticate(ctx);
         }
       : (ctx: Parameters<Authenticator['authenticate']>[0]) => authenticator.authenticate(ctx),
-    admit: (p: Parameters<TenantRuntimes['admit']>[0]) => runtimes.admit(p),
+    admit: (p: Parameters<TenantRuntimes['admission']['admit']>[0]) => runtimes.admission.admit(p),
     agentId: config.sidecarAgentId,
   };
   const routeGuard = sidecar ? { routeGuard: sidecar.routeGuard } : {};
@@ -355,10 +355,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       upstreams: mcpUpstreams,
       runtimes,
       agents,
-      judge: new ToolCallJudge(runtimes, toolCalls, decisions, new HeldToolCalls(store.heldToolCalls)),
+      judge: new ToolCallJudge(runtimes.limits, toolCalls, decisions, new HeldToolCalls(store.heldToolCalls)),
       recorder: toolCalls,
       // Each tenant's share of the session table is its plan's, read when it opens a session (a plan change counts).
-      sessions: new McpSessions(store.mcpSessions, (tenantId) => sessionShares[runtimes.plan(tenantId)]),
+      sessions: new McpSessions(store.mcpSessions, (tenantId) => sessionShares[runtimes.admission.plan(tenantId)]),
       origins: McpOriginCheck.fromSettings(config.host, config.mcpAllowedOrigins),
       logger,
       readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
@@ -391,7 +391,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     // was told once it is), and every route but the agents' calls waits for what they wrote.
     const judging = threads;
     notifyThreads = (slot, value) => judging.notify(slot, value);
-    runtimes.onChange = (tenantId, what) => judging.notify(TENANT_RUNTIME_CHANGES, { tenantId, what });
+    runtimes.sets.onChange = (tenantId) => judging.notify(TENANT_RUNTIME_CHANGES, { tenantId, what: 'policies' });
+    runtimes.admission.onChange = (tenantId) => judging.notify(TENANT_RUNTIME_CHANGES, { tenantId, what: 'plan' });
     store.credentials.onChange = () => judging.notify(CREDENTIAL_CHANGES, null);
     callSamples.onChange = (tenantId) => judging.notify(REQUEST_LOG_CHANGES, tenantId);
     api.useJudgingThreads(judging);
@@ -457,7 +458,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         await retention.close();
         await telemetry.close();
         await shared?.close();
-        await Promise.all([runtimes.flushSpend(), metrics.flush(), agents.flush()]);
+        await Promise.all([runtimes.limits.flushSpend(), metrics.flush(), agents.flush()]);
         // Pending group commits are written and flushed before the environment closes.
         await ledger.close();
         await store.close();

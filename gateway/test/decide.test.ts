@@ -152,7 +152,7 @@ describe('each policy type, triggering and not', () => {
   it('budget: allows while the agent is under its budget, denies once the spend reaches it', async () => {
     const token = await tenantWith([{ name: 'budget', type: 'budget', risk: 50, rules: { max_cost_brl: 1, period: 'day' } }]);
     expect((await decide(token, {})).body.envelope.execution_status).toBe('ALLOW');
-    t.gw.deps.runtimes.addSpend(`decide-${n}`, 'agent-7', 1.25, Date.now());
+    t.gw.deps.runtimes.limits.addSpend(`decide-${n}`, 'agent-7', 1.25, Date.now());
     const r = await decide(token, {});
     expect(r.body.envelope.execution_status).toBe('DENY');
     const other = await call(t.url, 'POST', '/v1/decide', { token, body: { agent_id: 'thrifty', action: { type: 'x' } } });

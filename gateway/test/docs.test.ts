@@ -30,7 +30,7 @@ describe('documentation stays in step with the code', () => {
     expect(block, 'the stage list in docs/architecture.md').toBeDefined();
     const written = (block as string).split(/→|\s+/).filter((w) => w !== '');
     const stages = (sharedLimits: boolean) =>
-      governedStages({ sharedLimits } as unknown as PipelineDeps, new CallRecorder({} as never, {} as never)).map((s) => s.name);
+      governedStages({ sharedLimits, runtimes: { sets: {}, limits: {}, admission: {} } } as unknown as PipelineDeps, new CallRecorder({} as never, {} as never)).map((s) => s.name);
     // `[await-admission]`: there with shared limits only.
     expect(written.map((w) => w.replace(/^\[(.*)\]$/, '$1'))).toEqual(stages(true));
     expect(written.filter((w) => !w.startsWith('['))).toEqual(stages(false));

@@ -130,13 +130,13 @@ describe('a policy set that cannot compile is never stored', () => {
     // Written behind the API's back (as an older version or another process might have).
     const rec = g.gw.deps.policies.get('compile-b', ok.body.id)!;
     await g.gw.deps.store.policies.put(['compile-b', ok.body.id], { ...rec, rules: { ...rec.rules, patterns: Array.from({ length: 500 }, (_, i) => `w${i}[a-z]{1,200}q`) } });
-    g.gw.deps.runtimes.forget('compile-b');
-    const compiles = g.gw.deps.runtimes.compiles;
+    g.gw.deps.runtimes.sets.forget('compile-b');
+    const compiles = g.gw.deps.runtimes.sets.compiles;
     for (let i = 0; i < 3; i++) {
       const d = await call(g.url, 'POST', '/v1/decide', { token: a.operator, body: { agent_id: 'x', action: { type: 'read' } } });
       expect(expectEnvelope(d, 500, 'internal_error').message).toMatch(/policy set cannot be compiled/);
     }
-    expect(g.gw.deps.runtimes.compiles - compiles).toBe(1);
+    expect(g.gw.deps.runtimes.sets.compiles - compiles).toBe(1);
     const del = await call(g.url, 'DELETE', `/v1/policies/${ok.body.id}`, { token: a.admin });
     expect(del.status).toBe(204);
     const d = await call(g.url, 'POST', '/v1/decide', { token: a.operator, body: { agent_id: 'x', action: { type: 'read' } } });

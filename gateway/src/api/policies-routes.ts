@@ -6,7 +6,7 @@ import type { PolicyRecord } from '../policy/policy-record.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 import type { CompileCandidate } from '../policy/policy-store.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
-import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import type { CompiledSets } from '../policy/runtime/compiled-sets.js';
 import { actorOf } from '../governance/admin-actions.js';
 import type { Principal } from '../identity/auth/principal.js';
 
@@ -60,8 +60,8 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
     const tenantId = ctx.auth.tenantId;
     const current = policies.get(tenantId, ctx.params[0] as string);
     if (!current) throw new GatewayError('not_found', 'policy not found');
-    const compiled = await policies.remove(tenantId, current.id, candidateCompiler(runtimes, tenantId));
-    const set = compiled ? runtimes.install(compiled) : runtimes.policySet(tenantId);
+    const compiled = await policies.remove(tenantId, current.id, candidateCompiler(runtimes.sets, tenantId));
+    const set = compiled ? runtimes.sets.install(compiled) : runtimes.sets.policySet(tenantId);
     await onAdminAction(tenantId, { actor: actorOf(ctx.auth), action: 'policy.deleted', target: current.id, before: policyView(current), after: null }, ctx.trace.traceId);
     return { status: 204, headers: { 'x-svc-policy': set.label } };
   });
@@ -80,8 +80,8 @@ export function registerPolicyRoutes(server: HttpServer, deps: Pick<GatewayDeps,
       key: p.key,
       input: { name: p.name, type: p.type, risk: p.risk, enabled: true, rules: policyValidator.rules(p.type, p.rules) },
     }));
-    const { created, existing, compiled } = await policies.applyPack(ctx.auth.tenantId, items, candidateCompiler(runtimes, ctx.auth.tenantId));
-    const set = compiled ? runtimes.install(compiled) : runtimes.policySet(ctx.auth.tenantId);
+    const { created, existing, compiled } = await policies.applyPack(ctx.auth.tenantId, items, candidateCompiler(runtimes.sets, ctx.auth.tenantId));
+    const set = compiled ? runtimes.sets.install(compiled) : runtimes.sets.policySet(ctx.auth.tenantId);
     // The pack's name is the target; `after` the policies it created (none when all were there already).
     await onAdminAction(ctx.auth.tenantId, { actor: actorOf(ctx.auth), action: 'policy.pack_applied', target: pack, before: null, after: created.map(policyView) }, ctx.trace.traceId);
     return {
@@ -100,8 +100,8 @@ type PolicyWriteDeps = Pick<GatewayDeps, 'policies' | 'policyValidator' | 'runti
  */
 export async function createPolicy(deps: PolicyWriteDeps, tenantId: string, body: unknown, actor: Pick<Principal, 'id' | 'userId'>, traceId: string): Promise<{ record: PolicyRecord; set: PolicySet }> {
   const input = deps.policyValidator.create(body);
-  const { record, compiled } = await deps.policies.create(tenantId, input, candidateCompiler(deps.runtimes, tenantId));
-  const set = deps.runtimes.install(compiled);
+  const { record, compiled } = await deps.policies.create(tenantId, input, candidateCompiler(deps.runtimes.sets, tenantId));
+  const set = deps.runtimes.sets.install(compiled);
   await deps.onAdminAction(tenantId, { actor: actorOf(actor), action: 'policy.created', target: record.id, before: null, after: policyView(record) }, traceId);
   return { record, set };
 }
@@ -111,15 +111,15 @@ export async function updatePolicy(deps: PolicyWriteDeps, tenantId: string, id: 
   const current = deps.policies.get(tenantId, id);
   if (!current) throw new GatewayError('not_found', 'policy not found');
   const patch = deps.policyValidator.patch(body, current.type);
-  const { record, compiled } = await deps.policies.update(tenantId, current, patch, candidateCompiler(deps.runtimes, tenantId));
-  const set = deps.runtimes.install(compiled);
+  const { record, compiled } = await deps.policies.update(tenantId, current, patch, candidateCompiler(deps.runtimes.sets, tenantId));
+  const set = deps.runtimes.sets.install(compiled);
   await deps.onAdminAction(tenantId, { actor: actorOf(actor), action: 'policy.updated', target: record.id, before: policyView(current), after: policyView(record) }, traceId);
   return { record, set };
 }
 
 /** Every change compiles the tenant's whole candidate set before it commits (400 and nothing stored when it cannot). */
-export function candidateCompiler(runtimes: TenantRuntimes, tenantId: string): CompileCandidate<PolicySet> {
-  return (candidate, version) => runtimes.compile(tenantId, version, candidate);
+export function candidateCompiler(sets: CompiledSets, tenantId: string): CompileCandidate<PolicySet> {
+  return (candidate, version) => sets.compile(tenantId, version, candidate);
 }
 
 function stripTenant(body: unknown): unknown {

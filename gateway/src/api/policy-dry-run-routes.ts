@@ -59,12 +59,12 @@ export function policyDryRun(deps: Pick<GatewayDeps, 'policies' | 'policyValidat
     candidate = { ...input, id: CANDIDATE_ID, tenant_id: tenantId, created_at: now, updated_at: now, pack_key: null } as PolicyRecord;
   }
   // The set a save would install must compile within the limits (400 otherwise); it is not installed.
-  runtimes.compile(tenantId, policies.version(tenantId) + 1, [...all.filter((p) => p.id !== candidate.id), candidate]);
+  runtimes.sets.compile(tenantId, policies.version(tenantId) + 1, [...all.filter((p) => p.id !== candidate.id), candidate]);
   const names = new Map(all.map((p) => [p.id, p.name]));
   const { actions, totals } = dryRun(candidate, read(b.limit ?? DRY_RUN_DEFAULT), names);
   return {
     candidate: { id: b.policy_id ?? null, name: candidate.name, type: candidate.type, enabled: candidate.enabled },
-    policy_version: runtimes.policySet(tenantId).label,
+    policy_version: runtimes.sets.policySet(tenantId).label,
     totals,
     actions,
   };

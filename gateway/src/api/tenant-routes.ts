@@ -15,7 +15,7 @@ const validatePlan = new OwnSchema({
 
 export interface TenantRouteDeps {
   tenants: TenantRepository;
-  runtimes: Pick<TenantRuntimes, 'refreshPlan'>;
+  runtimes: Pick<TenantRuntimes, 'admission'>;
   /**
    * Records a change once it is stored: the embedded gateway chains it in the tenant's ledger, a control plane in its
    * own chain of the tenant (and each sidecar chains it too when its bundle brings the new plan).
@@ -38,7 +38,7 @@ export function registerTenantRoutes(server: HttpServer, deps: TenantRouteDeps):
     const set = await tenants.setPlan(tenantId, (ctx.body as { plan: Plan }).plan, ctx.auth.id);
     if (!set) throw new GatewayError('not_found', 'tenant not found');
     if (set.change) {
-      runtimes.refreshPlan(tenantId);
+      runtimes.admission.refreshPlan(tenantId);
       await deps.onPlanChanged(tenantId, set.change, ctx.trace.traceId);
     }
     return { status: 200, body: set.record };

@@ -5,7 +5,7 @@ import { assertAgent, type Principal } from '../identity/auth/principal.js';
 import { isValidLedgerName } from '../ledger/index.js';
 import type { PolicySet } from '../policy/compile-policy-set.js';
 import type { Evaluation, Triggered } from '../policy/evaluation.js';
-import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import type { CompiledSets } from '../policy/runtime/compiled-sets.js';
 
 /** Who a governed call acts as, and the policies that judge it: what every door admits first. */
 export interface AdmittedCaller {
@@ -25,7 +25,7 @@ export interface AdmittedCaller {
 export class CallerAdmission {
   constructor(
     private readonly agents: AgentRegistry,
-    private readonly runtimes: TenantRuntimes,
+    private readonly sets: CompiledSets,
   ) {}
 
   admit(principal: Principal, agentId: string, now: number): AdmittedCaller {
@@ -34,7 +34,7 @@ export class CallerAdmission {
     if (!isValidLedgerName(agentId)) throw new GatewayError('invalid_request', 'x-svc-agent-id: no control characters, at most 256 bytes');
     assertAgent(principal, agentId);
     const agent = this.agents.admit(principal.tenantId, agentId, now);
-    return { tenantId: principal.tenantId, agentId, agent, set: this.runtimes.agentSet(principal.tenantId, agent.policyPack) };
+    return { tenantId: principal.tenantId, agentId, agent, set: this.sets.agentSet(principal.tenantId, agent.policyPack) };
   }
 }
 

@@ -15,7 +15,6 @@ import { statusLine } from './status-text.js';
 import { CONTENT_TYPE, JSON_TYPE, TRACE_ID, TRACEPARENT } from './header-bytes.js';
 import { endWithBody } from './write-body.js';
 import { listenAlone, registerUws, type Method } from './uws-app.js';
-import type { RequestThreads } from '../threads/request-threads.js';
 
 /** Request threads that judge requests themselves, as a port's routes wait for them (useJudgingThreads). */
 export interface JudgingThreads {
@@ -23,6 +22,16 @@ export interface JudgingThreads {
   barrier(): Promise<void>;
   /** Resolves once every notice sent so far was applied by every thread; null when none is outstanding. */
   settled(): Promise<void> | null;
+}
+
+/** Threads whose apps take the agents' port's connections (threads/request-threads.ts), as the port's acceptor sees them. */
+export interface AcceptedThreads {
+  /** Tells the threads how to take one's app from the acceptor (when it closes or is lost). */
+  attach(detach: (descriptor: number) => void): void;
+  /** The apps ready to take connections. */
+  readonly descriptors: readonly number[];
+  /** Closes every thread once this server's apps drained. */
+  close(): Promise<void>;
 }
 
 type UwsHandler = (res: HttpResponse, req: HttpRequest) => void;
@@ -138,7 +147,7 @@ export class HttpServer {
   #agentsListenSocket: us_listen_socket | null = null;
   /** With request threads: the app that accepts the agents' port's connections and hands them to the threads' apps and the agents' app here. */
   #acceptor: TemplatedApp | null = null;
-  #threads: RequestThreads | null = null;
+  #threads: AcceptedThreads | null = null;
   /** The request threads' apps the acceptor hands connections to. */
   readonly #accepted = new Set<number>();
   #judging: JudgingThreads | null = null;
@@ -369,7 +378,7 @@ export class HttpServer {
    * listens and hands each connection to the agents' app here or to one of the threads' apps (uWS's child apps), each
    * as `acceptThreads` adds it; a connection stays with the thread that got it.
    */
-  async listenAgents(host: string, port: number, threads: RequestThreads | null): Promise<number> {
+  async listenAgents(host: string, port: number, threads: AcceptedThreads | null): Promise<number> {
     if (this.#agentsApp === null) throw new Error(`${this.#opts.serviceName}: no agents' port`);
     let app = this.#agentsApp;
     if (threads !== null) {

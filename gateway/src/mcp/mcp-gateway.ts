@@ -72,7 +72,7 @@ export class McpGateway {
   readonly #admission: CallerAdmission;
 
   constructor(private readonly d: McpGatewayDeps) {
-    this.#admission = new CallerAdmission(d.agents, d.runtimes);
+    this.#admission = new CallerAdmission(d.agents, d.runtimes.sets);
     for (const u of d.upstreams.values()) {
       if (!this.#pools.has(u.url.origin)) this.#pools.set(u.url.origin, (d.egress ?? Egress.direct).pool(u.url.origin, { connections: 64, keepAliveTimeout: 30_000 }));
     }

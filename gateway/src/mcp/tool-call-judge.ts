@@ -5,7 +5,7 @@ import { SUSPENDED, type AdmittedCaller } from '../governance/caller-admission.j
 import type { DecisionStore } from '../governance/decisions/decision-store.js';
 import type { Evaluation } from '../policy/evaluation.js';
 import { headedText, walkText } from '../policy/input-text.js';
-import type { TenantRuntimes } from '../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../policy/runtime/tenant-limits.js';
 import { isHeld } from '../policy/verdict.js';
 import { HeldToolCalls } from './held-tool-calls.js';
 import { RPC, rpcError, type Json } from './jsonrpc.js';
@@ -34,7 +34,7 @@ export interface JudgedCall {
  */
 export class ToolCallJudge {
   constructor(
-    private readonly runtimes: TenantRuntimes,
+    private readonly limits: TenantLimits,
     private readonly recorder: ToolCallRecorder,
     private readonly decisions: DecisionStore,
     private readonly held: HeldToolCalls,
@@ -94,7 +94,7 @@ export class ToolCallJudge {
 
   #evaluate(caller: McpCaller, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
     if (caller.agent.suspended) return SUSPENDED;
-    return this.runtimes.judge(caller.set, {
+    return this.limits.judge(caller.set, {
       tenantId: caller.tenantId,
       agentId: caller.agentId,
       sessionId: caller.sessionId,

@@ -78,7 +78,7 @@ interface StageSeries {
 
 /** The response stages, in the order they are declared: they run in reverse (Envoy's encoder order). */
 function responseStages(d: PipelineDeps): ResponseStages {
-  const declared = [checkToolsStage(), checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes, d.prices), rememberStoredStage(d.stored)];
+  const declared = [checkToolsStage(), checkOutputStage(d.tools), redactOutputStage(), meterUsageStage(d.runtimes.limits, d.prices), rememberStoredStage(d.stored)];
   return new ResponseStages(declared.reverse());
 }
 
@@ -95,15 +95,15 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
   const answer = responseStages(d);
   return Object.freeze([
     // Authentication, the agent and the plan limit come from the headers, before any body byte is read.
-    authenticateStage(d.runtimes, d.agents),
+    authenticateStage(d.runtimes.sets, d.agents),
     readBodyStage(d.edge, d.maxBodyBytes),
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     parseIntentStage(),
     preflightStage(d.maxModelLength),
     checkStoredStage(d.stored, d.prompts),
-    evaluatePoliciesStage(d.runtimes, d.evalPool, d.evalInlineMaxChars),
-    redactInputStage(d.runtimes),
+    evaluatePoliciesStage(d.runtimes.limits, d.evalPool, d.evalInlineMaxChars),
+    redactInputStage(d.runtimes.limits),
     requestUsageStage(),
     forwardStage(d.upstreams),
     relayStreamStage(d.edge, answer),
@@ -123,7 +123,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
  */
 export function passthroughStages(d: PipelineDeps, recorder: CallRecorder): readonly Stage[] {
   return Object.freeze([
-    authenticateStage(d.runtimes, d.agents),
+    authenticateStage(d.runtimes.sets, d.agents),
     ...(d.sharedLimits ? [awaitAdmissionStage()] : []),
     watchAbortStage(),
     passthroughStage(),

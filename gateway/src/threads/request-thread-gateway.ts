@@ -78,7 +78,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
   const runtimes = new TenantRuntimes(tenants, new PolicyStore(store), store.counters, evaluationLimits(config), Date.now, setup.limits);
-  runtimes.usePackPolicies(buildPackPolicies(new PolicyValidator()));
+  runtimes.sets.usePackPolicies(buildPackPolicies(new PolicyValidator()));
   const authenticator = new Authenticator({ tokens: new TokenStore(store), sessions: new SessionStore(store, config.sessionTtlHours * 3_600_000), users: new UserStore(store) }, Date.now, store.credentials);
   const agents = new AgentRegistry(store.agents, {
     intervalMs: config.heartbeatIntervalS * 1000,
@@ -121,7 +121,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
   const server = new HttpServer({
     logger,
     requestLog: requestLines,
-    access: { authenticate: (ctx) => authenticator.authenticate(ctx), admit: (p) => runtimes.admit(p), agentId: config.sidecarAgentId },
+    access: { authenticate: (ctx) => authenticator.authenticate(ctx), admit: (p) => runtimes.admission.admit(p), agentId: config.sidecarAgentId },
     budget: new BodyBudget(config.bodyBytesInFlightMax, config.tenantBodyBytesInFlightMax, setup.bodyBudget),
     defaultMaxBody: config.apiBodyLimit,
     serviceName: 'gateway',
@@ -135,7 +135,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
   const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
   const proxy = mountAgentsCalls(server, config, {
-    engine: new DecisionEngine(runtimes, audit, new CallerAdmission(agents, runtimes)),
+    engine: new DecisionEngine(runtimes.limits, audit, new CallerAdmission(agents, runtimes.sets)),
     decideValidator: new DecideRequestValidator(),
     ingestor: new EventIngestor(runtimes, ledger, audit),
     ingestValidator: new IngestValidator(),
@@ -152,7 +152,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
   server.finish();
   // What this thread caches, kept current by the main thread's notices (platform/notice-slot.ts).
   const notices = new NoticeHandlers()
-    .on(TENANT_RUNTIME_CHANGES, ({ tenantId, what }) => (what === 'policies' ? runtimes.forget(tenantId) : runtimes.refreshPlan(tenantId)))
+    .on(TENANT_RUNTIME_CHANGES, ({ tenantId, what }) => (what === 'policies' ? runtimes.sets.forget(tenantId) : runtimes.admission.refreshPlan(tenantId)))
     .on(CREDENTIAL_CHANGES, () => store.credentials.changedElsewhere())
     .on(REQUEST_LOG_CHANGES, (tenantId) => callSamples.reload(tenantId))
     .on(AGENT_PROFILES, (agent) => agents.replicate(agent));
@@ -178,7 +178,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
     async close() {
       tell();
       await proxy.close();
-      await runtimes.flushSpend();
+      await runtimes.limits.flushSpend();
       await egress.close();
       await ledger.close();
       await store.close();

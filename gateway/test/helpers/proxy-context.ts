@@ -59,7 +59,7 @@ export function tenantRuntimes(policies: readonly PolicyRecord[], packs: Partial
   const counters = { getRange: () => [] } as unknown as Database;
   const limits = { maxPolicies: 1000, maxPatterns: 200, maxPatternSize: 200, maxProgramSize: 5000, maxTextChars, evalBurstMs: 2000, evalPerSecondMs: 250 };
   const runtimes = new TenantRuntimes({} as TenantRepository, stored, counters, limits);
-  runtimes.usePackPolicies((pack) => packs[pack] ?? []);
+  runtimes.sets.usePackPolicies((pack) => packs[pack] ?? []);
   return runtimes;
 }
 

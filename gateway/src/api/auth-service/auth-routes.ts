@@ -48,7 +48,7 @@ export function registerAuthRoutes(server: HttpServer, deps: AuthServiceDeps): v
       return { status: 200, body: { active: false } };
     }
     ctx.principal = p;
-    const waiting = runtimes.admit(p);
+    const waiting = runtimes.admission.admit(p);
     const reply = {
       status: 200,
       body: { active: true, type: p.kind, userId: p.userId, email: p.email, role: p.role, scope: p.scopes.join(' '), tenantId: p.tenantId, tokenId: p.id },

@@ -192,8 +192,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const current = policies.get(tenantId, ctx.params[0] as string);
       if (!current) throw new GatewayError('not_found', 'policy not found');
       const patch = policyValidator.patch({ enabled: !current.enabled }, current.type);
-      const { record, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes, tenantId));
-      runtimes.install(compiled);
+      const { record, compiled } = await policies.update(tenantId, current, patch, candidateCompiler(runtimes.sets, tenantId));
+      runtimes.sets.install(compiled);
       await deps.onAdminAction(tenantId, { actor: actorOf(v.principal), action: 'policy.updated', target: record.id, before: policyView(current), after: policyView(record) }, ctx.trace.traceId);
       return seeOther('/console/policies');
     }),

@@ -12,7 +12,7 @@ export interface SharedLimitsOptions extends RedisConnectionOptions {
   spendSyncMs: number;
 }
 
-/** What the shared limits read from the tenant runtimes: where totals go, and which tenants are active. */
+/** What the shared limits read from the tenant limits (policy/runtime/tenant-limits.ts): where totals go, and which tenants are active. */
 export interface SharedLimitsHost extends SpendTotals {
   activeTenants(): Iterable<string>;
 }

@@ -63,7 +63,7 @@ export class BundleApplier {
       // Compiled before anything is written: a set that cannot run never reaches LMDB.
       for (const t of bundle.tenants) {
         const stored = this.store.tenants.get(t.tenant.id) as TenantRecord | undefined;
-        if (stored?.policy_version !== t.tenant.policy_version) compiled.push(this.runtimes.compile(t.tenant.id, t.tenant.policy_version, t.policies));
+        if (stored?.policy_version !== t.tenant.policy_version) compiled.push(this.runtimes.sets.compile(t.tenant.id, t.tenant.policy_version, t.policies));
       }
     } catch (err) {
       this.refused++;
@@ -80,9 +80,9 @@ export class BundleApplier {
     const dropped = await this.#write(bundle, meta);
     this.#current = meta;
     this.applied++;
-    for (const set of compiled) this.runtimes.install(set);
-    for (const id of dropped) this.runtimes.forget(id);
-    for (const t of bundle.tenants) this.runtimes.refreshPlan(t.tenant.id);
+    for (const set of compiled) this.runtimes.sets.install(set);
+    for (const id of dropped) this.runtimes.sets.forget(id);
+    for (const t of bundle.tenants) this.runtimes.admission.refreshPlan(t.tenant.id);
     for (const t of bundle.tenants) for (const a of t.agents) await this.#applyAgent(t.tenant.id, a);
     if (this.onResolutions) {
       for (const t of bundle.tenants) {

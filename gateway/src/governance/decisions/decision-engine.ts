@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { isoTime, newId, sha256Hex } from '@aduana/shared';
 import type { Principal } from '../../identity/auth/principal.js';
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../../policy/runtime/tenant-limits.js';
 import { SUSPENDED, type CallerAdmission } from '../caller-admission.js';
 import { decisionRecord } from '../decision-record.js';
 import type { Evaluation } from '../../policy/evaluation.js';
@@ -34,7 +34,7 @@ export interface DecideOutcome {
  */
 export class DecisionEngine {
   constructor(
-    private readonly runtimes: TenantRuntimes,
+    private readonly limits: TenantLimits,
     private readonly audit: AuditTrail,
     private readonly admission: CallerAdmission,
   ) {}
@@ -49,7 +49,7 @@ export class DecisionEngine {
     const { agent, set } = this.admission.admit(principal, req.agent_id, now);
     // A suspended agent's decisions are DENY with rule agent_suspended, recorded like any other (docs/agents.md).
     if (agent.suspended) return this.#record(principal, req, traceId, startedAt, rawBody, set, now, SUSPENDED);
-    const judged = this.runtimes.judge(set, {
+    const judged = this.limits.judge(set, {
       tenantId,
       agentId: req.agent_id,
       sessionId: req.context?.session_id ?? '',

@@ -29,9 +29,9 @@ export class EventIngestor {
 
   async ingest(principal: Principal, events: readonly IngestEvent[], traceId: string, startedAt: number): Promise<Ingested[]> {
     const tenantId = principal.tenantId;
-    const set = this.runtimes.policySet(tenantId);
-    const state = this.runtimes.state(tenantId);
-    this.runtimes.admitEvaluation(tenantId);
+    const set = this.runtimes.sets.policySet(tenantId);
+    const state = this.runtimes.limits.state(tenantId);
+    this.runtimes.limits.admitEvaluation(tenantId);
     const scoringStarted = performance.now();
     const now = Date.now();
     const createdAt = isoTime(now);
@@ -52,7 +52,7 @@ export class EventIngestor {
       );
       return { ev, agentId, evaluation, decisionId: newId('dec') };
     });
-    this.runtimes.chargeEvaluation(tenantId, performance.now() - scoringStarted);
+    this.runtimes.limits.chargeEvaluation(tenantId, performance.now() - scoringStarted);
     const inputs: LedgerInput[] = scored.map(({ ev, evaluation, decisionId }) => ({
       event_type: ev.event_type,
       payload: ev.payload,

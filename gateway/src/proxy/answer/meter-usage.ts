@@ -1,4 +1,4 @@
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../../policy/runtime/tenant-limits.js';
 import type { PriceTable } from '../pricing/price-table.js';
 import type { ProxyContext, Usage } from '../proxy-context.js';
 import type { ResponseStage } from './response-stage.js';
@@ -8,14 +8,14 @@ import type { ResponseStage } from './response-stage.js';
  * costs 0, so budgets count priced spend only). A stream's usage
  * event that the gateway asked for on the client's behalf (the request-usage stage) is counted, then dropped.
  */
-export function meterUsageStage(runtimes: TenantRuntimes, prices: PriceTable): ResponseStage {
+export function meterUsageStage(limits: TenantLimits, prices: PriceTable): ResponseStage {
   return {
     name: 'meter-usage',
     onPiece(c, piece) {
       const format = c.endpoint.format;
       const u = format.usage(piece.body);
       if (u === null) return;
-      recordUsage(c, runtimes, prices, u);
+      recordUsage(c, limits, prices, u);
       if (!piece.whole && !c.clientWantsStreamUsage && format.onlyUsage(piece.body)) piece.dropped = true;
     },
   };
@@ -25,7 +25,7 @@ export function meterUsageStage(runtimes: TenantRuntimes, prices: PriceTable): R
  * The call's usage so far and its cost; only the cost this report adds is spent (a stream that reports usage in parts,
  * as Anthropic's does, is charged once in all). What the report leaves out is kept from earlier ones.
  */
-function recordUsage(c: ProxyContext, runtimes: TenantRuntimes, prices: PriceTable, u: Partial<Usage>): void {
+function recordUsage(c: ProxyContext, limits: TenantLimits, prices: PriceTable, u: Partial<Usage>): void {
   const before = c.usage;
   const prompt = u.prompt_tokens !== undefined ? Number(u.prompt_tokens) || 0 : (before?.prompt_tokens ?? 0);
   const completion = u.completion_tokens !== undefined ? Number(u.completion_tokens) || 0 : (before?.completion_tokens ?? 0);
@@ -34,5 +34,5 @@ function recordUsage(c: ProxyContext, runtimes: TenantRuntimes, prices: PriceTab
   c.priced = priced;
   const added = cost - c.costBrl;
   c.costBrl = cost;
-  if (added !== 0) runtimes.addSpend(c.principal!.tenantId, c.http.agentId, added, Date.now());
+  if (added !== 0) limits.addSpend(c.principal!.tenantId, c.http.agentId, added, Date.now());
 }

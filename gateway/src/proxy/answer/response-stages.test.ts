@@ -3,7 +3,7 @@ import { policyRecord, proxyContext, TENANT } from '../../../test/helpers/proxy-
 import { GatewayError } from '../../errors.js';
 import { compilePolicySet } from '../../policy/compile-policy-set.js';
 import type { PolicyRecord } from '../../policy/policy-record.js';
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../../policy/runtime/tenant-limits.js';
 import type { EndpointKind } from '../endpoints.js';
 import { ToolCallValidator } from '../output/tool-call-validator.js';
 import { PriceTable } from '../pricing/price-table.js';
@@ -27,12 +27,12 @@ interface Spent {
 
 function setUp(kind: EndpointKind, policies: PolicyRecord[]) {
   const spent: Spent[] = [];
-  const runtimes = { addSpend: (tenant: string, agent: string, brl: number) => spent.push({ tenant, agent, brl }) } as unknown as TenantRuntimes;
+  const limits = { addSpend: (tenant: string, agent: string, brl: number) => spent.push({ tenant, agent, brl }) } as unknown as TenantLimits;
   const c = proxyContext(kind, { agentId: 'bot' });
   c.policySet = compilePolicySet(TENANT, 1, policies);
   c.model = 'gpt-4o-mini';
   // Declared as the pipeline declares them, run in reverse.
-  const stages = new ResponseStages([checkOutputStage(new ToolCallValidator()), redactOutputStage(), meterUsageStage(runtimes, new PriceTable())].reverse());
+  const stages = new ResponseStages([checkOutputStage(new ToolCallValidator()), redactOutputStage(), meterUsageStage(limits, new PriceTable())].reverse());
   return { c, stages, spent };
 }
 

@@ -49,7 +49,7 @@ function setUp() {
   const access: AccessControl = { authenticate: (ctx) => authenticator.authenticate(ctx), admit: () => plan.admit() };
   const runtimes = tenantRuntimes([FILTER], { FREE_TIER_POLICIES: [PACK_FILTER] });
   const agents = new Agents();
-  const stage = authenticateStage(runtimes, agents as unknown as AgentRegistry);
+  const stage = authenticateStage(runtimes.sets, agents as unknown as AgentRegistry);
   const guard = routeCheck('post /v1/proxy/chat/completions', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none' }, access, {}, null);
 
   /** A PAT as `aduana token create` would store it; the bearer header that presents it. */
@@ -77,7 +77,7 @@ describe('authenticate stage', () => {
     expect(c.http.principal).toBe(c.principal);
     expect(agents.admitted).toEqual([`${TENANT}/bot`]);
     expect(c.agent).toBe(agents.known.get('bot'));
-    expect(c.policySet).toBe(runtimes.policySet(TENANT));
+    expect(c.policySet).toBe(runtimes.sets.policySet(TENANT));
     expect(c.policySet?.records.map((p) => p.id)).toEqual([FILTER.id]);
     expect(c.decisionId).toBe('');
     expect(c.verdict).toBe('ALLOW');
@@ -89,7 +89,7 @@ describe('authenticate stage', () => {
     agents.add('packed', (s) => (s.policyPack = pack));
     const c = call({ authorization: mint('operator'), agentId: 'packed' });
     stage.run(c);
-    expect(c.policySet).toBe(runtimes.agentSet(TENANT, pack));
+    expect(c.policySet).toBe(runtimes.sets.agentSet(TENANT, pack));
     expect(c.policySet?.records.map((p) => p.id)).toEqual([FILTER.id, PACK_FILTER.id]);
   });
 
@@ -138,7 +138,7 @@ describe('authenticate stage', () => {
     expect(err.code).toBe('missing_agent_id');
     expect(err.status).toBe(400);
     expect(c.principal?.tenantId).toBe(TENANT);
-    expect(c.policySet).toBe(runtimes.policySet(TENANT));
+    expect(c.policySet).toBe(runtimes.sets.policySet(TENANT));
     expect(c.agent).toBeNull();
     expect(agents.admitted).toEqual([]);
   });
@@ -150,7 +150,7 @@ describe('authenticate stage', () => {
       const c = call({ authorization: auth, agentId });
       const err = refusal(() => stage.run(c));
       expect({ agentId, code: err.code, message: err.message }).toEqual({ agentId, code: 'invalid_request', message: 'x-svc-agent-id: no control characters, at most 256 bytes' });
-      expect(c.policySet).toBe(runtimes.policySet(TENANT));
+      expect(c.policySet).toBe(runtimes.sets.policySet(TENANT));
       expect(c.agent).toBeNull();
     }
     expect(agents.admitted).toEqual([]);
@@ -187,6 +187,6 @@ describe('authenticate stage', () => {
     expect(c.rule).toBe('agent_suspended');
     expect(c.outcome).toBe('blocked');
     expect(c.agent).toBe(agents.known.get('frozen'));
-    expect(c.policySet).toBe(runtimes.policySet(TENANT));
+    expect(c.policySet).toBe(runtimes.sets.policySet(TENANT));
   });
 });

@@ -1,6 +1,6 @@
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { CompiledSets } from '../../policy/runtime/compiled-sets.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { Stage } from './stage.js';
 import { CallerAdmission, SUSPENDED } from '../../governance/caller-admission.js';
@@ -12,8 +12,8 @@ import { CallerAdmission, SUSPENDED } from '../../governance/caller-admission.js
  * agent in the registry (registered on first use; a suspended one is denied here with rule `agent_suspended`, recorded
  * like any block). Its policy set is the tenant's, or the tenant's plus its pack (docs/agents.md).
  */
-export function authenticateStage(runtimes: TenantRuntimes, agents: AgentRegistry): Stage {
-  const admission = new CallerAdmission(agents, runtimes);
+export function authenticateStage(sets: CompiledSets, agents: AgentRegistry): Stage {
+  const admission = new CallerAdmission(agents, sets);
   return {
     name: 'authenticate',
     run(c) {
@@ -21,7 +21,7 @@ export function authenticateStage(runtimes: TenantRuntimes, agents: AgentRegistr
       const p = c.http.auth;
       c.principal = p;
       // A call refused before its agent is admitted is answered under the tenant's policy set.
-      c.policySet = runtimes.policySet(p.tenantId);
+      c.policySet = sets.policySet(p.tenantId);
       const admitted = admission.admit(p, c.http.agentId, Date.now());
       c.agent = admitted.agent;
       c.policySet = admitted.set;

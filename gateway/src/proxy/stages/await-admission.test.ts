@@ -16,7 +16,7 @@ function authenticated(admit: AccessControl['admit']) {
   const agents = { admit: (tenantId: string, agentId: string) => new AgentState(tenantId, agentId) } as unknown as AgentRegistry;
   const c = proxyContext('chat', { principal: null });
   routeCheck('post /v1/proxy/chat/completions', { auth: 'pat', scope: 'runtime:write', refusedBy: 'handler', body: 'none' }, access, {}, null)?.(c.http);
-  authenticateStage(tenantRuntimes([]), agents).run(c);
+  authenticateStage(tenantRuntimes([]).sets, agents).run(c);
   return c;
 }
 

@@ -42,10 +42,10 @@ class SameThreadPool {
 function setUp(policies: PolicyRecord[], text: string, maxTextChars?: number) {
   const runtimes = tenantRuntimes(policies, {}, maxTextChars);
   const pool = new SameThreadPool();
-  const stage = evaluatePoliciesStage(runtimes, pool as unknown as EvalPool, INLINE_MAX);
+  const stage = evaluatePoliciesStage(runtimes.limits, pool as unknown as EvalPool, INLINE_MAX);
   const c = proxyContext('chat', { body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }] } });
   parseIntentStage().run(c);
-  c.policySet = runtimes.policySet(TENANT);
+  c.policySet = runtimes.sets.policySet(TENANT);
   c.agent = new AgentState(TENANT, 'bot');
   return { runtimes, pool, stage, c };
 }
@@ -154,7 +154,7 @@ describe('evaluate-policies stage', () => {
 
   it('refuses long text from a tenant whose evaluation time is spent before the worker is asked', async () => {
     const { stage, c, pool, runtimes } = setUp([PII], 'y'.repeat(INLINE_MAX + 1));
-    runtimes.chargeEvaluation(TENANT, 60_000);
+    runtimes.limits.chargeEvaluation(TENANT, 60_000);
     const err: unknown = await Promise.resolve(stage.run(c)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(err).toMatchObject({ code: 'evaluation_time_exceeded', status: 429 });

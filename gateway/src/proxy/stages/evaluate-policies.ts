@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { newId } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../../policy/runtime/tenant-limits.js';
 import type { EvalPool } from '../../policy/runtime/eval-pool.js';
 import type { InputFindings } from '../../policy/compile-policy-set.js';
 import type { Evaluation } from '../../policy/evaluation.js';
@@ -16,10 +16,10 @@ import type { Stage } from './stage.js';
  * `inlineMaxChars` is scanned (and redacted) in the evaluation worker, so it cannot hold the event loop; shorter text,
  * the common case, is judged inline with no thread hop.
  */
-export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, inlineMaxChars: number): Stage {
+export function evaluatePoliciesStage(limits: TenantLimits, pool: EvalPool, inlineMaxChars: number): Stage {
   function decide(c: ProxyContext, findings: InputFindings | undefined): void | Promise<void> {
     const p = c.principal!;
-    const ev = runtimes.judge(
+    const ev = limits.judge(
       c.policySet!,
       {
         tenantId: p.tenantId,
@@ -55,7 +55,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
   async function inWorker(c: ProxyContext): Promise<void> {
     const set = c.policySet!;
     const tenantId = c.principal!.tenantId;
-    runtimes.admitEvaluation(tenantId);
+    limits.admitEvaluation(tenantId);
     const strings = collectRequestStrings(c.request!, c.requestMedia);
     const started = performance.now();
     let result;
@@ -64,7 +64,7 @@ export function evaluatePoliciesStage(runtimes: TenantRuntimes, pool: EvalPool, 
     } finally {
       // Worker time is the tenant's too: its budget bounds how long it may keep the worker busy.
       c.policiesMs = performance.now() - started;
-      runtimes.chargeEvaluation(tenantId, c.policiesMs);
+      limits.chargeEvaluation(tenantId, c.policiesMs);
     }
     await decide(c, result.findings ?? undefined);
     if (c.evaluation!.redactInput && result.redacted) {

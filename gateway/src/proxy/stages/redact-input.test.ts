@@ -16,11 +16,11 @@ function judged(policies: PolicyRecord[], body: Record<string, unknown>) {
   const runtimes = tenantRuntimes(policies);
   const c = proxyContext('chat', { body });
   parseIntentStage().run(c);
-  c.policySet = runtimes.policySet(TENANT);
+  c.policySet = runtimes.sets.policySet(TENANT);
   c.agent = new AgentState(TENANT, 'bot');
-  evaluatePoliciesStage(runtimes, {} as EvalPool, Number.MAX_SAFE_INTEGER).run(c);
-  const charged = vi.spyOn(runtimes, 'chargeEvaluation');
-  return { c, stage: redactInputStage(runtimes), charged };
+  evaluatePoliciesStage(runtimes.limits, {} as EvalPool, Number.MAX_SAFE_INTEGER).run(c);
+  const charged = vi.spyOn(runtimes.limits, 'chargeEvaluation');
+  return { c, stage: redactInputStage(runtimes.limits), charged };
 }
 
 const BODY = {

@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
+import type { TenantLimits } from '../../policy/runtime/tenant-limits.js';
 import { visitRequestText } from '../request-text.js';
 import { RedactionCount } from '../../policy/pii/entity-tally.js';
 import type { Stage } from './stage.js';
 
 /** PII in the prompt is rewritten to `[REDACTED:ENTITY]` before the upstream sees it (REDACT pii policies). */
-export function redactInputStage(runtimes: TenantRuntimes): Stage {
+export function redactInputStage(limits: TenantLimits): Stage {
   return {
     name: 'redact-input',
     run(c) {
@@ -18,7 +18,7 @@ export function redactInputStage(runtimes: TenantRuntimes): Stage {
       c.inputRedactionEntities = tally.entities;
       // Redaction is evaluation work too: it counts against the tenant's evaluation-time budget.
       c.redactionMs = performance.now() - started;
-      runtimes.chargeEvaluation(c.principal!.tenantId, c.redactionMs);
+      limits.chargeEvaluation(c.principal!.tenantId, c.redactionMs);
     },
   };
 }
