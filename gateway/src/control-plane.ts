@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
-import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger, type RequestLog as RequestLines } from '@aduana/shared';
+import { Lifecycle } from './platform/lifecycle.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { Authenticator } from './identity/auth/authenticate.js';
@@ -76,15 +77,30 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const logger = options.logger ?? made!.logger;
   // Request lines by template through the loggers made here; through a caller's logger's own `info`.
   const requestLog = made ? templateRequestLog(made.requestLog) : pinoRequestLog(logger);
+  // Every part opened below registers how it closes: `close` and a start that fails part-way close the same parts, the
+  // last opened first; the logs last of all.
+  const life = new Lifecycle((err, part) => logger.error({ err, part }, 'a part of the control plane did not close cleanly'));
+  life.onClose('logs', async () => {
+    requestLog.flush();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  });
+  return life.start(() => openControlPlane(config, config.databaseUrl, logger, requestLog, life));
+}
+
+/** The control plane's parts, each registered with `life` as it is opened. */
+async function openControlPlane(config: GatewayConfig, databaseUrl: string, logger: Logger, requestLog: RequestLines, life: Lifecycle): Promise<RunningControlPlane> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Its one outbound HTTP is to the identity provider (OIDC sign-in): through the egress proxy when one is set.
-  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
-  const db = await openPostgresRepositories(config.databaseUrl, {
-    ...databaseOptions(config),
-    sessionTtlMs: config.sessionTtlHours * 3_600_000,
-    listenRetryMs: config.databaseListenRetryMs,
-  });
-  const local = openGatewayStore(config.dataDir);
+  const egress = life.own('egress', new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy }));
+  const db = life.own(
+    'database',
+    await openPostgresRepositories(databaseUrl, {
+      ...databaseOptions(config),
+      sessionTtlMs: config.sessionTtlHours * 3_600_000,
+      listenRetryMs: config.databaseListenRetryMs,
+    }),
+  );
+  const local = life.own('local store', openGatewayStore(config.dataDir));
   const { tenants, tokens, policies, users, sessions } = db;
   const runtimes = new TenantRuntimes(tenants, policies, local.counters, evaluationLimits(config));
   const policyValidator = new PolicyValidator();
@@ -93,7 +109,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
   const archive = new PgLedgerArchive(db.pool);
-  const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
+  const sessionPruner = life.own('session pruner', new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger));
   // Agents and held decisions (docs/fleet.md, "Agents and decisions").
   const activity = new PgAgentActivity(db.pool);
   const agents = new PgAgentDirectory(db.agents, activity, { intervalMs: config.heartbeatIntervalS * 1000, requireRegistered: config.requireRegisteredAgents, maxPerTenant: config.agentsMaxPerTenant });
@@ -112,7 +128,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // One redaction for ingest here and what sidecars ship; compiled at first use, so a control plane nobody sends logs
   // to does not hold the recognizers.
   const sanitizer = new Sanitizer();
-  const telemetryPruner = new TelemetryPruner(telemetryStore, config.telemetryRetentionDays * 86_400_000, config.telemetryPruneIntervalS * 1000, logger);
+  const telemetryPruner = life.own('telemetry pruner', new TelemetryPruner(telemetryStore, config.telemetryRetentionDays * 86_400_000, config.telemetryPruneIntervalS * 1000, logger));
   const boot = await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
   const access = {
@@ -152,6 +168,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();
+  life.onClose('servers', () => Promise.all([api.close(), auth.close()]));
 
   const port = await api.listen(config.host, config.port);
   const authPort = await auth.listen(config.host, config.authPort);
@@ -160,24 +177,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   sessionPruner.start();
   telemetryPruner.start();
   compileOwnSchemasSoon();
-  let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
     authUrl: `http://${host}:${authPort}`,
     routes: Object.freeze({ api: api.routes, auth: auth.routes }),
     bootstrapToken: boot?.adminToken ?? null,
-    close() {
-      closing ??= (async () => {
-        await Promise.all([api.close(), auth.close()]);
-        await sessionPruner.close();
-        await telemetryPruner.close();
-        await db.close();
-        await local.close();
-        await egress.close();
-        requestLog.flush();
-        await new Promise<void>((resolve) => logger.flush(() => resolve()));
-      })();
-      return closing;
-    },
+    close: () => life.close(),
   };
 }

@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: the embedded gateway's composition root. Every part is built here once, in the order
 // they depend on each other, started after listening and closed in reverse; read top to bottom, it is the process.
 import { mkdirSync } from 'node:fs';
-import { createLoggers, Egress, idState, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger } from '@aduana/shared';
+import { createLoggers, Egress, idState, pinoRequestLog, secretBoxFrom, templateRequestLog, type Logger, type RequestLog as RequestLines } from '@aduana/shared';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { TenantStore } from './identity/tenants/tenant-store.js';
@@ -26,7 +26,6 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
 import { openGatewayLedger } from './gateway-ledger.js';
 import { AuditTrail } from './governance/audit-trail.js';
-import type { MountedProxy } from './api/mount-proxy.js';
 import { EventIngestor } from './governance/events/event-ingestor.js';
 import { IngestValidator } from './governance/events/ingest-event.js';
 import { registerEventReadRoutes } from './api/events-routes.js';
@@ -71,6 +70,7 @@ import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { NoticeSlot } from './platform/notice-slot.js';
+import { Lifecycle } from './platform/lifecycle.js';
 import { TENANT_RUNTIME_CHANGES } from './policy/runtime/runtime-notices.js';
 import { CREDENTIAL_CHANGES } from './storage/credential-revision.js';
 import { mountAgentsCalls } from './api/mount-agents-calls.js';
@@ -122,11 +122,26 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   const { logger, requestLog } = loggers;
   // A logger made here writes request lines by template; one given by the caller through its own `info`.
   const requestLines = options.logger ? pinoRequestLog(requestLog) : templateRequestLog(requestLog);
+  // Every part opened below registers how it closes: `close` and a start that fails part-way close the same parts, the
+  // last opened first; the logs last of all.
+  const life = new Lifecycle((err, part) => logger.error({ err, part }, 'a part of the gateway did not close cleanly'));
+  const started = { listening: false };
+  life.onClose('logs', async () => {
+    if (started.listening) logger.info('gateway stopped');
+    requestLines.flush();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
+  });
+  return life.start(() => openGateway(config, logger, requestLines, life, started));
+}
+
+/** The gateway's parts, each registered with `life` as it is opened; `started.listening` once it listens. */
+async function openGateway(config: GatewayConfig, logger: Logger, requestLines: RequestLines, life: Lifecycle, started: { listening: boolean }): Promise<RunningGateway> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   // Every outbound HTTP connection (providers, MCP servers, telemetry, the control plane, the TSA) leaves through this:
   // straight, or through the company's egress proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), decided now.
-  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
-  const store = openGatewayStore(config.dataDir);
+  const egress = life.own('egress', new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy }));
+  const store = life.own('store', openGatewayStore(config.dataDir));
   const tenants = new TenantStore(store);
   const tokens = new TokenStore(store);
   const policies = new PolicyStore(store);
@@ -138,15 +153,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   let notifyThreads: (<T>(slot: NoticeSlot<T>, value: T) => void) | null = null;
   // Where the ledger's and the decision index's writes are made (LEDGER_WRITER; docs/architecture.md, "Threads").
   const { ledger, decisionWrites, ready: ledgerReady, onThread: ledgerOnThread } = openGatewayLedger(config, store, tenants, egress, logger);
+  // Pending group commits are written and flushed before the environment closes.
+  life.own('ledger', ledger);
   const decisions = new DecisionStore(store, decisionWrites);
   const audit = new AuditTrail(decisions, ledger, logger);
   const metrics = new MetricStore(store.metrics);
   const users = new UserStore(store);
   const sessions = new SessionStore(store, config.sessionTtlHours * 3_600_000);
-  const sessionPruner = new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger);
+  const sessionPruner = life.own('session pruner', new SessionPruner(sessions, config.sessionPruneIntervalS * 1000, logger));
   // The opt-in sampled request log (docs/console.md, "Request log"): its records sealed under REQUEST_LOG_KEY.
   const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
-  const requestLogPruner = new RequestLogPruner(callSamples, config.requestLogPruneIntervalS * 1000, logger);
+  const requestLogPruner = life.own('request log pruner', new RequestLogPruner(callSamples, config.requestLogPruneIntervalS * 1000, logger));
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
   const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
@@ -168,16 +185,18 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     onProfile: (agent) => notifyThreads?.(AGENT_PROFILES, agent),
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples) : null;
+  const sidecar = config.controlPlaneUrl ? life.own('sidecar', await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples)) : null;
+  // Spend totals, metrics and agents' last contact written before the sidecar saves what it has not shipped yet.
+  life.onClose('flushes', () => Promise.all([runtimes.limits.flushSpend(), metrics.flush(), agents.flush()]));
   // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
   // shipper resumes from that cursor, and a local export past it must not let an unshipped entry go.
-  const retention = new LedgerRetention(ledger, {
+  const retention = life.own('retention', new LedgerRetention(ledger, {
     days: config.ledgerRetentionDays,
     intervalMs: config.ledgerPruneIntervalS * 1000,
     ...(sidecar ? { releasedThrough: (tenantId: string) => sidecar.shipper.ackedThrough(tenantId) } : {}),
     onPruned: (result) => logger.info(result, 'ledger entries pruned by retention'),
     onError: (err, tenantId) => logger.error({ err, tenantId }, 'ledger retention failed for a tenant'),
-  });
+  }));
   // Loaded only with Redis configured: ioredis subclasses String, which leaves String.prototype in dictionary mode for
   // the whole process and every optimised property load on a string slower (docs/benchmarks-history.md, "Winning it
   // back, second pass").
@@ -195,7 +214,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
         (tenantId) => metrics.record(tenantId, 'limits.redis_fallbacks', '', 1, Date.now()),
       )
     : null;
-  if (shared) runtimes.useSharedLimits(shared);
+  if (shared) {
+    life.own('shared limits', shared);
+    runtimes.useSharedLimits(shared);
+  }
   // The agents' port's request threads (GATEWAY_THREADS − 1), launched now so they build their apps while the rest is
   // built; the port's acceptor hands them connections as it hands the main thread's agents' app. There are none
   // without an agents' port, nor where the agents' calls need what only this thread holds: a ledger written inline
@@ -228,6 +250,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
           },
         })
       : null;
+  // Closed with the gateway's port when it listened with them; here when the start failed before.
+  if (threads !== null) life.own('request threads', threads);
   let telemetryRef: TelemetryService | null = null;
   const prometheus = new PrometheusMetrics({
     ledgerSize: (tenantId) => ledger.head(tenantId).size,
@@ -258,10 +282,12 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     logger,
   );
   telemetryRef = telemetry;
+  life.own('telemetry', telemetry);
   sidecar?.shipTelemetry(metrics, telemetry);
   audit.observe(telemetry.onDecision);
   audit.timeAppends((seconds) => prometheus.ledgerAppended(seconds));
   const heartbeats = new HeartbeatMonitor(agents, telemetry.onMissedHeartbeats, () => Promise.all([metrics.flush(), agents.flush()]));
+  life.onClose('heartbeats', () => heartbeats.stop());
   const deps: GatewayDeps = {
     config,
     logger,
@@ -291,8 +317,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
   let mcp: McpGateway | null = null;
-  let proxy: MountedProxy | null = null;
-  const closeUpstreams = () => Promise.all([proxy?.close(), mcp?.close()]);
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
@@ -327,7 +351,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
   const stored = new StoredResponses(store.storedResponses, recentResponses);
   // The agents' calls, mounted as each request thread mounts them: also served on the agents' port.
-  proxy = mountAgentsCalls(api, config, {
+  const proxy = mountAgentsCalls(api, config, {
     engine: deps.engine,
     decideValidator: deps.decideValidator,
     ingestor: deps.ingestor,
@@ -344,6 +368,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
+  life.own('proxy', proxy);
   // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
   const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
   if (mcpUpstreams.size > 0) {
@@ -370,7 +395,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
       egress,
     });
   }
-  if (mcp !== null) registerMcpRoutes(api, mcp);
+  if (mcp !== null) {
+    life.own('MCP gateway', mcp);
+    registerMcpRoutes(api, mcp);
+  }
   api.finish();
 
   const authGuards = { session: consoleSessionGuard(authenticator, sessions) };
@@ -382,10 +410,9 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
   );
   auth.finish();
+  // Closed first: no new request, those in flight answered (request threads with the agents' port), then the rest.
+  life.onClose('servers', () => Promise.all([api.close(), auth.close()]));
 
-  let port: number;
-  let authPort: number;
-  let agentPort: number | null = null;
   if (threads !== null) {
     // From now on the threads are told of every change to what they cache (a thread still being built applies what it
     // was told once it is), and every route but the agents' calls waits for what they wrote.
@@ -398,23 +425,11 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     api.useJudgingThreads(judging);
     auth.useJudgingThreads(judging);
   }
-  try {
-    await ledgerReady;
-    port = await api.listen(config.host, config.port);
-    if (config.agentPort >= 0) agentPort = await api.listenAgents(config.host, config.agentPort, threads);
-    authPort = await auth.listen(config.host, config.authPort);
-  } catch (err) {
-    await Promise.all([api.close(0), auth.close(0)]);
-    await threads?.close();
-    await sidecar?.close();
-    await shared?.close();
-    await telemetry.close();
-    await closeUpstreams();
-    await ledger.close();
-    await store.close();
-    await egress.close();
-    throw err;
-  }
+  await ledgerReady;
+  const port = await api.listen(config.host, config.port);
+  const agentPort = config.agentPort >= 0 ? await api.listenAgents(config.host, config.agentPort, threads) : null;
+  const authPort = await auth.listen(config.host, config.authPort);
+  started.listening = true;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   logger.info({ port, agentPort, authPort, dataDir: config.dataDir, egressProxy: egress.proxied, ledgerWriter: ledgerOnThread ? 'thread' : 'inline', threads: threadCount }, 'gateway listening');
   // The main thread serves from the start; each request thread takes connections once its app is built and serves
@@ -433,7 +448,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
   // Request schemas not needed to start are compiled in the turns after listening (http/gateway-ajv.ts).
   compileOwnSchemasSoon();
 
-  let closing: Promise<void> | null = null;
   return {
     url: `http://${host}:${port}`,
     agentsUrl: agentPort === null ? null : `http://${host}:${agentPort}`,
@@ -447,28 +461,6 @@ export async function startGateway(options: GatewayOptions = {}): Promise<Runnin
     bootstrapToken: boot?.adminToken ?? null,
     threadsReady: () => threadsServing,
     threadsCaughtUp: () => threads?.barrier() ?? Promise.resolve(),
-    close() {
-      closing ??= (async () => {
-        await Promise.all([api.close(), auth.close()]);
-        await sidecar?.close();
-        await closeUpstreams();
-        await heartbeats.stop();
-        await sessionPruner.close();
-        await requestLogPruner.close();
-        await retention.close();
-        await telemetry.close();
-        await shared?.close();
-        await Promise.all([runtimes.limits.flushSpend(), metrics.flush(), agents.flush()]);
-        // Pending group commits are written and flushed before the environment closes.
-        await ledger.close();
-        await store.close();
-        await egress.close();
-        logger.info('gateway stopped');
-        requestLines.flush();
-        await new Promise<void>((resolve) => logger.flush(() => resolve()));
-        await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
-      })();
-      return closing;
-    },
+    close: () => life.close(),
   };
 }

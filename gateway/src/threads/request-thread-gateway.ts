@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { TemplatedApp } from 'uWebSockets.js';
-import { adoptIdState, createLoggers, Egress, secretBoxFrom, templateRequestLog } from '@aduana/shared';
+import { adoptIdState, createLoggers, Egress, secretBoxFrom, templateRequestLog, type Logger, type RequestLog as RequestLines } from '@aduana/shared';
+import { Lifecycle } from '../platform/lifecycle.js';
 import type { GatewayConfig } from '../config.js';
 import { openGatewayStore } from '../storage/gateway-store.js';
 import { TenantStore } from '../identity/tenants/tenant-store.js';
@@ -70,12 +71,23 @@ export interface JudgingThread {
  * observers (telemetry, agents' last contact and risk) keep what one owner must. It has no other route: the agents'
  * port answers them 404, as the main thread's app on that port does.
  */
-export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) => void): JudgingThread {
-  const { config } = setup;
+export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) => void): Promise<JudgingThread> {
   adoptIdState(setup.ids);
-  const { logger, requestLog } = createLoggers('aduana-gateway', { level: config.logLevel, buffered: true });
+  const { logger, requestLog } = createLoggers('aduana-gateway', { level: setup.config.logLevel, buffered: true });
   const requestLines = templateRequestLog(requestLog);
-  const store = openGatewayStore(config.dataDir);
+  // What it opens closes in reverse, on close and on a build that fails part-way (platform/lifecycle.ts).
+  const life = new Lifecycle((err, part) => logger.error({ err, part }, 'a part of a request thread did not close cleanly'));
+  life.onClose('logs', async () => {
+    requestLines.flush();
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
+  });
+  return life.start(async () => openJudgingThread(setup, post, logger, requestLines, life));
+}
+
+function openJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) => void, logger: Logger, requestLines: RequestLines, life: Lifecycle): JudgingThread {
+  const { config } = setup;
+  const store = life.own('store', openGatewayStore(config.dataDir));
   const tenants = new TenantStore(store);
   const runtimes = new TenantRuntimes(tenants, new PolicyStore(store), store.counters, evaluationLimits(config), Date.now, setup.limits);
   runtimes.sets.usePackPolicies(buildPackPolicies(new PolicyValidator()));
@@ -87,7 +99,8 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
     flushMs: config.agentFlushMs,
     replica: true,
   });
-  const ledger = new ThreadedLedger(store.root, { keyDir: config.dataDir, onError: (err, context) => logger.error({ err, context }, 'ledger background error') }, setup.ledger);
+  const ledger = life.own('ledger', new ThreadedLedger(store.root, { keyDir: config.dataDir, onError: (err, context) => logger.error({ err, context }, 'ledger background error') }, setup.ledger));
+  life.onClose('spend', () => runtimes.limits.flushSpend());
   const decisions = new DecisionStore(store, ledger.decisionWrites);
   const audit = new AuditTrail(decisions, ledger, logger);
 
@@ -131,7 +144,7 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
       soon();
     },
   });
-  const egress = new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy });
+  const egress = life.own('egress', new Egress({ httpsProxy: config.httpsProxy, httpProxy: config.httpProxy, noProxy: config.noProxy }));
   const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
   // Events are chained through the same writer, and answered once flushed, as on the main thread.
   const proxy = mountAgentsCalls(server, config, {
@@ -149,7 +162,10 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
     sharedLimits: false,
     stepTimes: null,
   });
+  life.own('proxy', proxy);
   server.finish();
+  // What its requests did that the main thread keeps, told before anything closes.
+  life.onClose('observed', tell);
   // What this thread caches, kept current by the main thread's notices (platform/notice-slot.ts).
   const notices = new NoticeHandlers()
     .on(TENANT_RUNTIME_CHANGES, ({ tenantId, what }) => (what === 'policies' ? runtimes.sets.forget(tenantId) : runtimes.admission.refreshPlan(tenantId)))
@@ -175,16 +191,6 @@ export function startJudgingThread(setup: JudgingSetup, post: (msg: FromRequestT
       // The ledger's writes, and this thread's own (request-log samples, spend totals).
       await Promise.all([ledger.barrier(), store.root.committed]);
     },
-    async close() {
-      tell();
-      await proxy.close();
-      await runtimes.limits.flushSpend();
-      await egress.close();
-      await ledger.close();
-      await store.close();
-      requestLines.flush();
-      await new Promise<void>((resolve) => logger.flush(() => resolve()));
-      await new Promise<void>((resolve) => requestLog.flush(() => resolve()));
-    },
+    close: () => life.close(),
   };
 }
