@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createLoggers, Egress, pinoRequestLog, templateRequestLog, type Logger, type RequestLog as RequestLines } from '@aduana/shared';
 import { Lifecycle } from './platform/lifecycle.js';
+import { mountAuthService } from './api/mount-auth-service.js';
 import { loadGatewayConfig, type GatewayConfig } from './config.js';
 import { openGatewayStore } from './storage/gateway-store.js';
 import { Authenticator } from './identity/auth/authenticate.js';
@@ -12,7 +13,6 @@ import { HEALTH_PATHS } from './http/health-paths.js';
 import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { registerTenantRoutes } from './api/tenant-routes.js';
-import { registerAuthRoutes } from './api/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import { LoginFailures, loginFailureLimits } from './identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
@@ -33,8 +33,6 @@ import type { LedgerInput } from './ledger/index.js';
 import { registerAgentRoutes } from './api/agents-routes.js';
 import { registerDecisionAdminRoutes } from './api/decision-routes.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
-import { registerConsoleRoutes } from './api/console/console-routes.js';
-import { consoleSessionGuard } from './api/console/console-session.js';
 import { sidecarGuard } from './fleet/sidecar-auth.js';
 import { PgAgentActivity } from './fleet/postgres/pg-agent-activity.js';
 import { PgAgentDirectory } from './fleet/agents/pg-agent-directory.js';
@@ -160,14 +158,12 @@ async function openControlPlane(config: GatewayConfig, databaseUrl: string, logg
   registerTelemetryQueryRoutes(api, pgTelemetryQueries(telemetryStore, config.telemetryRetentionDays, sanitizer), config);
   registerArchiveEventRoutes(api, archive, { defaultLimit: config.listDefaultLimit, maxLimit: config.listMaxLimit });
   api.finish();
-  const auth = new HttpServer({ logger, requestLog, access, guards: { session: consoleSessionGuard(authenticator, sessions) }, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth' });
-  registerAuthRoutes(auth, { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction });
-  registerConsoleRoutes(
-    auth,
+  const auth = mountAuthService(
+    { logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit },
+    { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction },
     { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants, requestLogSettings: db.requestLogSettings },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
-  auth.finish();
   life.onClose('servers', () => Promise.all([api.close(), auth.close()]));
 
   const port = await api.listen(config.host, config.port);

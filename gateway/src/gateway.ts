@@ -20,7 +20,6 @@ import { registerPolicyRoutes } from './api/policies-routes.js';
 import { registerPolicyDryRunRoutes } from './api/policy-dry-run-routes.js';
 import { registerDecisionAdminRoutes } from './api/decision-routes.js';
 import { registerHealthRoutes } from './api/health-routes.js';
-import { registerAuthRoutes } from './api/auth-service/auth-routes.js';
 import { bootstrap, bootstrapOptions } from './identity/tenants/bootstrap.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { LedgerRetention } from './ledger/index.js';
@@ -34,22 +33,11 @@ import { MetricStore } from './telemetry/metric-store.js';
 import { UserStore } from './identity/users/user-store.js';
 import { SessionStore } from './identity/sessions/session-store.js';
 import { StoredResponses, createRecentResponses } from './proxy/stored/stored-responses.js';
-import { registerMcpRoutes } from './api/mcp-routes.js';
-import { HeldToolCalls } from './mcp/held-tool-calls.js';
-import { McpGateway } from './mcp/mcp-gateway.js';
-import { McpSessions } from './mcp/mcp-sessions.js';
-import { parseMcpSessionShares } from './mcp/mcp-session-shares.js';
-import { McpOriginCheck } from './mcp/mcp-origin-check.js';
-import { parseMcpUpstreams } from './mcp/mcp-upstreams.js';
-import { ToolCallJudge } from './mcp/tool-call-judge.js';
-import { ToolCallRecorder } from './mcp/mcp-record.js';
 import { LoginFailures, loginFailureLimits } from './identity/sessions/login-failures.js';
 import { PasswordLogin, passwordLoginOptions } from './identity/sessions/password-login.js';
 import { SessionPruner } from './identity/sessions/session-pruner.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { registerTenantRoutes } from './api/tenant-routes.js';
-import { registerConsoleRoutes } from './api/console/console-routes.js';
-import { consoleSessionGuard } from './api/console/console-session.js';
 import { localConsoleLedger } from './api/console/console-ledger.js';
 import { DecisionConsoleData } from './api/console/console-data.js';
 import { AGENT_PROFILES, AgentRegistry } from './agents/agent-registry.js';
@@ -74,6 +62,8 @@ import { Lifecycle } from './platform/lifecycle.js';
 import { TENANT_RUNTIME_CHANGES } from './policy/runtime/runtime-notices.js';
 import { CREDENTIAL_CHANGES } from './storage/credential-revision.js';
 import { mountAgentsCalls } from './api/mount-agents-calls.js';
+import { mountMcp } from './api/mount-mcp.js';
+import { mountAuthService } from './api/mount-auth-service.js';
 import { ThreadedLedger } from './governance/writer/threaded-ledger.js';
 
 export interface RunningGateway {
@@ -316,7 +306,6 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
-  let mcp: McpGateway | null = null;
 
   const boot = sidecar ? null : await bootstrap(config.dataDir, tenants, tokens, logger, bootstrapOptions(config));
 
@@ -369,47 +358,16 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
   });
   life.own('proxy', proxy);
-  // The MCP gateway exists only when servers are named: a sidecar without them pays nothing for it.
-  const mcpUpstreams = parseMcpUpstreams(config.mcpUpstreams);
-  if (mcpUpstreams.size > 0) {
-    const sessionShares = parseMcpSessionShares(config.mcpSessionsMax);
-    // Its tool calls are sampled like proxied calls: the same settings, draw and sealed store (docs/console.md,
-    // "Request log").
-    const toolCalls = new ToolCallRecorder(audit, callSamples.keyed ? callSamples : null);
-    mcp = new McpGateway({
-      upstreams: mcpUpstreams,
-      runtimes,
-      agents,
-      judge: new ToolCallJudge(runtimes.limits, toolCalls, decisions, new HeldToolCalls(store.heldToolCalls)),
-      recorder: toolCalls,
-      // Each tenant's share of the session table is its plan's, read when it opens a session (a plan change counts).
-      sessions: new McpSessions(store.mcpSessions, (tenantId) => sessionShares[runtimes.admission.plan(tenantId)]),
-      origins: McpOriginCheck.fromSettings(config.host, config.mcpAllowedOrigins),
-      logger,
-      readBody: (ctx, maxBytes) => api.readBody(ctx, maxBytes),
-      complete: (ctx, status) => api.complete(ctx, status),
-      maxBodyBytes: config.proxyBodyLimit,
-      maxAnswerBytes: config.mcpAnswerLimit,
-      timeoutMs: config.upstreamTimeoutMs,
-      streamIdleMs: config.mcpStreamIdleS * 1000,
-      egress,
-    });
-  }
-  if (mcp !== null) {
-    life.own('MCP gateway', mcp);
-    registerMcpRoutes(api, mcp);
-  }
+  const mcp = mountMcp(api, config, { store, runtimes, agents, audit, decisions, requestLog: callSamples.keyed ? callSamples : null, egress, logger });
+  if (mcp !== null) life.own('MCP gateway', mcp);
   api.finish();
 
-  const authGuards = { session: consoleSessionGuard(authenticator, sessions) };
-  const auth = new HttpServer({ logger, requestLog: requestLines, access, guards: authGuards, budget, defaultMaxBody: config.apiBodyLimit, serviceName: 'auth', onAnswered, ...routeGuard });
-  registerAuthRoutes(auth, deps);
-  registerConsoleRoutes(
-    auth,
+  const auth = mountAuthService(
+    { logger, requestLog: requestLines, access, budget, defaultMaxBody: config.apiBodyLimit, onAnswered, ...routeGuard },
+    deps,
     { ...deps, ledger: localConsoleLedger(ledger), requestLog: callSamples, requestLogSettings: callSamples },
     new DecisionConsoleData(decisions, agents, config.consoleScanLimit),
   );
-  auth.finish();
   // Closed first: no new request, those in flight answered (request threads with the agents' port), then the rest.
   life.onClose('servers', () => Promise.all([api.close(), auth.close()]));
 
