@@ -1,24 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { openGatewayStore, type GatewayStore } from '../storage/gateway-store.js';
+import { describe, expect, it } from 'vitest';
+import { tempGatewayStores } from '../../test/helpers/temp-gateway-store.js';
 import { AgentRegistry } from './agent-registry.js';
 
-let dir = '';
-let store: GatewayStore | null = null;
-afterEach(async () => {
-  await store?.close();
-  store = null;
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = tempGatewayStores('aduana-agents-');
 
 const OPTIONS = { intervalMs: 60_000, requireRegistered: false, maxPerTenant: 10_000, flushMs: 60_000 };
 
 describe('AgentRegistry flush', () => {
   it('writes every changed agent across its chunks, and a flush asked for meanwhile waits for them', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'aduana-agents-'));
-    store = openGatewayStore(dir);
+    const store = stores.open();
     const t = 1_800_000_000_000;
     const registry = new AgentRegistry(store.agents, { ...OPTIONS, now: () => t });
     for (let i = 0; i < 1000; i++) registry.admit('acme', `bot-${String(i)}`, t);

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger, secretBoxFrom } from '@aduana/shared';
-import { openGatewayStore, type GatewayStore } from '../storage/gateway-store.js';
+import { tempGatewayStores } from '../../test/helpers/temp-gateway-store.js';
 import { REQUEST_LOG_DEFAULT, type StoredRequestLogSettings } from './request-log-settings.js';
 import { RequestLog } from './request-log.js';
 
@@ -11,18 +8,11 @@ const KEY = 'ab'.repeat(32);
 const on: StoredRequestLogSettings = { ...REQUEST_LOG_DEFAULT, enabled: true, sample_rate: 1, updated_at: '2026-12-01T00:00:00.000Z', updated_by: 'admin' };
 const off: StoredRequestLogSettings = { ...on, enabled: false, updated_at: '2026-12-02T00:00:00.000Z' };
 
-let dir = '';
-let store: GatewayStore | null = null;
-afterEach(async () => {
-  await store?.close();
-  store = null;
-  rmSync(dir, { recursive: true, force: true });
-});
+const stores = tempGatewayStores('request-log-');
 
 describe('the request log settings', () => {
   it('show a change only once it is in force: a committed write whose promise has not resolved yet still shows the settings before it', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'request-log-'));
-    store = openGatewayStore(dir);
+    const store = stores.open();
     await store.requestLogSettings.put('t1', on);
     const log = new RequestLog(store, secretBoxFrom(KEY, 'requestLogKey', 'REQUEST_LOG_KEY'), createLogger('test', { level: 'silent' }));
     const told: string[] = [];

@@ -1,9 +1,37 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectAbortedStreamRecorded, expectNothingRecordedBefore, expectRefused, sseEvents } from '../helpers/proxy-bad-input.js';
-import type { Client } from 'undici';
-import { call, type CallResult, type TestGateway } from '../helpers/start-test-gateway.js';
-import type { WireMock } from '../helpers/wire-mock.js';
-import type { WireCase } from './wire-cases.js';
+import { Client } from 'undici';
+import { call, startTestGateway, type CallResult, type TestGateway } from '../helpers/start-test-gateway.js';
+import { WireMock } from '../helpers/wire-mock.js';
+import { WIRE_CASES, type WireCase } from './wire-cases.js';
+import type { GatewayConfig } from '../../src/config.js';
+
+/**
+ * Every wire format's contract against one gateway (settings `overrides`) whose providers are all one table-driven
+ * mock. PROXY_BODY_LIMIT is 4 MiB, so each case's 5 MB prompt is past it. `freshConnections`: each call on a new
+ * connection to the agents' port (with two threads, the calls of a case land on each thread in turn).
+ */
+export function describeWireFormats(overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>>, freshConnections = false): void {
+  let t: TestGateway;
+  let mock: WireMock;
+  beforeAll(async () => {
+    mock = await new WireMock().start();
+    t = await startTestGateway({
+      upstreamBaseUrl: `${mock.url}/v1`,
+      upstreamAnthropicBaseUrl: mock.url,
+      upstreamAzureBaseUrl: mock.url,
+      upstreamGeminiBaseUrl: mock.url,
+      proxyBodyLimit: 4 * 1024 * 1024,
+      ...overrides,
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await mock?.close();
+  });
+  beforeEach(() => mock.reset());
+  for (const w of WIRE_CASES) describeWireFormat(w, () => ({ t, mock, ...(freshConnections ? { connection: () => new Client(t.agentsUrl) } : {}) }));
+}
 
 /** The running gateway (PROXY_BODY_LIMIT 4 MiB) and the one mock provider behind every format's upstream. */
 export interface WireEnv {
