@@ -115,6 +115,8 @@ export class CallRecorder {
         output_sha256: c.outputHash,
         // Only on a call whose model no price table lists (its cost_brl is then 0): the other entries keep their shape.
         ...(c.priced ? undefined : { priced: false }),
+        // A routed call: the model asked for, the target that answered and every attempt (docs/routing.md).
+        ...(c.route ? { route: c.route } : undefined),
         stages_us: stagesUs(c),
         stream: c.stream,
         upstream_status: c.upstreamStatus,

@@ -35,6 +35,7 @@ import { requestUsageStage } from './stages/request-usage.js';
 import type { Stage } from './stages/stage.js';
 import { watchAbortStage } from './stages/watch-abort.js';
 import type { UpstreamClient } from './upstream/upstream-client.js';
+import type { Router } from './routing/router.js';
 import { checkStoredStage, forgetDeletedStage, rememberStoredStage } from './stored/stored-response-stages.js';
 import type { StoredPrompts } from './stored/stored-prompts.js';
 import type { StoredResponses } from './stored/stored-responses.js';
@@ -46,8 +47,10 @@ export interface PipelineDeps {
   agents: AgentRegistry;
   prices: PriceTable;
   tools: ToolCallValidator;
-  /** One upstream per provider (base URL, key, how the key is sent). */
+  /** One upstream per provider (base URL, key, how the key is sent): the default route. */
   upstreams: Readonly<Record<Provider, UpstreamClient | null>>;
+  /** Tenants' routes (docs/routing.md); absent or null: every call takes the default route. */
+  router?: Router | null;
   audit: AuditTrail;
   /** Which tenant made each response, and each item, the provider stores (OpenAI's Responses API). */
   stored: StoredResponses;
@@ -105,7 +108,7 @@ export function governedStages(d: PipelineDeps, recorder: CallRecorder): readonl
     evaluatePoliciesStage(d.runtimes.limits, d.evalPool, d.evalInlineMaxChars),
     redactInputStage(d.runtimes.limits),
     requestUsageStage(),
-    forwardStage(d.upstreams),
+    forwardStage(d.upstreams, d.router ?? null),
     relayStreamStage(d.edge, answer),
     readAnswerStage(d.maxAnswerBytes),
     ...answer.stages.map(overWholeAnswer),

@@ -11,6 +11,7 @@ import type { OutputChannel } from './answer/redact-output.js';
 import type { Endpoint } from './endpoints.js';
 import { PROVIDER_ORGANIZATION, PROVIDER_PROJECT, SESSION_ID } from './proxy-headers.js';
 import type { UpstreamResponse } from './upstream/upstream-client.js';
+import type { RouteRecord } from './routing/router.js';
 import type { EntityTally } from '../policy/pii/entity-tally.js';
 
 export interface Usage {
@@ -115,6 +116,8 @@ export class ProxyContext {
   record: 'pending' | 'made' = 'pending';
   /** The chain entry is queued; its decision index and observers wait for the answer to go out. */
   indexed: DecisionRecord | null = null;
+  /** A routed call's model asked for, target that answered and attempts (docs/routing.md); null: the default route. */
+  route: RouteRecord | null = null;
   /** Aborts the upstream request once it is sent (client gone, answer refused mid-stream). */
   cancelUpstream: (() => void) | null = null;
 

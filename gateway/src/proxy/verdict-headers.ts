@@ -15,6 +15,11 @@ export function verdictHeaders(c: ProxyContext): Record<string, string> {
     'x-svc-latency-us': String(Math.round(c.governanceMs * 1000)),
   };
   if (denied && c.rule) h['x-svc-rule'] = c.rule;
+  // A routed call: the target that answered (none when none did) and how many attempts it took.
+  if (c.route !== null) {
+    if (c.route.target) h['x-svc-target'] = c.route.target;
+    h['x-svc-attempts'] = String(c.route.attempts.length);
+  }
   return h;
 }
 

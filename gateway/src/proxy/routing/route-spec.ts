@@ -22,6 +22,8 @@ export interface TargetSpec {
   readonly credentials?: readonly string[];
   /** Azure: the deployment each model name is served by (`{ gpt-4o: gpt4o-eu }`). */
   readonly deployments?: Readonly<Record<string, string>>;
+  /** Azure: the api-version a call in OpenAI's format is sent with (a call in Azure's own format keeps its own). */
+  readonly api_version?: string;
 }
 
 /** A model name's route: its targets in order (`fallback`) or spread by weight (`weighted`). */

@@ -3,13 +3,15 @@ import { GatewayError } from '../../errors.js';
 import type { ProxyContext } from '../proxy-context.js';
 import type { Provider } from '../endpoints.js';
 import type { UpstreamClient } from '../upstream/upstream-client.js';
+import type { Router } from '../routing/router.js';
 import type { Stage } from './stage.js';
 
 /**
- * Sends the call over the upstream pool and waits for the answer's head. Governance time stops here (upstream time is
- * never counted as ours).
+ * Sends the call over the upstream pool and waits for the answer's head; a call whose model the tenant routes goes
+ * through the router (its targets, retries and fallbacks; docs/routing.md). Governance time stops here (upstream time
+ * is never counted as ours, nor a route's retries).
  */
-export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient | null>>): Stage {
+export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient | null>>, router: Router | null = null): Stage {
   return {
     name: 'forward',
     run(c) {
@@ -20,6 +22,8 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
       c.beforeUpstreamMs = c.forwardedAt - http.startedAt;
       c.governanceMs += c.beforeUpstreamMs;
       // The head is left in c (c.upstream, c.upstreamStatus): the runner waits on the send directly.
+      const route = router === null ? null : router.routeOf(c);
+      if (route !== null) return router!.send(c, route, { method: c.endpoint.method ?? 'POST', forwardedKey: c.forwardedKey, trace: http.trace, extraHeaders: providerHeaders(c), passHeaders: c.passHeaders, cancel: (abort) => watchCancel(c, abort) });
       const upstream = upstreams[c.endpoint.wire.provider as Provider];
       // A provider's routes exist only when its upstream is configured: this is a wiring error, not a client's.
       if (upstream === null) throw new GatewayError('upstream_unavailable', `no upstream is configured for ${c.endpoint.wire.provider}`);
@@ -32,16 +36,18 @@ export function forwardStage(upstreams: Readonly<Record<Provider, UpstreamClient
           trace: http.trace,
           extraHeaders: providerHeaders(c),
           passHeaders: c.passHeaders,
-          cancel: (abort) => {
-            c.cancelUpstream = abort;
-            // The client may have left while the request was being prepared.
-            if (http.aborted) abort();
-          },
+          cancel: (abort) => watchCancel(c, abort),
         },
         c,
       );
     },
   };
+}
+
+function watchCancel(c: ProxyContext, abort: () => void): void {
+  c.cancelUpstream = abort;
+  // The client may have left while the request was being prepared.
+  if (c.http.aborted) abort();
 }
 
 function providerHeaders(c: ProxyContext): Record<string, string> {

@@ -16,6 +16,9 @@ export interface UpstreamOptions {
   /** Send the client's provider routing headers with the sidecar's own key too (default: only with the client's key). */
   forwardRoutingHeaders: boolean;
   timeoutMs: number;
+  /** A route's timeouts (docs/routing.md): to connect, and between two chunks of a stream (default: `timeoutMs`). */
+  connectTimeoutMs?: number;
+  idleTimeoutMs?: number;
   connections: number;
   /** Straight to the provider, or through the egress proxy (HTTPS_PROXY, NO_PROXY): decided at start (default: straight). */
   egress?: Egress;
@@ -51,11 +54,20 @@ export class UpstreamClient {
   readonly #replaceKey: boolean;
   readonly #forwardRouting: boolean;
   readonly #timeoutMs: number;
+  readonly #idleMs: number;
 
   constructor(opts: UpstreamOptions) {
     const url = new URL(opts.baseUrl);
     this.#origin = url.origin;
-    this.#pool = (opts.egress ?? Egress.direct).pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    const idleMs = opts.idleTimeoutMs ?? opts.timeoutMs;
+    this.#pool = (opts.egress ?? Egress.direct).pool(url.origin, {
+      connections: opts.connections,
+      keepAliveTimeout: 30_000,
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: idleMs,
+      ...(opts.connectTimeoutMs !== undefined ? { connectTimeout: opts.connectTimeoutMs } : {}),
+    });
+    this.#idleMs = idleMs;
     this.#basePath = url.pathname.replace(/\/$/, '');
     this.#keyHeader = opts.keyHeader ?? 'authorization';
     this.#apiKey = opts.apiKey === '' ? '' : this.#keyHeader === 'authorization' ? `Bearer ${opts.apiKey}` : opts.apiKey;
@@ -84,9 +96,13 @@ export class UpstreamClient {
     /** Headers the provider needs whoever's key is sent (Anthropic's `anthropic-version`). */
     passHeaders: Readonly<Record<string, string>>;
     cancel: (abort: () => void) => void;
+    /** A route's credential for this call: sent in place of any other key (the caller's is dropped, as in replace mode). */
+    credential?: string;
+    /** Reject with an UpstreamFailure (its kind, for a route's retries) rather than the agent's 503. */
+    rawFailure?: boolean;
   }, sink: UpstreamSink): Promise<UpstreamResponse> {
     // In replace mode the caller's key is ignored as if it had sent none: its routing headers follow the same rule.
-    const clientKey = this.#replaceKey ? '' : opts.forwardedKey;
+    const clientKey = this.#replaceKey || opts.credential !== undefined ? '' : opts.forwardedKey;
     const headers: Record<string, string> = {
       ...(clientKey || this.#forwardRouting ? opts.extraHeaders : undefined),
       ...opts.passHeaders,
@@ -95,7 +111,7 @@ export class UpstreamClient {
       'accept-encoding': 'identity',
       traceparent: formatTraceparent(opts.trace),
     };
-    const key = clientKey || this.#apiKey;
+    const key = opts.credential !== undefined ? this.#asKey(opts.credential) : clientKey || this.#apiKey;
     if (key) headers[this.#keyHeader] = key;
     if (opts.body) headers['content-type'] = 'application/json';
     const body = new UpstreamBody();
@@ -125,18 +141,22 @@ export class UpstreamClient {
         },
         onResponseError(_controller, err) {
           if (started) body.fail(err);
-          else reject(toUpstreamError(err));
+          else reject(opts.rawFailure ? new UpstreamFailure(err) : toUpstreamError(err));
         },
       };
       try {
         this.#pool.dispatch(
-          { origin: this.#origin, method: opts.method, path: this.#basePath + opts.path, headers, body: opts.body, headersTimeout: this.#timeoutMs, bodyTimeout: this.#timeoutMs },
+          { origin: this.#origin, method: opts.method, path: this.#basePath + opts.path, headers, body: opts.body, headersTimeout: this.#timeoutMs, bodyTimeout: this.#idleMs },
           handler,
         );
       } catch (err) {
-        reject(toUpstreamError(err));
+        reject(opts.rawFailure ? new UpstreamFailure(err) : toUpstreamError(err));
       }
     });
+  }
+
+  #asKey(secret: string): string {
+    return this.#keyHeader === 'authorization' ? `Bearer ${secret}` : secret;
   }
 
   close(): Promise<void> {
@@ -144,9 +164,33 @@ export class UpstreamClient {
   }
 }
 
+/** Why a call got no answer: what a route retries on (`connect`, `timeout`) and what the agent and the ledger are told. */
+export type UpstreamFailureKind = 'refused' | 'dns' | 'tls' | 'timeout' | 'reset';
+
+/** The kind of an undici failure before any answer. */
+export function upstreamFailureKind(err: unknown): UpstreamFailureKind {
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) return 'timeout';
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED') return 'refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'dns';
+  if (typeof code === 'string' && (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT'))) return 'tls';
+  return 'reset';
+}
+
+/** A call that got no answer: undici's error and its kind, for a route to retry on and name. */
+export class UpstreamFailure extends Error {
+  readonly kind: UpstreamFailureKind;
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+    this.name = 'UpstreamFailure';
+    this.kind = upstreamFailureKind(cause);
+  }
+}
+
 /** Refused, reset, timed out, DNS: all "the provider is unavailable" (503) to the caller. */
 export function toUpstreamError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
+  if (err instanceof UpstreamFailure) return toUpstreamError(err.cause);
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError || err instanceof undiciErrors.ConnectTimeoutError) {
     return new GatewayError('upstream_unavailable', 'upstream LLM provider timed out');
   }

@@ -1,0 +1,226 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Egress } from '@aduana/shared';
+import { GatewayError } from '../../errors.js';
+import type { ProxyContext } from '../proxy-context.js';
+import { UpstreamClient, UpstreamFailure, type UpstreamFailureKind, type UpstreamResponse } from '../upstream/upstream-client.js';
+import { WIRE_FORMATS, type Provider } from '../wire/wire-formats.js';
+import { backoffMs, retryAfterMs } from './backoff.js';
+import { Breaker } from './breaker.js';
+import { attemptOrder, compileRoutes, familyOf, nextCredential, type ModelPlan, type RouteChoice, type RoutePlan, type RoutedTarget } from './route-plan.js';
+import type { CredentialResolver, RouteSpec } from './route-spec.js';
+import { routedPath } from './routed-path.js';
+
+/** A tenant's stored routes (the routes API's store): its spec and version, or null for a tenant without routes. */
+export interface RouteSource {
+  get(tenantId: string): { readonly version: number; readonly spec: RouteSpec } | null;
+}
+
+/** One attempt of a routed call, as the ledger entry lists it (keys in code-unit order: canonical JSON). */
+export interface RouteAttempt {
+  readonly credential?: string;
+  readonly error?: UpstreamFailureKind | 'credential_missing' | 'credentials_resting';
+  readonly ms: number;
+  readonly model: string;
+  readonly status?: number;
+  readonly target: string;
+}
+
+/** What a routed call records: the model asked for, the target that answered (or none), every attempt. */
+export interface RouteRecord {
+  readonly attempts: RouteAttempt[];
+  readonly model: string;
+  target: string;
+}
+
+export interface RouterOptions {
+  readonly connections: number;
+  readonly forwardRoutingHeaders: boolean;
+  readonly egress: Egress;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  readonly wait?: (ms: number) => Promise<unknown>;
+}
+
+/** The send options the forward stage makes for a call, without what each attempt sets (path, body, key). */
+export type RoutedSendBase = Omit<Parameters<UpstreamClient['send']>[0], 'path' | 'body' | 'credential' | 'rawFailure'>;
+
+/** 4xx a retry cannot mend: the request is at fault (408, 409 and 429 are the provider's state, not the request's). */
+const REQUEST_AT_FAULT = (status: number): boolean => status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
+
+/**
+ * Tenants' routes (docs/routing.md): compiled once per change, each target's pool shared by every route with the same
+ * base URL and timeouts. A call whose model has a route is sent here: its targets tried in the route's order (or by
+ * weight), retried and failed over only before anything of the answer reached the agent, each attempt recorded.
+ */
+export class Router {
+  readonly #plans = new Map<string, RoutePlan<UpstreamClient> | null>();
+  readonly #clients = new Map<string, UpstreamClient>();
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #wait: (ms: number) => Promise<unknown>;
+
+  constructor(
+    private readonly source: RouteSource,
+    private readonly credentials: CredentialResolver,
+    private readonly options: RouterOptions,
+  ) {
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+    this.#wait = options.wait ?? ((ms) => sleep(ms));
+  }
+
+  /** The tenant's compiled routes, or null (the default route: UPSTREAM_*). One map lookup once compiled. */
+  planFor(tenantId: string): RoutePlan<UpstreamClient> | null {
+    const cached = this.#plans.get(tenantId);
+    if (cached !== undefined) return cached;
+    const stored = this.source.get(tenantId);
+    const plan = stored === null ? null : compileRoutes(stored.spec, stored.version, (t, timeouts) => this.#client(t.provider, t.base_url, timeouts));
+    this.#plans.set(tenantId, plan);
+    return plan;
+  }
+
+  /** The tenant's routes changed: compiled again on its next call (breakers start closed). */
+  forget(tenantId: string): void {
+    this.#plans.delete(tenantId);
+  }
+
+  /**
+   * The route of the call's model, when the tenant has one: null sends the call the default way. A route of another
+   * format family than the call's cannot serve it (no translation yet): refused, nothing sent.
+   */
+  routeOf(c: ProxyContext): { plan: RoutePlan<UpstreamClient>; model: ModelPlan<UpstreamClient> } | null {
+    const plan = this.planFor(c.principal!.tenantId);
+    if (plan === null) return null;
+    const model = plan.models.get(c.model);
+    if (model === undefined) return null;
+    if (model.family !== familyOf(c.endpoint.wire.provider as Provider)) {
+      throw new GatewayError('route_not_servable', `model ${c.model} is routed to ${model.family} targets; this call is in ${c.endpoint.wire.provider}'s format`);
+    }
+    return { plan, model };
+  }
+
+  /**
+   * Sends a routed call: each attempt to the next target the order gives, with the next credential of its rotation; a
+   * failure the route retries (a status in `retry.on`, `connect`, `timeout`) moves on, at once to another target, after
+   * a backoff to the same one, or after the provider's Retry-After up to its cap. Resolves with the answer that is
+   * relayed (a success, a failure not retried, or the last one), its head left in `c`; rejects when none came.
+   */
+  async send(c: ProxyContext, route: { plan: RoutePlan<UpstreamClient>; model: ModelPlan<UpstreamClient> }, base: RoutedSendBase): Promise<UpstreamResponse> {
+    const { plan, model } = route;
+    const tenantId = c.principal!.tenantId;
+    const record: RouteRecord = { attempts: [], model: c.model, target: '' };
+    c.route = record;
+    const order = attemptOrder(model, this.#now(), this.#random);
+    const most = 1 + plan.retry.attempts;
+    let sent = 0;
+    let failure: { kind: UpstreamFailureKind; target: string } | null = null;
+    let previous: RoutedTarget | null = null;
+    for (let i = 0; sent < most && i < order.length * most; i++) {
+      if (c.http.aborted) break;
+      const choice = order[i % order.length] as RouteChoice<UpstreamClient>;
+      const target = choice.target;
+      const asked = choice.model ?? c.model;
+      const now = this.#now();
+      if (!target.breaker.allows(now) && !allOpen(order, now)) continue;
+      const path = routedPath(c, target, asked);
+      if (path === null) continue;
+      const credential = nextCredential(target, now);
+      if (credential === undefined) {
+        record.attempts.push({ error: 'credentials_resting', ms: 0, model: asked, target: target.name });
+        continue;
+      }
+      const secret = credential === null ? undefined : this.credentials.resolve(tenantId, credential);
+      if (secret === null) {
+        record.attempts.push({ credential: credential as string, error: 'credential_missing', ms: 0, model: asked, target: target.name });
+        continue;
+      }
+      if (sent > 0 && previous === target) await this.#wait(backoffMs(sent, plan.retry.baseMs, plan.retry.maxMs, this.#random));
+      previous = target;
+      sent++;
+      const body = bodyFor(c, choice);
+      const started = this.#now();
+      try {
+        const up = await target.client.send({ ...base, path, body, ...(secret !== undefined ? { credential: secret } : {}), rawFailure: true }, c);
+        const ms = this.#now() - started;
+        record.attempts.push({ ...(credential ? { credential } : {}), ms, model: asked, status: up.status, target: target.name });
+        // A credential the provider refused rests as a breaker would, and the next call takes the next one.
+        if (credential && (up.status === 401 || up.status === 403)) restCredential(target, credential, this.#now(), plan.restMs);
+        const retried = sent < most && !c.http.aborted && plan.retry.statuses.has(up.status) && !REQUEST_AT_FAULT(up.status);
+        if (up.status >= 500) target.breaker.failed(this.#now());
+        else if (up.status < 400) target.breaker.succeeded();
+        if (!retried) {
+          record.target = target.name;
+          if (choice.model !== null && up.status < 400) c.model = choice.model;
+          return up;
+        }
+        // Not relayed: its body is dropped and the next attempt's head takes its place.
+        up.body.destroy();
+        c.upstream = null;
+        c.upstreamStatus = 0;
+        const after = retryAfterMs(up.headers['retry-after'], this.#now());
+        if (after !== null) {
+          if (credential && up.status === 429) restCredential(target, credential, this.#now(), after);
+          if (after <= plan.retry.retryAfterCapMs) await this.#wait(after);
+          previous = null;
+        }
+      } catch (err) {
+        if (!(err instanceof UpstreamFailure)) throw err;
+        record.attempts.push({ ...(credential ? { credential } : {}), error: err.kind, ms: this.#now() - started, model: asked, target: target.name });
+        target.breaker.failed(this.#now());
+        failure = { kind: err.kind, target: target.name };
+        const retried = err.kind === 'timeout' ? plan.retry.onTimeout : plan.retry.onConnect;
+        if (!retried) break;
+      }
+    }
+    if (failure === null) throw new GatewayError('upstream_unavailable', `no target of the route of ${model.name} can be called now (each is resting or has no usable credential)`);
+    throw failure.kind === 'timeout'
+      ? new GatewayError('upstream_timeout', `target ${failure.target} did not answer in time`)
+      : new GatewayError('upstream_unreachable', `target ${failure.target} could not be reached (${failure.kind})`);
+  }
+
+  #client(provider: RoutedTarget['provider'], baseUrl: string, t: RoutePlan['timeouts']): UpstreamClient {
+    const key = `${provider}\u0000${baseUrl}\u0000${t.connectMs}\u0000${t.firstByteMs}\u0000${t.idleStreamMs}`;
+    let client = this.#clients.get(key);
+    if (client === undefined) {
+      const wire = WIRE_FORMATS.find((w) => w.provider === provider);
+      client = new UpstreamClient({
+        baseUrl,
+        apiKey: '',
+        keyHeader: wire?.upstreamKeyHeader ?? 'authorization',
+        apiKeyMode: 'fill',
+        forwardRoutingHeaders: this.options.forwardRoutingHeaders,
+        timeoutMs: t.firstByteMs,
+        connectTimeoutMs: t.connectMs,
+        idleTimeoutMs: t.idleStreamMs,
+        connections: this.options.connections,
+        egress: this.options.egress,
+      });
+      this.#clients.set(key, client);
+    }
+    return client;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#clients.values()].map((c) => c.close()));
+  }
+}
+
+function allOpen(order: readonly RouteChoice[], now: number): boolean {
+  return order.every((c) => c.target.breaker.isOpen(now));
+}
+
+function restCredential(target: RoutedTarget, name: string, now: number, ms: number): void {
+  let rest = target.rested.get(name);
+  if (rest === undefined) {
+    rest = new Breaker(1, ms);
+    target.rested.set(name, rest);
+  }
+  rest.rest(now, ms);
+}
+
+/** The bytes sent: the judged request, with the model the target is asked for when the route names another. */
+function bodyFor(c: ProxyContext, choice: RouteChoice): Buffer | null {
+  if (c.request === null) return null;
+  if (choice.model === null && (choice.target.provider !== 'openai' || c.request['model'] !== undefined)) return Buffer.from(JSON.stringify(c.request));
+  return Buffer.from(JSON.stringify({ ...c.request, model: choice.model ?? c.model }));
+}
