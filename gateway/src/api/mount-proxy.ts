@@ -16,6 +16,8 @@ import { ProxyPipeline } from '../proxy/pipeline.js';
 import { StoredPrompts } from '../proxy/stored/stored-prompts.js';
 import type { StoredResponses } from '../proxy/stored/stored-responses.js';
 import { WIRE_FORMATS, type Provider } from '../proxy/wire/wire-formats.js';
+import { Router, type RouteSource } from '../proxy/routing/router.js';
+import type { CredentialResolver } from '../proxy/routing/route-spec.js';
 
 /** What the proxy takes from the rest of the gateway (the main thread's, or a request thread's own). */
 export interface GatewayProxyParts {
@@ -29,11 +31,15 @@ export interface GatewayProxyParts {
   readonly requestLog: RequestLog | null;
   readonly sharedLimits: boolean;
   readonly stepTimes: { series(label: string): BucketSeries } | null;
+  /** Tenants' routes and the credentials they name (docs/routing.md); absent: every call takes the default route. */
+  readonly routes?: { readonly source: RouteSource; readonly credentials: CredentialResolver };
 }
 
 export interface MountedProxy {
   /** Its evaluation worker (inputs past EVAL_INLINE_MAX_CHARS). */
   readonly evalPool: EvalPool;
+  /** Its router, told when a tenant's routes change (null without routes). */
+  readonly router: Router | null;
   /** Closes its upstream connection pools and its evaluation worker. */
   close(): Promise<void>;
 }
@@ -59,6 +65,9 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     upstreams[wire.provider] = up ? new UpstreamClient({ ...upstreamOptions, baseUrl: up.baseUrl, apiKey: up.apiKey, keyHeader: wire.upstreamKeyHeader }) : null;
   }
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
+  const router = parts.routes
+    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress })
+    : null;
   const proxy = new ProxyPipeline({
     edge: proxyEdge(server),
     runtimes: parts.runtimes,
@@ -78,12 +87,14 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     sharedLimits: parts.sharedLimits,
     requestLog: parts.requestLog,
     stepTimes: parts.stepTimes,
+    router,
   });
   registerProxyRoutes(server, proxy, WIRE_FORMATS.filter((wire) => upstreams[wire.provider] !== null));
   return {
     evalPool,
+    router,
     close: async () => {
-      await Promise.all(WIRE_FORMATS.map((wire) => upstreams[wire.provider]?.close()));
+      await Promise.all([...WIRE_FORMATS.map((wire) => upstreams[wire.provider]?.close()), router?.close()]);
       await evalPool.close();
     },
   };

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Egress } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
+import { NoticeSlot } from '../../platform/notice-slot.js';
 import type { ProxyContext } from '../proxy-context.js';
 import { UpstreamClient, UpstreamFailure, type UpstreamFailureKind, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { WIRE_FORMATS, type Provider } from '../wire/wire-formats.js';
@@ -9,6 +10,9 @@ import { Breaker } from './breaker.js';
 import { attemptOrder, compileRoutes, familyOf, nextCredential, type ModelPlan, type RouteChoice, type RoutePlan, type RoutedTarget } from './route-plan.js';
 import type { CredentialResolver, RouteSpec } from './route-spec.js';
 import { routedPath } from './routed-path.js';
+
+/** A tenant's routes changed on the main thread: a request thread's router compiles them again on its next call. */
+export const ROUTE_CHANGES = new NoticeSlot<string>('routes');
 
 /** A tenant's stored routes (the routes API's store): its spec and version, or null for a tenant without routes. */
 export interface RouteSource {
