@@ -123,6 +123,7 @@ export const GATEWAY_CONFIG = {
   consoleScanLimit: { env: 'CONSOLE_SCAN_LIMIT', type: 'integer', default: 5000, minimum: 100, maximum: 100_000, description: 'newest decisions the console reads to draw its charts and filter its lists' },
   consoleCsvMaxRows: { env: 'CONSOLE_CSV_MAX_ROWS', type: 'integer', default: 100_000, minimum: 1, maximum: 1_000_000, description: 'rows one CSV export of the decisions list holds at most (and decisions it reads at most); past it the answer carries x-aduana-truncated: true' },
   requestLogKey: { env: 'REQUEST_LOG_KEY', type: 'string', default: '', description: "key of the sampled request log's records at rest (AES-256-GCM), 64 hexadecimal characters; empty = the request log cannot be enabled (503 request_log_key_missing). Never logged (docs/console.md, \"Request log\")" },
+  credentialsKey: { env: 'CREDENTIALS_KEY', type: 'string', default: '', description: "key of the tenants' provider credentials at rest (AES-256-GCM), 64 hexadecimal characters; a key derived from it makes the digests their changes are chained with. Empty = no credential can be stored (503 credentials_key_missing); ADUANA_CREDENTIAL_<NAME> variables still resolve. Never logged (docs/routing.md, \"Provider credentials\")" },
   requestLogPruneIntervalS: { env: 'REQUEST_LOG_PRUNE_INTERVAL_S', type: 'integer', default: 3600, minimum: 1, maximum: 86_400, description: "how often request-log samples older than their tenant's retention_days are deleted, seconds" },
   consoleVerifiesPerHour: { env: 'CONSOLE_VERIFIES_PER_HOUR', type: 'integer', default: 6, minimum: 1, description: 'full ledger verifications the console starts per tenant per hour (and burst) before 429' },
   mcpUpstreams: { env: 'MCP_UPSTREAMS', type: 'string', default: '', description: 'JSON {name: url or {url, headers, refuse_server_requests}}: the MCP servers agents reach through /v1/mcp/{name} (headers are the sidecar\'s credentials for that server; refuse_server_requests, e.g. ["sampling", "elicitation"], the kinds of request from that server the gateway refuses instead of passing them to the agent)' },
@@ -207,7 +208,7 @@ export function loadGatewayConfig(
   if (config.patTtlDays > config.patMaxTtlDays) throw new Error(`PAT_TTL_DAYS: ${config.patTtlDays} is longer than PAT_MAX_TTL_DAYS (${config.patMaxTtlDays})`);
   if (config.loginHashesInFlightPerAddress > config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_IN_FLIGHT_PER_ADDRESS: ${config.loginHashesInFlightPerAddress} is more than LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax})`);
   if (config.loginHashesReservedForDevices >= config.loginHashesInFlightMax) throw new Error(`LOGIN_HASHES_RESERVED_FOR_DEVICES: ${config.loginHashesReservedForDevices} leaves no password check of LOGIN_HASHES_IN_FLIGHT_MAX (${config.loginHashesInFlightMax}) to browsers without a device cookie`);
-  if (config.loginDeviceCookieKey !== '' && !/^[0-9a-fA-F]{64}$/.test(config.loginDeviceCookieKey)) throw new Error('LOGIN_DEVICE_COOKIE_KEY: must be 64 hexadecimal characters (32 bytes)');
+  checkHexKey(config.loginDeviceCookieKey, 'LOGIN_DEVICE_COOKIE_KEY');
   if (config.redisUrl !== '') parseRedisUrl(config.redisUrl);
   if (env['ANCHOR_URL']) throw new Error('ANCHOR_URL: removed; checkpoints are time-stamped by an RFC 3161 authority instead, set ANCHOR_TSA_URL (docs/ledger.md, "Anchoring")');
   ScrapeCredential.fromSetting(config.metricsScrapeToken);
@@ -219,10 +220,15 @@ export function loadGatewayConfig(
   proxyUrl(lowerCase.httpsProxy ? 'https_proxy' : 'HTTPS_PROXY', config.httpsProxy);
   proxyUrl(lowerCase.httpProxy ? 'http_proxy' : 'HTTP_PROXY', config.httpProxy);
   checkBootstrap(config);
-  // Checked here, before the data dir is opened; the key itself is never part of the message.
-  if (config.requestLogKey !== '' && !/^[0-9a-fA-F]{64}$/.test(config.requestLogKey)) throw new Error('REQUEST_LOG_KEY: must be 64 hexadecimal characters (32 bytes)');
+  checkHexKey(config.requestLogKey, 'REQUEST_LOG_KEY');
+  checkHexKey(config.credentialsKey, 'CREDENTIALS_KEY');
   if (config.upstreamApiKeyMode === 'replace' && !config.upstreamApiKey) throw new Error('UPSTREAM_API_KEY_MODE: replace needs UPSTREAM_API_KEY (the key that replaces the caller\'s)');
   return config;
+}
+
+/** A key setting: empty, or 64 hexadecimal characters. Checked before the data dir is opened; the key is never part of the message. */
+function checkHexKey(value: string, env: string): void {
+  if (value !== '' && !/^[0-9a-fA-F]{64}$/.test(value)) throw new Error(`${env}: must be 64 hexadecimal characters (32 bytes)`);
 }
 
 /** BOOTSTRAP_*: a bad value stops start-up naming the setting; the token's value is never part of the message. */

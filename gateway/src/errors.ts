@@ -54,6 +54,7 @@ export const ERRORS = {
   ledger_busy: { status: 503, type: 'upstream_unavailable', message: 'the ledger is behind its disk; retry shortly' },
   shutting_down: { status: 503, type: 'upstream_unavailable', message: 'gateway is shutting down' },
   request_log_key_missing: { status: 503, type: 'upstream_unavailable', message: 'the request log cannot be enabled: this gateway has no REQUEST_LOG_KEY' },
+  credentials_key_missing: { status: 503, type: 'upstream_unavailable', message: 'provider credentials cannot be stored: this gateway has no CREDENTIALS_KEY (64 hexadecimal characters)' },
   no_bundle: { status: 503, type: 'upstream_unavailable', message: 'this sidecar has not received a bundle from its control plane yet' },
   server_busy: { status: 503, type: 'upstream_unavailable', message: 'gateway is busy reading other request bodies; retry shortly' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;

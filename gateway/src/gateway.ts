@@ -55,6 +55,8 @@ import { compileOwnSchemasSoon } from './platform/gateway-ajv.js';
 import { REQUEST_LOG_CHANGES, RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
+import { CredentialStore } from './credentials/credential-store.js';
+import { registerCredentialRoutes } from './api/credentials-routes.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { NoticeSlot } from './platform/notice-slot.js';
@@ -154,6 +156,8 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
   // The opt-in sampled request log (docs/console.md, "Request log"): its records sealed under REQUEST_LOG_KEY.
   const callSamples = new RequestLog(store, secretBoxFrom(config.requestLogKey, 'requestLogKey', 'REQUEST_LOG_KEY'), logger);
   const requestLogPruner = life.own('request log pruner', new RequestLogPruner(callSamples, config.requestLogPruneIntervalS * 1000, logger));
+  // Provider credentials routes name (docs/routing.md, "Provider credentials"): sealed under CREDENTIALS_KEY.
+  const credentials = new CredentialStore(store.providerCredentials, config.credentialsKey);
   const authenticator = new Authenticator({ tokens, sessions, users }, Date.now, store.credentials);
   const loginFailures = new LoginFailures(loginFailureLimits(config));
   const passwordLogin = new PasswordLogin(users, sessions, loginFailures, passwordLoginOptions(config));
@@ -303,6 +307,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     agents,
     telemetry,
     prometheus,
+    credentials,
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
@@ -337,6 +342,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
   registerAgentRoutes(api, deps);
   registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
+  registerCredentialRoutes(api, { credentials, onAdminAction: deps.onAdminAction });
   // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
   const stored = new StoredResponses(store.storedResponses, recentResponses);
   // The agents' calls, mounted as each request thread mounts them: also served on the agents' port.

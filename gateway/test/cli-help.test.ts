@@ -23,10 +23,13 @@ const COMMANDS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['sidecar-token list', ['--no-header']],
   ['sidecar-token revoke', []],
   ['sidecar-token rotate', []],
+  ['credential set', ['--tenant']],
+  ['credential list', ['--tenant', '--no-header']],
+  ['credential delete', ['--tenant']],
   ['ledger verify', ['--tenant']],
   ['ledger export', ['--tenant', '--out']],
 ];
-const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'ledger'];
+const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'credential', 'ledger'];
 
 let dataDir: string;
 let env: Record<string, string>;

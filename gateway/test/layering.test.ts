@@ -17,6 +17,7 @@ const FLOORS = [
   'platform',
   'storage',
   'identity',
+  'credentials',
   'http',
   'policy',
   'ledger',

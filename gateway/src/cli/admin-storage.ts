@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { GatewayConfig } from '../config.js';
 import type { Ledger, LedgerInput } from '../ledger/index.js';
 import type { SidecarTokenRepository, TenantRepository, TokenRepository, UserRepository } from '../storage/repositories.js';
+import type { CredentialStore } from '../credentials/credential-store.js';
 
 /** What the admin commands act on: the LMDB data dir, or with DATABASE_URL the control plane's PostgreSQL. */
 export interface AdminStorage {
@@ -9,6 +10,8 @@ export interface AdminStorage {
   readonly tokens: TokenRepository;
   readonly users: UserRepository;
   readonly sidecarTokens: SidecarTokenRepository;
+  /** The data dir's provider credentials; null with DATABASE_URL (the control plane keeps none: docs/routing.md). */
+  readonly credentials: CredentialStore | null;
   /**
    * Chains an entry in a tenant's ledger. On LMDB this process appends, so its caller holds the data dir's lock (no
    * gateway may be appending at the same time). With DATABASE_URL: the control plane's own chain of the tenant, whose
@@ -34,12 +37,13 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
     const { PgControlChain } = await import('../fleet/postgres/pg-control-chain.js');
     const own = new PgControlChain(repos.pool);
     return Object.assign(repos, {
+      credentials: null,
       chain: async (tenantId: string, entry: LedgerInput) => {
         await own.append(tenantId, entry);
       },
     });
   }
-  const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }, { Ledger }, { timestampsCheckpoints }, { ledgerCompression }] = await Promise.all([
+  const [{ openGatewayStore }, { TenantStore }, { TokenStore }, { UserStore }, { SidecarTokenStore }, { Ledger }, { timestampsCheckpoints }, { ledgerCompression }, { CredentialStore }] = await Promise.all([
     import('../storage/gateway-store.js'),
     import('../identity/tenants/tenant-store.js'),
     import('../identity/auth/token-store.js'),
@@ -48,6 +52,7 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
     import('../ledger/index.js'),
     import('../identity/tenants/plans.js'),
     import('../proxy/ledger-compression.js'),
+    import('../credentials/credential-store.js'),
   ]);
   const store = openGatewayStore(config.dataDir);
   const tenants = new TenantStore(store);
@@ -66,6 +71,7 @@ export async function openAdminStorage(config: GatewayConfig): Promise<AdminStor
     tokens: new TokenStore(store),
     users: new UserStore(store),
     sidecarTokens: new SidecarTokenStore(store),
+    credentials: new CredentialStore(store.providerCredentials, config.credentialsKey),
     chain: async (tenantId, entry) => {
       await open().append(tenantId, [entry]);
     },

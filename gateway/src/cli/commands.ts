@@ -122,6 +122,30 @@ export const SIDECAR_TOKEN_ROTATE = {
   options: {},
 } as const satisfies CommandSpec;
 
+const CREDENTIAL_TENANT = { type: 'string', value: 'T', help: 'the tenant (default "default")' } as const;
+
+export const CREDENTIAL_SET = {
+  name: 'credential set',
+  args: ['NAME'],
+  summary: "store or rotate a tenant's provider credential; the secret is read from standard input",
+  details: `NAME: lower-case letters, digits, ".", "_" and "-", at most 64. The secret is sealed under CREDENTIALS_KEY
+(required) and never shown again; the change is chained in the tenant's ledger (docs/routing.md).`,
+  options: { tenant: CREDENTIAL_TENANT },
+} as const satisfies CommandSpec;
+
+export const CREDENTIAL_LIST = {
+  name: 'credential list',
+  summary: "a tenant's provider credentials: name, source (stored or environment), updated, by; never a secret",
+  options: { tenant: CREDENTIAL_TENANT, 'no-header': NO_HEADER },
+} as const satisfies CommandSpec;
+
+export const CREDENTIAL_DELETE = {
+  name: 'credential delete',
+  args: ['NAME'],
+  summary: "delete a tenant's stored provider credential; chained in its ledger",
+  options: { tenant: CREDENTIAL_TENANT },
+} as const satisfies CommandSpec;
+
 export const LEDGER_VERIFY = {
   name: 'ledger verify',
   summary: 'recompute chains, Merkle trees, checkpoints and time-stamps (exit 1 on a break)',
@@ -141,12 +165,13 @@ export const TENANT_COMMANDS = [TENANT_CREATE, TENANT_SET_PLAN, TENANT_LIST] as 
 export const TOKEN_COMMANDS = [TOKEN_CREATE, TOKEN_LIST, TOKEN_REVOKE, TOKEN_ROTATE] as const;
 export const USER_COMMANDS = [USER_CREATE, USER_LIST, USER_DISABLE] as const;
 export const SIDECAR_TOKEN_COMMANDS = [SIDECAR_TOKEN_CREATE, SIDECAR_TOKEN_LIST, SIDECAR_TOKEN_REVOKE, SIDECAR_TOKEN_ROTATE] as const;
+export const CREDENTIAL_COMMANDS = [CREDENTIAL_SET, CREDENTIAL_LIST, CREDENTIAL_DELETE] as const;
 export const LEDGER_COMMANDS = [LEDGER_VERIFY, LEDGER_EXPORT] as const;
 
 /** The gateway's part of `aduana --help`; the repository's `aduana` command shows it (see scripts/aduana.mjs). */
 export const USAGE = `gateway
 ${commandList([GATEWAY, CONTROL])}
 administration (works on DATA_DIR, also while the services run; with DATABASE_URL on the control plane's PostgreSQL)
-${commandList([...TENANT_COMMANDS, ...TOKEN_COMMANDS, ...USER_COMMANDS, ...SIDECAR_TOKEN_COMMANDS, ...LEDGER_COMMANDS, CONFIG])}
+${commandList([...TENANT_COMMANDS, ...TOKEN_COMMANDS, ...USER_COMMANDS, ...SIDECAR_TOKEN_COMMANDS, ...CREDENTIAL_COMMANDS, ...LEDGER_COMMANDS, CONFIG])}
 \`aduana <command> --help\` for a command's options
 `;

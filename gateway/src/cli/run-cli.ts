@@ -28,6 +28,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
     }
     case 'user':
       return (await import('./user-commands.js')).runUserCommand(rest);
+    case 'credential':
+      return (await import('./credential-commands.js')).runCredentialCommand(rest);
     case 'sidecar-token':
       return (await import('./sidecar-token-commands.js')).runSidecarTokenCommand(rest);
     case 'tenant':

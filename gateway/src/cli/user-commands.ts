@@ -7,18 +7,11 @@ import { userView } from '../identity/users/user-record.js';
 import { withOfflineChain, type ChainAction } from './offline-chain.js';
 import { isRole, ROLES } from '../identity/auth/principal.js';
 import { USER_CREATE, USER_DISABLE, USER_LIST } from './commands.js';
+import { readSecretInput } from './read-stdin.js';
 
 function fail(message: string): number {
   process.stderr.write(`aduana: ${message}\n`);
   return 2;
-}
-
-/** The password, from standard input only (an argument would sit in the shell history and the process list). */
-async function readPassword(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  // One trailing newline is the shell's (`echo … |`), not the password's.
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
 type Config = ReturnType<typeof loadGatewayConfig>;
@@ -54,8 +47,7 @@ const create = command(USER_CREATE, async ({ values }) => {
   const { tenant, email, name, role } = values;
   if (!email || !name) return fail('user create: --email and --name must not be empty');
   if (!isRole(role)) return fail(`user create: --role must be one of ${ROLES.join(', ')}`);
-  if (process.stdin.isTTY) process.stderr.write('password (end with Ctrl-D): ');
-  const password = await readPassword();
+  const password = await readSecretInput('password');
   return changeOnTenant('create', tenant, async ({ users, tenants }, config, chain) => {
     const rules = { minLength: config.passwordMinLength, maxBytes: config.passwordMaxBytes, scryptLogN: config.passwordScryptLogN };
     const rec = await createPasswordUser(users, tenants, rules, { tenantId: tenant, email, name, role, password });

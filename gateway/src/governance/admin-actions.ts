@@ -20,6 +20,9 @@ export const ADMIN_ACTIONS = [
   'agent.suspended',
   'agent.resumed',
   'settings.request_log_updated',
+  'credential.set',
+  'credential.rotated',
+  'credential.deleted',
 ] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 
@@ -41,7 +44,7 @@ export function actorOf(p: Pick<Principal, 'id' | 'userId'>): Actor {
 export interface AdminActionInput {
   readonly actor: Actor;
   readonly action: AdminAction;
-  /** The id of what was acted on (a policy, token, user or agent id, a pack's name, or a setting's name). */
+  /** The id of what was acted on (a policy, token, user or agent id, a pack's name, a setting's or a credential's name). */
   readonly target: string;
   /** The object's public view before and after (null: it did not exist / no longer does). Only their digests are chained. */
   readonly before: unknown;

@@ -52,6 +52,8 @@ export interface GatewayStore {
   readonly requestLogSettings: Database;
   /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-log.ts) */
   readonly requestSamples: Database;
+  /** [tenant id, name] -> a provider credential, its secret sealed under CREDENTIALS_KEY (credentials/credential-store.ts) */
+  readonly providerCredentials: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
   readonly credentials: CredentialRevision;
   close(): Promise<void>;
@@ -97,6 +99,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     mcpSessions: db('mcp_sessions'),
     requestLogSettings: db('request_log_settings'),
     requestSamples: db('request_samples'),
+    providerCredentials: db('provider_credentials'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
-import { createLogger } from '@aduana/shared';
+import { createLogger, type Logger } from '@aduana/shared';
 import { loadGatewayConfig, startGateway, type GatewayConfig, type RunningGateway } from '../../src/index.js';
 import type { Role } from '../../src/identity/auth/principal.js';
 import type { Plan } from '../../src/identity/tenants/plans.js';
@@ -23,12 +23,13 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {}): Promise<TestGateway> {
+/** `logger`: where the gateway's lines go (default: nowhere), for a test that reads them. */
+export async function startTestGateway(overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {}, options: { logger?: Logger } = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'aduana-gw-'));
   let gw: RunningGateway;
   try {
     const config = loadGatewayConfig({}, { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', ...threadingUnderTest(), ...overrides });
-    gw = await startGateway({ config, logger: createLogger('test', { level: 'silent' }) });
+    gw = await startGateway({ config, logger: options.logger ?? createLogger('test', { level: 'silent' }) });
     // With request threads, the agents' port's connections go to every thread from the first.
     await gw.threadsReady();
   } catch (err) {
