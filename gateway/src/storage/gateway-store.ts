@@ -50,6 +50,8 @@ export interface GatewayStore {
   readonly mcpSessions: Database;
   /** tenant id -> StoredRequestLogSettings: the sampled request log's settings (request-log/request-log-settings.ts) */
   readonly requestLogSettings: Database;
+  /** tenant id -> RoutesState: the tenant's routes and their version (proxy/routing/route-store.ts) */
+  readonly routes: Database;
   /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-log.ts) */
   readonly requestSamples: Database;
   /** 'revision' -> number, bumped by every change that can end a credential's validity (identity/auth/credential-revision.ts) */
@@ -97,6 +99,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     mcpSessions: db('mcp_sessions'),
     requestLogSettings: db('request_log_settings'),
     requestSamples: db('request_samples'),
+    routes: db('routes'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;
