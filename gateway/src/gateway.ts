@@ -55,6 +55,8 @@ import { compileOwnSchemasSoon } from './platform/gateway-ajv.js';
 import { REQUEST_LOG_CHANGES, RequestLog } from './request-log/request-log.js';
 import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
+import { registerUpstreamRoutes } from './api/upstream-routes.js';
+import { RouteStore } from './proxy/routing/route-store.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { NoticeSlot } from './platform/notice-slot.js';
@@ -303,6 +305,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     agents,
     telemetry,
     prometheus,
+    routes: new RouteStore(store.routes),
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
@@ -337,6 +340,9 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
   registerTenantRoutes(api, { tenants, runtimes, onPlanChanged: (tenantId, change, traceId) => audit.recordPlanChange(tenantId, change, { trace_id: traceId }) });
   registerAgentRoutes(api, deps);
   registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
+  // Routes name provider credentials: the tenants' credential store, which answers whether a name exists, plugs in
+  // here. This one knows none, so a route that names a credential is refused and one that names none is taken.
+  registerUpstreamRoutes(api, { routes: deps.routes, credentialNames: () => false, onAdminAction: deps.onAdminAction });
   // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
   const stored = new StoredResponses(store.storedResponses, recentResponses);
   // The agents' calls, mounted as each request thread mounts them: also served on the agents' port.

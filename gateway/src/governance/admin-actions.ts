@@ -20,6 +20,8 @@ export const ADMIN_ACTIONS = [
   'agent.suspended',
   'agent.resumed',
   'settings.request_log_updated',
+  'routes.updated',
+  'routes.deleted',
 ] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 
