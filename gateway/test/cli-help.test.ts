@@ -25,8 +25,11 @@ const COMMANDS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['sidecar-token rotate', []],
   ['ledger verify', ['--tenant']],
   ['ledger export', ['--tenant', '--out']],
+  ['routes apply', ['-f, --file', '--url']],
+  ['routes export', ['--out', '--url']],
+  ['routes delete', ['--url']],
 ];
-const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'ledger'];
+const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'ledger', 'routes'];
 
 let dataDir: string;
 let env: Record<string, string>;
