@@ -193,6 +193,8 @@ export const GATEWAY_CONFIG = {
   bootstrapToken: { env: 'BOOTSTRAP_TOKEN', type: 'string', default: '', description: "a PAT the operator generated (`adu_pat_…`, e.g. from a Kubernetes Secret): stored (its hash) in BOOTSTRAP_TENANT on any start that does not know it, and no admin token is made or printed; never logged (docs/sidecar.md). Empty = the first start prints an admin token" },
   bootstrapTokenRole: { env: 'BOOTSTRAP_TOKEN_ROLE', type: 'string', default: 'operator', enum: ['admin', 'operator', 'viewer'], description: "BOOTSTRAP_TOKEN's role" },
   bootstrapTokenAgent: { env: 'BOOTSTRAP_TOKEN_AGENT', type: 'string', default: '', description: 'the agent BOOTSTRAP_TOKEN is bound to (its calls then name no agent); empty = unbound' },
+  cliUrl: { env: 'ADUANA_URL', type: 'string', default: '', description: "`aduana routes`: the gateway API it calls (empty = http://HOST:GATEWAY_PORT, 127.0.0.1 when HOST is every address)" },
+  cliToken: { env: 'ADUANA_TOKEN', type: 'string', default: '', description: "`aduana routes`: the PAT it calls the API with; its tenant's routes are the ones read or changed (an admin token to change them). Never logged" },
 } as const;
 
 export type GatewayConfig = ConfigValues<typeof GATEWAY_CONFIG>;

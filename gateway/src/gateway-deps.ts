@@ -19,6 +19,7 @@ import type { AgentRegistry } from './agents/agent-registry.js';
 import type { TelemetryService } from './telemetry/telemetry-service.js';
 import type { PrometheusMetrics } from './telemetry/prometheus-metrics.js';
 import type { CredentialStore } from './credentials/credential-store.js';
+import type { RouteStore } from './proxy/routing/route-store.js';
 
 /** Everything route modules need, built once at start by createGateway. */
 export interface GatewayDeps {
@@ -49,6 +50,8 @@ export interface GatewayDeps {
   readonly prometheus: PrometheusMetrics;
   /** The tenants' provider credentials, sealed under CREDENTIALS_KEY, and ADUANA_CREDENTIAL_* (docs/routing.md). */
   readonly credentials: CredentialStore;
+  /** The tenants' routes (docs/routing.md); its `onChange` is told of every committed change. */
+  readonly routes: RouteStore;
   /** Called after a held decision is resolved (the ledger records it). */
   onDecisionResolved(d: DecisionRecord): Promise<void>;
   /** Called after an admin action is stored: the ledger records it (at a control plane, its own chain of the tenant). */

@@ -57,6 +57,8 @@ import { RequestLogPruner } from './request-log/request-log-pruner.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { CredentialStore } from './credentials/credential-store.js';
 import { registerCredentialRoutes } from './api/credentials-routes.js';
+import { registerUpstreamRoutes } from './api/upstream-routes.js';
+import { RouteStore } from './proxy/routing/route-store.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { NoticeSlot } from './platform/notice-slot.js';
@@ -308,6 +310,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     telemetry,
     prometheus,
     credentials,
+    routes: new RouteStore(store.routes),
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };
@@ -343,6 +346,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
   registerAgentRoutes(api, deps);
   registerRequestLogRoutes(api, { requestLog: callSamples, onAdminAction: deps.onAdminAction });
   registerCredentialRoutes(api, { credentials, onAdminAction: deps.onAdminAction });
+  registerUpstreamRoutes(api, { routes: deps.routes, credentialNames: (tenantId, name) => credentials.has(tenantId, name), onAdminAction: deps.onAdminAction });
   // Which tenant made each response the provider stores: request threads believe each other's from shared memory.
   const stored = new StoredResponses(store.storedResponses, recentResponses);
   // The agents' calls, mounted as each request thread mounts them: also served on the agents' port.

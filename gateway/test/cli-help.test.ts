@@ -28,8 +28,11 @@ const COMMANDS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['credential delete', ['--tenant']],
   ['ledger verify', ['--tenant']],
   ['ledger export', ['--tenant', '--out']],
+  ['routes apply', ['-f, --file', '--url']],
+  ['routes export', ['--out', '--url']],
+  ['routes delete', ['--url']],
 ];
-const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'credential', 'ledger'];
+const GROUPS = ['tenant', 'token', 'user', 'sidecar-token', 'credential', 'ledger', 'routes'];
 
 let dataDir: string;
 let env: Record<string, string>;

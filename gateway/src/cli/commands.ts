@@ -161,17 +161,46 @@ export const LEDGER_EXPORT = {
   },
 } as const satisfies CommandSpec;
 
+/** Where `aduana routes` commands send their calls, and as whom: the same for all three. */
+const API_DETAILS = `Through the gateway's API (ADUANA_URL, default http://HOST:GATEWAY_PORT), as ADUANA_TOKEN's tenant: the running
+gateway takes the change at once and chains it in the tenant's ledger (docs/routing.md).`;
+const API_URL = { type: 'string', value: 'URL', help: "the gateway's API (default ADUANA_URL, else http://HOST:GATEWAY_PORT)" } as const;
+
+export const ROUTES_APPLY = {
+  name: 'routes apply',
+  summary: "replace the tenant's routes with a YAML (or JSON) file's; the same routes again change nothing",
+  details: `${API_DETAILS}\nRefused whole, naming the field, when anything in it is wrong. Needs an admin token.`,
+  options: { file: { type: 'string', short: 'f', value: 'FILE', required: true, help: 'the routes (- for standard input)' }, url: API_URL },
+} as const satisfies CommandSpec;
+
+export const ROUTES_EXPORT = {
+  name: 'routes export',
+  summary: "the tenant's routes as YAML, as routes apply takes them (nothing when it has none)",
+  details: API_DETAILS,
+  options: { out: { type: 'string', value: 'FILE', help: 'write there instead of standard output' }, url: API_URL },
+} as const satisfies CommandSpec;
+
+export const ROUTES_DELETE = {
+  name: 'routes delete',
+  summary: "remove the tenant's routes: its calls take the default route (UPSTREAM_*) again",
+  details: `${API_DETAILS}\nNeeds an admin token.`,
+  options: { url: API_URL },
+} as const satisfies CommandSpec;
+
 export const TENANT_COMMANDS = [TENANT_CREATE, TENANT_SET_PLAN, TENANT_LIST] as const;
 export const TOKEN_COMMANDS = [TOKEN_CREATE, TOKEN_LIST, TOKEN_REVOKE, TOKEN_ROTATE] as const;
 export const USER_COMMANDS = [USER_CREATE, USER_LIST, USER_DISABLE] as const;
 export const SIDECAR_TOKEN_COMMANDS = [SIDECAR_TOKEN_CREATE, SIDECAR_TOKEN_LIST, SIDECAR_TOKEN_REVOKE, SIDECAR_TOKEN_ROTATE] as const;
 export const CREDENTIAL_COMMANDS = [CREDENTIAL_SET, CREDENTIAL_LIST, CREDENTIAL_DELETE] as const;
 export const LEDGER_COMMANDS = [LEDGER_VERIFY, LEDGER_EXPORT] as const;
+export const ROUTES_COMMANDS = [ROUTES_APPLY, ROUTES_EXPORT, ROUTES_DELETE] as const;
 
 /** The gateway's part of `aduana --help`; the repository's `aduana` command shows it (see scripts/aduana.mjs). */
 export const USAGE = `gateway
 ${commandList([GATEWAY, CONTROL])}
 administration (works on DATA_DIR, also while the services run; with DATABASE_URL on the control plane's PostgreSQL)
 ${commandList([...TENANT_COMMANDS, ...TOKEN_COMMANDS, ...USER_COMMANDS, ...SIDECAR_TOKEN_COMMANDS, ...CREDENTIAL_COMMANDS, ...LEDGER_COMMANDS, CONFIG])}
+a tenant's routes (through a running gateway's API: ADUANA_URL, ADUANA_TOKEN)
+${commandList(ROUTES_COMMANDS)}
 \`aduana <command> --help\` for a command's options
 `;

@@ -32,6 +32,8 @@ export async function runCli(argv: string[]): Promise<number | null> {
       return (await import('./credential-commands.js')).runCredentialCommand(rest);
     case 'sidecar-token':
       return (await import('./sidecar-token-commands.js')).runSidecarTokenCommand(rest);
+    case 'routes':
+      return (await import('./routes-commands.js')).runRoutesCommand(rest);
     case 'tenant':
     case 'token':
       return (await import('./admin-commands.js')).runAdminCommand(cmd, rest);

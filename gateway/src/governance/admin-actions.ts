@@ -23,6 +23,8 @@ export const ADMIN_ACTIONS = [
   'credential.set',
   'credential.rotated',
   'credential.deleted',
+  'routes.updated',
+  'routes.deleted',
 ] as const;
 export type AdminAction = (typeof ADMIN_ACTIONS)[number];
 

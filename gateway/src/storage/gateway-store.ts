@@ -50,6 +50,8 @@ export interface GatewayStore {
   readonly mcpSessions: Database;
   /** tenant id -> StoredRequestLogSettings: the sampled request log's settings (request-log/request-log-settings.ts) */
   readonly requestLogSettings: Database;
+  /** tenant id -> RoutesState: the tenant's routes and their version (proxy/routing/route-store.ts) */
+  readonly routes: Database;
   /** [tenant id, decision id] -> RequestSampleRecord: a sampled call's redacted texts, sealed (request-log/request-log.ts) */
   readonly requestSamples: Database;
   /** [tenant id, name] -> a provider credential, its secret sealed under CREDENTIALS_KEY (credentials/credential-store.ts) */
@@ -100,6 +102,7 @@ export function openGatewayStore(dataDir: string): GatewayStore {
     requestLogSettings: db('request_log_settings'),
     requestSamples: db('request_samples'),
     providerCredentials: db('provider_credentials'),
+    routes: db('routes'),
     credentials: new CredentialRevision(db('credential_revision')),
     async close() {
       await root.flushed;

@@ -15,6 +15,11 @@ export interface WireScript {
   /** Destroy the connection right after the event that carries this many text chunks. */
   dropAfterChunks?: number;
   delayMs?: number;
+  /** Answer this status with a provider's JSON error (and `headers`, e.g. Retry-After) instead of the answer. */
+  status?: number;
+  headers?: Record<string, string>;
+  /** Keys (as sent in the provider's key header, without `Bearer `) answered 401, as a provider answers a revoked key. */
+  refuseKeys?: string[];
 }
 
 /** One event of a format's stream: its SSE name (or none), its data, and whether it carries a text chunk. */
@@ -111,6 +116,9 @@ export class WireMock extends ScriptedMock<WireScript> {
     const format = Object.values(WIRE_ANSWERS).find((f) => f.matches(got.path));
     x.finished = true;
     if (!format || got.method !== 'POST') return json(res, 404, { error: { message: `mock: no format answers ${got.method} ${got.path}` } });
+    const key = String(got.headers['authorization'] ?? got.headers['x-api-key'] ?? got.headers['api-key'] ?? got.headers['x-goog-api-key'] ?? '').replace(/^Bearer /, '');
+    if (s.refuseKeys?.includes(key)) return json(res, 401, { error: { message: 'mock: invalid api key', type: 'invalid_request_error' } });
+    if (s.status !== undefined) return json(res, s.status, { error: { message: `mock: status ${s.status}`, type: 'server_error' } }, s.headers);
     const chunks = s.chunks ?? [s.text ?? 'ok'];
     const usage = s.usage ?? { input: 10, output: 5 };
     if (!format.streams(got.path, body)) return json(res, 200, format.whole(s.text ?? chunks.join(''), usage, body));
@@ -143,8 +151,8 @@ function sse(event: string | null, data: unknown): string {
   return `${event === null ? '' : `event: ${event}\n`}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

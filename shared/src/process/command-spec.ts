@@ -7,6 +7,8 @@ export interface OptionSpec {
   /** Repeatable: `--tenant a --tenant b`. */
   readonly multiple?: boolean;
   readonly required?: boolean;
+  /** A one-letter alias: `-f FILE` for `--file FILE`. */
+  readonly short?: string;
   /** The value's name in the usage line and the help: `--tenant T`. */
   readonly value?: string;
   readonly help: string;
@@ -50,8 +52,11 @@ export const EXIT_STATUS = `exit status: 0 ok, 1 runtime failure, 2 usage error
   2: nothing was done: an unknown command or option, a missing argument, or a value the command refuses
 `;
 
-function optionLabel(name: string, o: OptionSpec): string {
-  return o.type === 'string' ? `--${name} ${o.value ?? 'VALUE'}` : `--${name}`;
+/** `--tenant T`; with a short alias, `-f FILE` in a usage line and `-f, --file FILE` in a help. */
+function optionLabel(name: string, o: OptionSpec, where: 'usage' | 'help' = 'usage'): string {
+  const value = o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : '';
+  if (o.short === undefined) return `--${name}${value}`;
+  return where === 'usage' ? `-${o.short}${value}` : `-${o.short}, --${name}${value}`;
 }
 
 /** `token create --tenant T --role R [--name N]`: the command as its usage line shows it. */
@@ -70,7 +75,7 @@ function column(left: string, right: string, width: number): string {
 
 /** A command's --help. */
 export function commandHelp(spec: CommandSpec): string {
-  const options = Object.entries(spec.options).map(([name, o]) => column(optionLabel(name, o), o.help + (o.required ? ' (required)' : ''), 24));
+  const options = Object.entries(spec.options).map(([name, o]) => column(optionLabel(name, o, 'help'), o.help + (o.required ? ' (required)' : ''), 24));
   options.push(column('-h, --help', 'this help', 24));
   const about = spec.details ? `${spec.summary}\n${spec.details.trimEnd()}` : spec.summary;
   return `usage: aduana ${synopsis(spec)}\n\n${about}\n\noptions:\n${options.join('\n')}\n\n${EXIT_STATUS}`;
@@ -110,8 +115,8 @@ export function parseCommand<S extends CommandSpec>(spec: S, argv: readonly stri
     io.out.write(commandHelp(spec));
     return 0;
   }
-  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> = {};
-  for (const [name, o] of Object.entries(spec.options)) options[name] = o.multiple ? { type: o.type, multiple: true } : { type: o.type };
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = {};
+  for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type, ...(o.multiple ? { multiple: true } : {}), ...(o.short !== undefined ? { short: o.short } : {}) };
   let parsed;
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true });

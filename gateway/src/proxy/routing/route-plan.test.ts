@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { backoffMs, retryAfterMs } from './backoff.js';
 import { Breaker } from './breaker.js';
-import { attemptOrder, compileRoutes, nextCredential, ROUTE_DEFAULTS } from './route-plan.js';
+import { attemptOrder, compileRoutes, nextCredential } from './route-plan.js';
+import { ROUTE_DEFAULTS } from './route-schema.js';
 import type { RouteSpec } from './route-spec.js';
 
 const SPEC: RouteSpec = {
@@ -29,10 +30,10 @@ function seeded(seed: number): () => number {
 describe('a compiled route', () => {
   it('keeps the defaults the documentation gives where the spec leaves them out', () => {
     const plan = compile();
-    expect(plan.retry.attempts).toBe(ROUTE_DEFAULTS.attempts);
+    expect(plan.retry.attempts).toBe(ROUTE_DEFAULTS.retry.attempts);
     expect([...plan.retry.statuses]).toEqual([429, 500, 502, 503, 504]);
     expect(plan.retry).toMatchObject({ onConnect: true, onTimeout: true, baseMs: 200, maxMs: 5000, retryAfterCapMs: 30_000 });
-    expect(plan.timeouts).toEqual({ connectMs: 2000, firstByteMs: 60_000, idleStreamMs: 60_000 });
+    expect(plan.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleStreamMs: 120_000 });
     expect(plan.restMs).toBe(30_000);
     expect(plan.models.get('gpt-4o')!.family).toBe('openai');
   });

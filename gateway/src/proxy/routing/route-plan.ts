@@ -1,6 +1,7 @@
 import type { Provider } from '../wire/wire-formats.js';
 import { Breaker } from './breaker.js';
 import type { ModelTargetSpec, RouteSpec, TargetSpec } from './route-spec.js';
+import { ROUTE_DEFAULTS } from './route-schema.js';
 
 /** The wire-format families whose targets can serve each other's calls (translation between families is not done). */
 export type Family = 'openai' | 'anthropic' | 'gemini';
@@ -9,20 +10,6 @@ export function familyOf(provider: Provider): Family {
   return provider === 'azure' ? 'openai' : provider;
 }
 
-/** What a route's defaults are, where it leaves a field out (docs/routing.md). */
-export const ROUTE_DEFAULTS = Object.freeze({
-  attempts: 2,
-  on: Object.freeze([429, 500, 502, 503, 504, 'connect', 'timeout'] as const),
-  backoffBaseMs: 200,
-  backoffMaxMs: 5000,
-  retryAfterCapS: 30,
-  connectMs: 2000,
-  firstByteMs: 60_000,
-  idleStreamMs: 60_000,
-  breakerFailures: 5,
-  breakerOpenS: 30,
-  azureApiVersion: '2024-10-21',
-});
 
 /** One target as compiled: its pool, its credentials in rotation, its breaker and each credential's rest. */
 export interface RoutedTarget<C = unknown> {
@@ -84,15 +71,11 @@ export interface RoutePlan<C = unknown> {
  * Compiles a validated spec. `client` makes (or shares) the pool a target's calls go over, with the route's timeouts.
  */
 export function compileRoutes<C>(spec: RouteSpec, version: number, client: (target: TargetSpec, timeouts: Timeouts) => C): RoutePlan<C> {
-  const t = spec.timeouts_ms ?? {};
-  const timeouts: Timeouts = {
-    connectMs: t.connect ?? ROUTE_DEFAULTS.connectMs,
-    firstByteMs: t.first_byte ?? ROUTE_DEFAULTS.firstByteMs,
-    idleStreamMs: t.idle_stream ?? ROUTE_DEFAULTS.idleStreamMs,
-  };
-  const b = spec.breaker ?? {};
-  const failures = b.consecutive_failures ?? ROUTE_DEFAULTS.breakerFailures;
-  const openMs = (b.open_s ?? ROUTE_DEFAULTS.breakerOpenS) * 1000;
+  const t = { ...ROUTE_DEFAULTS.timeouts_ms, ...spec.timeouts_ms };
+  const timeouts: Timeouts = { connectMs: t.connect, firstByteMs: t.first_byte, idleStreamMs: t.idle_stream };
+  const b = { ...ROUTE_DEFAULTS.breaker, ...spec.breaker };
+  const failures = b.consecutive_failures;
+  const openMs = b.open_s * 1000;
   const targets = new Map<string, RoutedTarget<C>>();
   for (const [name, ts] of Object.entries(spec.targets)) {
     targets.set(name, {
@@ -119,16 +102,17 @@ export function compileRoutes<C>(spec: RouteSpec, version: number, client: (targ
     });
     models.set(name, { name, strategy: ms.strategy, family: (choices[0] as RouteChoice<C>).target.family, choices });
   }
+  const d = ROUTE_DEFAULTS.retry;
   const r = spec.retry ?? {};
-  const on = r.on ?? ROUTE_DEFAULTS.on;
+  const on = r.on ?? d.on;
   const retry: RetryPlan = {
-    attempts: r.attempts ?? ROUTE_DEFAULTS.attempts,
+    attempts: r.attempts ?? d.attempts,
     statuses: new Set(on.filter((x): x is number => typeof x === 'number')),
     onConnect: on.includes('connect'),
     onTimeout: on.includes('timeout'),
-    baseMs: r.backoff_ms?.base ?? ROUTE_DEFAULTS.backoffBaseMs,
-    maxMs: r.backoff_ms?.max ?? ROUTE_DEFAULTS.backoffMaxMs,
-    retryAfterCapMs: (r.respect_retry_after_s ?? ROUTE_DEFAULTS.retryAfterCapS) * 1000,
+    baseMs: r.backoff_ms?.base ?? d.backoff_ms.base,
+    maxMs: r.backoff_ms?.max ?? d.backoff_ms.max,
+    retryAfterCapMs: (r.respect_retry_after_s ?? d.respect_retry_after_s) * 1000,
   };
   return { version, models, retry, timeouts, restMs: openMs };
 }
