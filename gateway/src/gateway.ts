@@ -59,6 +59,7 @@ import { CredentialStore } from './credentials/credential-store.js';
 import { registerCredentialRoutes } from './api/credentials-routes.js';
 import { registerUpstreamRoutes } from './api/upstream-routes.js';
 import { RouteStore } from './proxy/routing/route-store.js';
+import { ROUTE_CHANGES } from './proxy/routing/router.js';
 import { RequestThreads } from './threads/request-threads.js';
 import { gatewayThreadCount } from './platform/thread-count.js';
 import type { NoticeSlot } from './platform/notice-slot.js';
@@ -366,8 +367,12 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     requestLog: callSamples.keyed ? callSamples : null,
     sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
+    // The tenants' routes (docs/routing.md): a call whose model has a route goes to its targets.
+    routes: { source: deps.routes, credentials },
   });
   life.own('proxy', proxy);
+  // A tenant's changed routes are compiled again on its next call (request threads are told below, once they run).
+  deps.routes.onChange = (tenantId) => proxy.router?.forget(tenantId);
   const mcp = mountMcp(api, config, { store, runtimes, agents, audit, decisions, requestLog: callSamples.keyed ? callSamples : null, egress, logger });
   if (mcp !== null) life.own('MCP gateway', mcp);
   api.finish();
@@ -390,6 +395,10 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     runtimes.admission.onChange = (tenantId) => judging.notify(TENANT_RUNTIME_CHANGES, { tenantId, what: 'plan' });
     store.credentials.onChange = () => judging.notify(CREDENTIAL_CHANGES, null);
     callSamples.onChange = (tenantId) => judging.notify(REQUEST_LOG_CHANGES, tenantId);
+    deps.routes.onChange = (tenantId) => {
+      proxy.router?.forget(tenantId);
+      judging.notify(ROUTE_CHANGES, tenantId);
+    };
     api.useJudgingThreads(judging);
     auth.useJudgingThreads(judging);
   }

@@ -27,6 +27,9 @@ import { IngestValidator } from '../governance/events/ingest-event.js';
 import type { SharedTableMemory } from '../platform/shared-table.js';
 import type { FromRequestThread, ObservedDecision } from './request-thread-protocol.js';
 import { mountAgentsCalls } from '../api/mount-agents-calls.js';
+import { RouteStore } from '../proxy/routing/route-store.js';
+import { ROUTE_CHANGES } from '../proxy/routing/router.js';
+import { CredentialStore } from '../credentials/credential-store.js';
 import { StoredResponses } from '../proxy/stored/stored-responses.js';
 import { REQUEST_LOG_CHANGES, RequestLog } from '../request-log/request-log.js';
 import { NoticeHandlers, type ThreadNotice } from '../platform/notice-slot.js';
@@ -161,6 +164,7 @@ function openJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) =
     requestLog: callSamples.keyed ? callSamples : null,
     sharedLimits: false,
     stepTimes: null,
+    routes: { source: new RouteStore(store.routes), credentials: new CredentialStore(store.providerCredentials, config.credentialsKey) },
   });
   life.own('proxy', proxy);
   server.finish();
@@ -171,7 +175,8 @@ function openJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) =
     .on(TENANT_RUNTIME_CHANGES, ({ tenantId, what }) => (what === 'policies' ? runtimes.sets.forget(tenantId) : runtimes.admission.refreshPlan(tenantId)))
     .on(CREDENTIAL_CHANGES, () => store.credentials.changedElsewhere())
     .on(REQUEST_LOG_CHANGES, (tenantId) => callSamples.reload(tenantId))
-    .on(AGENT_PROFILES, (agent) => agents.replicate(agent));
+    .on(AGENT_PROFILES, (agent) => agents.replicate(agent))
+    .on(ROUTE_CHANGES, (tenantId) => proxy.router?.forget(tenantId));
 
 
   return {

@@ -147,9 +147,10 @@ export class Router {
         const up = await target.client.send({ ...base, path, body, ...(secret !== undefined ? { credential: secret } : {}), rawFailure: true }, c);
         const ms = this.#now() - started;
         record.attempts.push({ ...(credential ? { credential } : {}), ms, model: asked, status: up.status, target: target.name });
-        // A credential the provider refused rests as a breaker would, and the next call takes the next one.
-        if (credential && (up.status === 401 || up.status === 403)) restCredential(target, credential, this.#now(), plan.restMs);
-        const retried = sent < most && !c.http.aborted && plan.retry.statuses.has(up.status) && !REQUEST_AT_FAULT(up.status);
+        // A credential the provider refused rests as a breaker would; the call goes on at once with the pool's next one.
+        const refused = credential !== null && (up.status === 401 || up.status === 403);
+        if (refused) restCredential(target, credential, this.#now(), plan.restMs);
+        const retried = sent < most && !c.http.aborted && ((plan.retry.statuses.has(up.status) && !REQUEST_AT_FAULT(up.status)) || (refused && target.credentials.length > 1));
         if (up.status >= 500) target.breaker.failed(this.#now());
         else if (up.status < 400) target.breaker.succeeded();
         if (!retried) {
@@ -161,6 +162,7 @@ export class Router {
         up.body.destroy();
         c.upstream = null;
         c.upstreamStatus = 0;
+        if (refused) previous = null;
         const after = retryAfterMs(up.headers['retry-after'], this.#now());
         if (after !== null) {
           if (credential && up.status === 429) restCredential(target, credential, this.#now(), after);
