@@ -1,15 +1,13 @@
 import { createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, createLogger, sha256Hex } from '@aduana/shared';
+import { canonicalJson, sha256Hex } from '@aduana/shared';
 import { loadGatewayConfig } from '../src/config.js';
 import { CredentialStore } from '../src/credentials/credential-store.js';
 import { AUDITED_EVENT_TYPES, CLI_ACTOR, type AdminActionInput } from '../src/governance/admin-actions.js';
 import type { LedgerEntry } from '../src/ledger/index.js';
 import { call, expectEnvelope, startTestGateway, type CallResult, type TestGateway } from './helpers/start-test-gateway.js';
 import { tempGatewayStores } from './helpers/temp-gateway-store.js';
+import { capturingLogger, dataFiles } from './helpers/test-records.js';
 
 /**
  * Provider credentials (docs/routing.md, "Provider credentials"): set, listed, rotated and deleted through the API by
@@ -35,16 +33,6 @@ async function api(base: string, method: string, path: string, opts: Parameters<
   return r;
 }
 
-function capturingLogger() {
-  const destination = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      logLines.push(chunk.toString());
-      done();
-    },
-  });
-  return createLogger('credentials-test', { level: 'trace', destination });
-}
-
 const put = (g: TestGateway, token: string, name: string, value: string) => {
   sent.push(value);
   return api(g.url, 'PUT', `/v1/credentials/${name}`, { token, body: { secret: value } });
@@ -60,22 +48,11 @@ function keyedDigest(tenantId: string, name: string, value: string): string {
   return createHmac('sha256', key).update(`${tenantId}\u0000${name}\u0000${value}`).digest('hex');
 }
 
-/** Every file of a data dir, as bytes. */
-function dataFiles(dir: string): { path: string; bytes: Buffer }[] {
-  const out: { path: string; bytes: Buffer }[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...dataFiles(path));
-    else out.push({ path, bytes: readFileSync(path) });
-  }
-  return out;
-}
-
 beforeAll(async () => {
   // Read once when the gateway starts, as a pod's Secret is.
   process.env['ADUANA_CREDENTIAL_SHARED_PROD'] = ENV_SECRET;
-  t = await startTestGateway({ credentialsKey: KEY }, { logger: capturingLogger() });
-  unkeyed = await startTestGateway({}, { logger: capturingLogger() });
+  t = await startTestGateway({ credentialsKey: KEY }, { logger: capturingLogger(logLines, 'credentials-test') });
+  unkeyed = await startTestGateway({}, { logger: capturingLogger(logLines, 'credentials-test') });
 });
 
 afterAll(async () => {

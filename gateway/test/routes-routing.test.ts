@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '@aduana/shared/local-servers';
 import { call, startTestGateway, type TestGateway } from './helpers/start-test-gateway.js';
 import { WireMock } from './helpers/wire-mock.js';
+import { capturingLogger, dataFiles } from './helpers/test-records.js';
 import type { RouteSpec } from '../src/proxy/routing/route-spec.js';
 
 // Routes (docs/routing.md) through the official OpenAI SDK, unchanged but for its base URL and key: two mock providers
@@ -21,12 +20,13 @@ let primary: WireMock;
 let spare: WireMock;
 let dead = '';
 let seq = 0;
+const logLines: string[] = [];
 
 beforeAll(async () => {
   primary = await new WireMock().start();
   spare = await new WireMock().start();
   dead = `http://127.0.0.1:${await freeLoopbackPort()}/v1`;
-  t = await startTestGateway({ credentialsKey: 'cd'.repeat(32), upstreamBaseUrl: `${spare.url}/v1`, upstreamApiKey: 'sk-default-route' });
+  t = await startTestGateway({ credentialsKey: 'cd'.repeat(32), upstreamBaseUrl: `${spare.url}/v1`, upstreamApiKey: 'sk-default-route' }, { logger: capturingLogger(logLines, 'routes-test') });
 });
 afterAll(async () => {
   await t?.close();
@@ -89,6 +89,9 @@ describe('routes: retries and fallbacks', () => {
       { credential: 'key-a', error: 'refused', model: 'gpt-4o', target: 'down' },
       { credential: 'key-b', model: 'gpt-4o-mini', status: 200, target: 'backup' },
     ]);
+    // The operator hears which target failed and why, never its key.
+    const warned = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['target'] === 'down');
+    expect(warned).toMatchObject({ level: 40, why: 'refused', model: 'gpt-4o', msg: "a route's target gave no answer" });
   });
 
   it('a 503 is retried on the same target after a backoff; a 500 every time ends with the last one relayed, every attempt recorded', async () => {
@@ -242,11 +245,8 @@ describe('routes: spreading, defaults and tenants', () => {
     const listed = await call(t.url, 'GET', '/v1/credentials', { token: t.adminToken });
     for (const secret of [KEY_A, KEY_B, KEY_BAD]) expect(listed.text).not.toContain(secret);
     await t.gw.deps.store.root.flushed;
-    const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
-    for (const f of files(t.dataDir)) {
-      const bytes = readFileSync(f);
-      for (const secret of [KEY_A, KEY_B, KEY_BAD]) expect(bytes.includes(secret), `${f} holds a secret`).toBe(false);
-    }
+    for (const { path, bytes } of dataFiles(t.dataDir)) for (const secret of [KEY_A, KEY_B, KEY_BAD]) expect(bytes.includes(secret), `${path} holds a secret`).toBe(false);
+    for (const secret of [KEY_A, KEY_B, KEY_BAD]) expect(logLines.join('')).not.toContain(secret);
   });
 });
 

@@ -66,7 +66,7 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
   }
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
   const router = parts.routes
-    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress })
+    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress, logger: parts.logger })
     : null;
   const proxy = new ProxyPipeline({
     edge: proxyEdge(server),

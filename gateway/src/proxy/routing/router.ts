@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Egress } from '@aduana/shared';
+import type { Egress, Logger } from '@aduana/shared';
 import { GatewayError } from '../../errors.js';
 import { NoticeSlot } from '../../platform/notice-slot.js';
 import type { ProxyContext } from '../proxy-context.js';
@@ -40,6 +40,8 @@ export interface RouterOptions {
   readonly connections: number;
   readonly forwardRoutingHeaders: boolean;
   readonly egress: Egress;
+  /** Where a target's failure is told (a warn line: tenant, target, model, why; never a key). */
+  readonly logger?: Logger;
   readonly now?: () => number;
   readonly random?: () => number;
   readonly wait?: (ms: number) => Promise<unknown>;
@@ -174,6 +176,7 @@ export class Router {
         record.attempts.push({ ...(credential ? { credential } : {}), error: err.kind, ms: this.#now() - started, model: asked, target: target.name });
         target.breaker.failed(this.#now());
         failure = { kind: err.kind, target: target.name };
+        this.options.logger?.warn({ tenantId, target: target.name, model: asked, why: err.kind, traceId: c.http.trace.traceId }, "a route's target gave no answer");
         const retried = err.kind === 'timeout' ? plan.retry.onTimeout : plan.retry.onConnect;
         if (!retried) break;
       }
