@@ -1,3 +1,5 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freeLoopbackPort } from '@aduana/shared/local-servers';
@@ -279,5 +281,49 @@ describe("routes on the agents' port, served by two threads", () => {
     expect(primary.received).toHaveLength(4);
     expect(spare.received).toHaveLength(4);
     expect(spare.received.every((r) => r.headers['authorization'] === `Bearer ${KEY_A}`)).toBe(true);
+  });
+});
+
+describe('routes in the Anthropic and Gemini formats, through their official SDKs', () => {
+  it('an Anthropic call whose first target refuses falls back to the next, asked for the model its route names, with its key in x-api-key', async () => {
+    const id = `routes-${++seq}`;
+    const tok = await t.tenant(id);
+    expect((await call(t.url, 'PUT', '/v1/credentials/claude-key', { token: tok.admin, body: { secret: KEY_B } })).status).toBe(201);
+    const put = await call(t.url, 'PUT', '/v1/routes', {
+      token: tok.admin,
+      body: {
+        targets: { down: { provider: 'anthropic', base_url: dead.replace(/\/v1$/, '') }, up: { provider: 'anthropic', base_url: primary.url, credential: 'claude-key' } },
+        models: { 'claude-sonnet-4-5': { strategy: 'fallback', targets: ['down', { target: 'up', model: 'claude-haiku-4-5' }] } },
+        retry: FAST,
+      },
+    });
+    expect(put.status, put.text).toBe(200);
+    primary.next({ text: 'routed claude' });
+    const sdk = new Anthropic({ apiKey: tok.operator, baseURL: `${t.url}/v1/proxy/anthropic`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'claude-agent' } });
+    const { data, response } = await sdk.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.content[0]).toMatchObject({ type: 'text', text: 'routed claude' });
+    expect(response.headers.get('x-svc-target')).toBe('up');
+    expect(primary.received[0]!.headers['x-api-key']).toBe(KEY_B);
+    expect(primary.received[0]!.headers['anthropic-version']).toBeTruthy();
+    expect(primary.received[0]!.body!['model']).toBe('claude-haiku-4-5');
+  });
+
+  it('a Gemini call retried after a 503 goes to the model its route names, in the path; its body never gets a model field', async () => {
+    const id = `routes-${++seq}`;
+    const tok = await t.tenant(id);
+    expect((await call(t.url, 'PUT', '/v1/credentials/gemini-key', { token: tok.admin, body: { secret: KEY_A } })).status).toBe(201);
+    const put = await call(t.url, 'PUT', '/v1/routes', {
+      token: tok.admin,
+      body: { targets: { g: { provider: 'gemini', base_url: primary.url, credential: 'gemini-key' } }, models: { 'gemini-2.0-flash': { strategy: 'fallback', targets: [{ target: 'g', model: 'gemini-2.5-flash' }] } }, retry: FAST },
+    });
+    expect(put.status, put.text).toBe(200);
+    primary.next({ status: 503 }, { text: 'routed gemini' });
+    const sdk = new GoogleGenAI({ apiKey: tok.operator, httpOptions: { baseUrl: `${t.url}/v1/proxy/gemini`, headers: { 'x-svc-agent-id': 'gemini-agent' } } });
+    const answer = await sdk.models.generateContent({ model: 'gemini-2.0-flash', contents: 'hi' });
+    expect(answer.text).toBe('routed gemini');
+    expect(primary.received).toHaveLength(2);
+    for (const r of primary.received) expect(r.path).toMatch(/^\/v1(beta)?\/models\/gemini-2\.5-flash:generateContent$/);
+    expect(primary.received[1]!.headers['x-goog-api-key']).toBe(KEY_A);
+    expect(primary.received[1]!.body!['model']).toBeUndefined();
   });
 });

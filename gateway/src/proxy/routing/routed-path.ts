@@ -18,6 +18,8 @@ export function routedPath(c: ProxyContext, target: RoutedTarget, model: string)
   const provider = c.endpoint.wire.provider;
   const own = c.upstreamPath || c.endpoint.upstreamPath;
   if (target.provider === provider) {
+    // Gemini names the model in the path, not the body: the route's model goes there.
+    if (provider === 'gemini') return own.replace(/\/models\/[^/:]+:/, `/models/${encodeURIComponent(model)}:`);
     const deployment = provider === 'azure' ? target.deployments[model] : undefined;
     return deployment === undefined ? own : own.replace(/^\/openai\/deployments\/[^/]+/, `/openai/deployments/${encodeURIComponent(deployment)}`);
   }

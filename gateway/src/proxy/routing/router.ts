@@ -227,9 +227,15 @@ function restCredential(target: RoutedTarget, name: string, now: number, ms: num
   rest.rest(now, ms);
 }
 
-/** The bytes sent: the judged request, with the model the target is asked for when the route names another. */
+/**
+ * The bytes sent: the judged request, with the model the target is asked for when the route names another (Gemini's
+ * is in the path), or when an OpenAI target gets an Azure call, whose body may name none.
+ */
 function bodyFor(c: ProxyContext, choice: RouteChoice): Buffer | null {
   if (c.request === null) return null;
-  if (choice.model === null && (choice.target.provider !== 'openai' || c.request['model'] !== undefined)) return Buffer.from(JSON.stringify(c.request));
+  const provider = choice.target.provider;
+  const renamed = choice.model !== null && provider !== 'gemini';
+  const named = provider === 'openai' && c.request['model'] === undefined;
+  if (!renamed && !named) return Buffer.from(JSON.stringify(c.request));
   return Buffer.from(JSON.stringify({ ...c.request, model: choice.model ?? c.model }));
 }
