@@ -20,6 +20,8 @@
  *   --quiet S           seconds without traffic before the idle reading (default 40; 0: skip it). V8 shrinks its
  *                       young generation and compacts once allocation has stopped for a while (its memory reducer,
  *                       some 10-30 s after the last request), which is the state of a sidecar whose agent is idle
+ *   --route R           the bench tenant's chat model routed (docs/routing.md): 'one' (one target, the mock) or
+ *                       'fallback' (a first target that refuses connections, then the mock)
  *   --format F          also measure wire format F (responses, anthropic, gemini; repeatable) with the same processes after chat
  *                       completions: its added latency beside the floor's, and its ratio to chat completions' here
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
@@ -30,6 +32,7 @@
  *   --peer-header 'x-portkey-custom-host:{MOCK}'
  */
 import { parseArgs } from 'node:util';
+import { freeLoopbackPort } from '@aduana/shared/local-servers';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { spawnMockProvider } from './harness/spawn-mock-provider.js';
@@ -57,6 +60,7 @@ const { values: opt } = parseArgs({
     quiet: { type: 'string', default: '40' },
     steps: { type: 'boolean', default: false },
     format: { type: 'string', multiple: true, default: [] },
+    route: { type: 'string' },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -200,17 +204,32 @@ async function compareFormat(f: WireFormat, mockUrl: string, relayUrl: string, g
   return { floor, aduana: ours, ratioToChat: ours.p50 / chatAdded };
 }
 
+/** Routes the bench tenant's chat model: one target (the mock), or a target that refuses connections, then the mock. */
+async function routeBench(url: string, admin: string, mockUrl: string, kind: string): Promise<void> {
+  if (kind !== 'one' && kind !== 'fallback') throw new Error("--route: 'one' or 'fallback'");
+  const put = async (path: string, body: unknown) => {
+    const r = await fetch(`${url}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`PUT ${path}: HTTP ${r.status} ${await r.text()}`);
+  };
+  await put('/v1/credentials/bench-key', { secret: 'sk-bench' });
+  const mockTarget = { provider: 'openai', base_url: mockUrl, credential: 'bench-key' };
+  const targets = kind === 'one' ? { mock: mockTarget } : { down: { provider: 'openai', base_url: `http://127.0.0.1:${await freeLoopbackPort()}/v1`, credential: 'bench-key' }, mock: mockTarget };
+  await put('/v1/routes', { targets, models: { 'gpt-4o-mini': { strategy: 'fallback', targets: Object.keys(targets) } } });
+  console.log(`route: ${kind} (${Object.keys(targets).join(' -> ')})`);
+}
+
 async function main() {
   // The provider runs in its own process, as a real one would: `direct` pays one cross-process round trip, the gateway path two.
   const mock = await spawnMockProvider(Number(opt['mock-port']));
   const relay = await spawnRelay(mock.url);
   const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
   const origin = new URL(mock.url).origin;
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', UPSTREAM_GEMINI_BASE_URL: origin, UPSTREAM_GEMINI_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}) }, flags);
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', UPSTREAM_GEMINI_BASE_URL: origin, UPSTREAM_GEMINI_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}), ...(opt.route ? { CREDENTIALS_KEY: 'be'.repeat(32) } : {}) }, flags);
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
     const admin = await benchTenant(gw);
+    if (opt.route) await routeBench(gw.url, admin, mock.url, opt.route);
 
     const peerHeaders: Record<string, string> = {};
     for (const h of opt['peer-header'] as string[]) {

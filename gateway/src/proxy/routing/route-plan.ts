@@ -25,6 +25,8 @@ export interface RoutedTarget<C = unknown> {
   readonly rested: Map<string, Breaker>;
   /** The next credential to use (round robin). */
   turn: number;
+  /** Its credentials' secrets as last opened, and when (the router reads them again after a few seconds). */
+  readonly secrets: Map<string, { readonly secret: string; readonly at: number }>;
 }
 
 export interface RouteChoice<C = unknown> {
@@ -89,6 +91,7 @@ export function compileRoutes<C>(spec: RouteSpec, version: number, client: (targ
       breaker: new Breaker(failures, openMs),
       rested: new Map(),
       turn: 0,
+      secrets: new Map(),
     });
   }
   const models = new Map<string, ModelPlan<C>>();
