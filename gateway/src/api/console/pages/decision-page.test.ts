@@ -45,3 +45,27 @@ describe('the decision page, rendered', () => {
     expect(html).toContain('No signed checkpoint yet.');
   });
 });
+
+describe('the decision page of a routed call', () => {
+  it('lists every attempt (target, model, credential name, status or failure, time) and the target that answered, escaped', () => {
+    const route = {
+      attempts: [
+        { credential: 'key-a', error: 'refused', ms: 2.4, model: 'gpt-4o', target: 'down' },
+        { ms: 310, model: 'gpt-4o-mini', status: 200, target: '<b>backup</b>' },
+      ],
+      model: 'gpt-4o',
+      target: '<b>backup</b>',
+    };
+    const html = decisionPage(viewer, decision, new Map(), view({ endpoint: 'chat', model: 'gpt-4o-mini', outcome: 'completed', route }));
+    expect(html).toContain('<h2>Route</h2>');
+    const m = (v: string) => `<span class="mono">${v}</span>`;
+    expect(html).toContain(`<p id="route-summary">Model asked for ${m('gpt-4o')}; answered by ${m('&lt;b&gt;backup&lt;/b&gt;')} after 2 attempts.</p>`);
+    expect(html).toContain(`<tr data-attempt="1"><td class="count">1</td><td>${m('down')}</td><td>${m('gpt-4o')}</td><td>${m('key-a')}</td><td>refused</td><td class="count">2 ms</td></tr>`);
+    expect(html).toContain(`<tr data-attempt="2"><td class="count">2</td><td>${m('&lt;b&gt;backup&lt;/b&gt;')}</td><td>${m('gpt-4o-mini')}</td><td><span class="muted">the caller's key</span></td><td>200</td><td class="count">310 ms</td></tr>`);
+    expect(html).not.toContain('<b>backup</b>');
+  });
+
+  it('a call the default route served has no route section', () => {
+    expect(decisionPage(viewer, decision, new Map(), view({ endpoint: 'chat', model: 'gpt-4o', outcome: 'completed' }))).not.toContain('id="route-attempts"');
+  });
+});

@@ -103,6 +103,23 @@ function actionSection(d: DecisionRecord, payload: Payload | null): string {
 const ms = (v: unknown): string => (typeof v === 'number' ? `${(v / 1000).toFixed(3)} ms` : '—');
 
 /**
+ * A routed call's attempts, as its entry records them (`route`, docs/routing.md): the model asked for, the target that
+ * answered, and each attempt's target, model, credential name (never its secret), status or failure, and time.
+ */
+function routeSection(payload: Payload | null): string {
+  const r = payload?.['route'];
+  if (!r || typeof r !== 'object') return '';
+  const route = r as Payload;
+  const attempts = Array.isArray(route['attempts']) ? (route['attempts'] as Payload[]) : [];
+  const rows = attempts.map(
+    (a, i) =>
+      `<tr data-attempt="${i + 1}"><td class="count">${i + 1}</td><td>${mono(a['target'])}</td><td>${mono(a['model'])}</td><td>${a['credential'] === undefined ? '<span class="muted">the caller\'s key</span>' : mono(a['credential'])}</td><td>${typeof a['status'] === 'number' ? String(a['status']) : esc(a['error'])}</td><td class="count">${typeof a['ms'] === 'number' ? `${Math.round(a['ms'])} ms` : '—'}</td></tr>`,
+  );
+  const answered = route['target'] ? mono(route['target']) : '<span class="muted">none</span>';
+  return `<h2>Route</h2><p id="route-summary">Model asked for ${mono(route['model'])}; answered by ${answered} after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}.</p><table id="route-attempts"><thead><tr><th>#</th><th>Target</th><th>Model</th><th>Credential</th><th>Status</th><th>Time</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+/**
  * A proxied call's time by stage, as its entry records it (`stages_us`, entries of earlier builds have none): the
  * governance before and after the upstream, and the provider's own time beside them, never counted as governance.
  */
@@ -186,6 +203,6 @@ function sampleSection(d: DecisionRecord, lookup: SampleLookup): string {
 export function decisionPage(v: Viewer, d: DecisionRecord, policies: ReadonlyMap<string, PolicyRecord>, view: DecisionLedgerView | null, sample: SampleLookup | null = null): string {
   const payload = view?.entry?.payload ?? null;
   const summary = `<table id="summary"><tbody>${row('Verdict', `<span class="verdict verdict-${esc(d.execution_status)}">${esc(d.execution_status)}</span>`, 'verdict')}${row('Deciding rule', ruleCell(d.rule, policies), 'rule')}${row('Risk score', String(d.risk_score))}${row('Decision', mono(d.decision_id))}${row('Time', mono(d.created_at))}</tbody></table>`;
-  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${latencySection(payload)}${sample ? sampleSection(d, sample) : ''}${resolutionSection(d)}${ledgerSection(view)}`;
+  const body = `<p><a href="/console/decisions?since=all">← All decisions</a></p>${summary}${rulesSection(d, policies)}${redactionsSection(payload)}${actionSection(d, payload)}${routeSection(payload)}${latencySection(payload)}${sample ? sampleSection(d, sample) : ''}${resolutionSection(d)}${ledgerSection(view)}`;
   return page(v, 'decisions', `Decision ${d.decision_id}`, body);
 }
