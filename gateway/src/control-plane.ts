@@ -32,6 +32,7 @@ import type { DecisionRecord } from './governance/decisions/decision-store.js';
 import type { LedgerInput } from './ledger/index.js';
 import { registerAgentRoutes } from './api/agents-routes.js';
 import { registerDecisionAdminRoutes } from './api/decision-routes.js';
+import { registerUpstreamRoutes } from './api/upstream-routes.js';
 import { registerRequestLogRoutes } from './api/request-log-routes.js';
 import { sidecarGuard } from './fleet/sidecar-auth.js';
 import { PgAgentActivity } from './fleet/postgres/pg-agent-activity.js';
@@ -147,9 +148,13 @@ async function openControlPlane(config: GatewayConfig, databaseUrl: string, logg
     agentProfiles: (tenantId) => db.agents.list(tenantId).map(({ agent_id, name, policy_pack, risk_budget, suspended }) => ({ agent_id, name, policy_pack, risk_budget, suspended })),
     resolutions: (tenantId) => db.resolutions.recent(tenantId, Date.now() - resolutionsWindowMs, config.fleetBundleResolutionsMax),
     requestLog: (tenantId) => db.requestLogSettings.settings(tenantId),
+    routes: (tenantId) => db.routes.state(tenantId),
   });
   // Set here, carried in the bundle; each sidecar samples with its own REQUEST_LOG_KEY and keeps the samples.
   registerRequestLogRoutes(api, { requestLog: db.requestLogSettings, onAdminAction });
+  // Set here, carried in the bundle. Credentials are each sidecar's own (its store or ADUANA_CREDENTIAL_*): the
+  // control plane holds none, so a name is taken as written and a sidecar that cannot resolve it says so.
+  registerUpstreamRoutes(api, { routes: db.routes, credentialNames: null, onAdminAction });
   registerAgentRoutes(api, { agents, config, onAdminAction });
   registerDecisionAdminRoutes(api, { decisions, config, onDecisionResolved });
   registerAgentReportRoute(api, { activity, tenants, maxBody: config.fleetAgentReportBodyLimit, maxAgents: config.fleetAgentReportMax });

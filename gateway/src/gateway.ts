@@ -182,7 +182,10 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     onProfile: (agent) => notifyThreads?.(AGENT_PROFILES, agent),
   });
   // A sidecar takes its tenants, tokens, users, policies and agents from its control plane (docs/fleet.md).
-  const sidecar = config.controlPlaneUrl ? life.own('sidecar', await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples)) : null;
+  // The tenants' routes (docs/routing.md); a sidecar's come in its bundle, and it resolves their credentials itself.
+  const routes = new RouteStore(store.routes);
+  const routing = { changed: (tenantId: string) => routes.onChange?.(tenantId), has: (tenantId: string, name: string) => credentials.has(tenantId, name) };
+  const sidecar = config.controlPlaneUrl ? life.own('sidecar', await SidecarMode.open(config, store, runtimes, agents, ledger, logger, decisions, (d) => audit.recordResolution(d), egress, callSamples, routing)) : null;
   // Spend totals, metrics and agents' last contact written before the sidecar saves what it has not shipped yet.
   life.onClose('flushes', () => Promise.all([runtimes.limits.flushSpend(), metrics.flush(), agents.flush()]));
   // Retention (off by default). A sidecar's entries are released only once its control plane acknowledged them: the
@@ -311,7 +314,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     telemetry,
     prometheus,
     credentials,
-    routes: new RouteStore(store.routes),
+    routes,
     onDecisionResolved: (d) => audit.recordResolution(d),
     onAdminAction: (tenantId, action, traceId) => audit.recordAdminAction(tenantId, action, traceId),
   };

@@ -94,6 +94,23 @@ describe('a bundle the sidecar must refuse', () => {
     expect(await verdict('hello')).toBe('ALLOW');
   });
 
+  it('refuses whole a bundle whose routes break the routes API’s rules (a model routed to a target it does not name)', async () => {
+    const inForce = (await health()).bundle.revision;
+    await offerBroken((b) => {
+      const t = b.tenants[0] as unknown as Record<string, unknown>;
+      t['routes'] = {
+        version: 1,
+        spec: { targets: { a: { provider: 'openai', base_url: 'https://api.openai.com/v1' } }, models: { 'gpt-4o': { strategy: 'fallback', targets: ['b'] } } },
+        updated_at: new Date().toISOString(),
+        updated_by: 'someone',
+      };
+    });
+    const h = await health();
+    expect(h.bundle.revision).toBe(inForce);
+    expect(h.bundle.last_error).toMatch(/routes of tenant fr-a: models\.gpt-4o/);
+    expect((await call(s.url, 'GET', '/v1/routes', { token: operator })).body).toMatchObject({ version: 0, routes: null });
+  });
+
   it('takes the next good bundle after refusing bad ones', async () => {
     const real = await call(cp.url, 'GET', '/v1/fleet/bundle', { token: sidecarToken });
     const b = JSON.parse(real.text);

@@ -2,11 +2,11 @@ import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { queryTenant } from '../http/list-params.js';
 import { actorOf, type RecordAdminAction } from '../governance/admin-actions.js';
-import type { RoutesState, RouteStore } from '../proxy/routing/route-store.js';
+import type { RouteRepository, RoutesState } from '../proxy/routing/route-store.js';
 import { validateRoutes, type CredentialNames } from '../proxy/routing/route-validation.js';
 
 export interface UpstreamRouteDeps {
-  readonly routes: RouteStore;
+  readonly routes: RouteRepository;
   /** Whether a tenant has a provider credential of a name: a route naming one it has not is refused. */
   readonly credentialNames: CredentialNames;
   readonly onAdminAction: RecordAdminAction;

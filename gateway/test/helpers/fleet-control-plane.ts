@@ -171,12 +171,13 @@ export async function startSidecar(
   sidecarToken: string,
   dataDir = mkdtempSync(join(tmpdir(), 'aduana-sidecar-')),
   overrides: Partial<Record<keyof GatewayConfig, string | number | boolean>> = {},
+  logger = createLogger('sidecar', { level: 'silent' }),
 ): Promise<TestSidecar> {
   const config = loadGatewayConfig(
     {},
     { dataDir, port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', controlPlaneUrl, sidecarToken, fleetBundleWaitS: 20, fleetRetryBaseMs: 50, fleetRetryMaxMs: 200, ...threadingUnderTest(), ...overrides },
   );
-  const gw = await startGateway({ config, logger: createLogger('sidecar', { level: 'silent' }) });
+  const gw = await startGateway({ config, logger });
   await gw.threadsReady();
   let stopped: Promise<void> | null = null;
   const stop = (): Promise<void> => (stopped ??= gw.close());

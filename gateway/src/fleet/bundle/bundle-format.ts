@@ -4,11 +4,12 @@ import type { PolicyRecord } from '../../policy/policy-record.js';
 import type { UserRecord } from '../../identity/users/user-record.js';
 import type { StoredAgent } from '../../agents/agent-state.js';
 import type { StoredRequestLogSettings } from '../../request-log/request-log-settings.js';
+import type { RoutesState } from '../../proxy/routing/route-store.js';
 
 /**
  * What a sidecar takes from the control plane (docs/fleet.md, "The bundle"): for each tenant it serves, the tenant,
  * its tokens (by SHA-256: a sidecar never holds a token itself), its users (without password hashes: a sidecar serves
- * no logins), its policies and its agents' registrations. Versioned by `revision`, which the control plane bumps on
+ * no logins), its policies, its agents' registrations and its routes. Versioned by `revision`, which the control plane bumps on
  * every change to any of them; the HTTP ETag is `"<revision>"`.
  */
 export interface Bundle {
@@ -38,6 +39,12 @@ export interface TenantBundle {
    * the log is then off at the sidecar.
    */
   request_log?: StoredRequestLogSettings;
+  /**
+   * The tenant's routes and their version, set at the control plane (docs/routing.md, "Routes in a fleet"): they name
+   * credentials, which each sidecar resolves itself (its store or ADUANA_CREDENTIAL_*); no secret is ever carried.
+   * Absent when the tenant never had routes, or from bundles of control planes that do not carry them: none then.
+   */
+  routes?: RoutesState;
 }
 
 /** A resolution made at the control plane, for the sidecar whose chain (`<instance id>/<tenant id>`) holds the decision. */

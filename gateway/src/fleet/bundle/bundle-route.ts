@@ -2,17 +2,14 @@ import type { HttpServer, Reply } from '../../http/server.js';
 import type { SidecarTokenRecord } from '../../storage/repositories.js';
 import type { ChangeFeed } from '../change-feed.js';
 import { sidecarOf } from '../sidecar-auth.js';
-import { buildBundle, type AgentProfiles, type BundleSources, type RecentResolutions, type RequestLogSettingsOf } from './build-bundle.js';
+import { buildBundle, type BundleExtras, type BundleSources } from './build-bundle.js';
 
 /** The longest a bundle request is held open when nothing changed (docs/fleet.md, "The bundle"). */
 export const MAX_BUNDLE_WAIT_S = 60;
 
-export interface BundleRouteDeps {
-  repos: BundleSources;
-  changes: ChangeFeed;
-  agentProfiles?: AgentProfiles;
-  resolutions?: RecentResolutions;
-  requestLog?: RequestLogSettingsOf;
+export interface BundleRouteDeps extends BundleExtras {
+  readonly repos: BundleSources;
+  readonly changes: ChangeFeed;
 }
 
 const WAIT_PREFERENCE = /(?:^|[\s,;])wait\s*=\s*(\d+)/i;
@@ -43,7 +40,7 @@ class BundleCache {
     const key = scope.tenants === null ? '*' : [...scope.tenants].sort().join('\0');
     const hit = this.#byScope.get(key);
     if (hit && hit.revision === revision) return hit.json;
-    const json = JSON.stringify(buildBundle(this.deps.repos, scope, revision, this.deps.agentProfiles, this.deps.resolutions, this.deps.requestLog));
+    const json = JSON.stringify(buildBundle(this.deps.repos, scope, revision, this.deps));
     this.#byScope.set(key, { revision, json });
     return json;
   }

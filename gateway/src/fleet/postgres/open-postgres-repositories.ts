@@ -8,6 +8,7 @@ import { PgChangeFeed } from './pg-change-feed.js';
 import { PgDecisionResolutions, RESOLUTIONS } from './pg-decision-resolutions.js';
 import { PgPolicyRepository, POLICIES } from './pg-policy-repository.js';
 import { PgRequestLogSettings, REQUEST_LOG_SETTINGS } from './pg-request-log-settings.js';
+import { PgRouteStore, ROUTES } from './pg-route-store.js';
 import { PgSessionRepository, SESSIONS } from './pg-session-repository.js';
 import { PgSidecarTokenRepository, SIDECAR_TOKENS } from './pg-sidecar-token-repository.js';
 import { PgTenantRepository, TENANTS } from './pg-tenant-repository.js';
@@ -31,6 +32,8 @@ export interface PostgresRepositories extends Repositories {
   readonly resolutions: PgDecisionResolutions;
   /** Each tenant's request log settings (what a bundle carries of them). */
   readonly requestLogSettings: PgRequestLogSettings;
+  /** Each tenant's routes (what a bundle carries of them: names of credentials, never secrets). */
+  readonly routes: PgRouteStore;
   /** The fleet revision (what a sidecar's bundle carries) and its long-poll. */
   readonly changes: ChangeFeed;
   /** The pool, for what other parts of the control plane store in the same database (the shipped ledger). */
@@ -38,7 +41,7 @@ export interface PostgresRepositories extends Repositories {
   close(): Promise<void>;
 }
 
-const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS, RESOLUTIONS, REQUEST_LOG_SETTINGS] as unknown as readonly TableSpec<never>[];
+const MIRRORED: readonly TableSpec<never>[] = [TENANTS, TOKENS, POLICIES, USERS, SESSIONS, SIDECAR_TOKENS, AGENTS, RESOLUTIONS, REQUEST_LOG_SETTINGS, ROUTES] as unknown as readonly TableSpec<never>[];
 
 /**
  * The control plane's storage (docs/fleet-storage.md): migrates the database to this build's schema
@@ -70,6 +73,7 @@ export async function openPostgresRepositories(url: string, options: PostgresRep
       agents: new PgAgentRegistry(pool, mirror),
       resolutions: new PgDecisionResolutions(mirror),
       requestLogSettings: new PgRequestLogSettings(pool, mirror),
+      routes: new PgRouteStore(pool, mirror),
       changes: feed,
       pool,
       async close() {

@@ -10,6 +10,16 @@ import type { Bundle, BundledAgent, BundledResolution } from '../bundle/bundle-f
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import { checkBundle } from './validate-bundle.js';
 import { REQUEST_LOG_DEFAULT, type StoredRequestLogSettings } from '../../request-log/request-log-settings.js';
+import { NO_ROUTES, sameRoutes, type RoutesState } from '../../proxy/routing/route-store.js';
+import type { TargetSpec } from '../../proxy/routing/route-spec.js';
+
+/** What the bundle's routes meet at a sidecar: its router, and the credentials it resolves itself. */
+export interface BundledRouting {
+  /** The tenant's routes in the store changed (the router compiles them again). */
+  changed(tenantId: string): void;
+  /** Whether this sidecar can resolve a credential name for the tenant (its store or ADUANA_CREDENTIAL_*). */
+  has(tenantId: string, name: string): boolean;
+}
 
 /** What a sidecar keeps of the last bundle it took (the `fleet` db, key 'bundle'). */
 export interface AppliedBundle {
@@ -45,6 +55,8 @@ export class BundleApplier {
      * not carry them), and of each tenant dropped (null).
      */
     private readonly onRequestLog?: (tenantId: string, settings: StoredRequestLogSettings | null) => Promise<void>,
+    /** The sidecar's routing: told of each tenant whose routes the bundle changed; asked which credentials it has. */
+    private readonly routing?: BundledRouting,
   ) {
     this.#current = (store.fleet.get(BUNDLE_KEY) as AppliedBundle | undefined) ?? null;
   }
@@ -77,13 +89,17 @@ export class BundleApplier {
       const stored = this.store.tenants.get(t.tenant.id) as TenantRecord | undefined;
       if (stored && stored.plan !== t.tenant.plan) plans.set(t.tenant.id, stored.plan);
     }
-    const dropped = await this.#write(bundle, meta);
+    const { dropped, routesChanged } = await this.#write(bundle, meta);
     this.#current = meta;
     this.applied++;
     for (const set of compiled) this.runtimes.sets.install(set);
     for (const id of dropped) this.runtimes.sets.forget(id);
     for (const t of bundle.tenants) this.runtimes.admission.refreshPlan(t.tenant.id);
     for (const t of bundle.tenants) for (const a of t.agents) await this.#applyAgent(t.tenant.id, a);
+    if (this.routing) {
+      for (const id of routesChanged) this.routing.changed(id);
+      for (const t of bundle.tenants) if (routesChanged.includes(t.tenant.id)) this.#tellUnresolved(t.tenant.id, t.routes);
+    }
     if (this.onResolutions) {
       for (const t of bundle.tenants) {
         if (!t.resolutions?.length) continue;
@@ -124,8 +140,24 @@ export class BundleApplier {
     if (this.agents.get(tenantId, a.agent_id)?.suspended !== a.suspended) await this.agents.setSuspended(tenantId, a.agent_id, a.suspended);
   }
 
-  /** One transaction: the bundle's records in, everything it no longer holds out. Returns the tenants dropped. */
-  async #write(bundle: Bundle, meta: AppliedBundle): Promise<string[]> {
+  /**
+   * A route naming a credential this sidecar cannot resolve is served without it (each such attempt is recorded as
+   * credential_missing): said once per change, naming the names, never a secret.
+   */
+  #tellUnresolved(tenantId: string, routes: RoutesState | undefined): void {
+    if (!routes?.spec) return;
+    const missing = new Set<string>();
+    for (const target of Object.values(routes.spec.targets) as TargetSpec[]) {
+      for (const name of target.credential !== undefined ? [target.credential] : (target.credentials ?? [])) if (!this.routing!.has(tenantId, name)) missing.add(name);
+    }
+    if (missing.size > 0) this.logger.warn({ tenantId, credentials: [...missing], routesVersion: routes.version }, 'routes name credentials this sidecar cannot resolve: set them here (aduana credential set, or ADUANA_CREDENTIAL_<NAME>)');
+  }
+
+  /**
+   * One transaction: the bundle's records in, everything it no longer holds out. Returns the tenants dropped and the
+   * tenants whose routes changed.
+   */
+  async #write(bundle: Bundle, meta: AppliedBundle): Promise<{ dropped: string[]; routesChanged: string[] }> {
     const s = this.store;
     const tenantIds = new Set(bundle.tenants.map((t) => t.tenant.id));
     const hashes = new Set<string>();
@@ -143,6 +175,7 @@ export class BundleApplier {
       for (const p of t.policies) policyKeys.add(JSON.stringify([t.tenant.id, p.id]));
     }
     const dropped: string[] = [];
+    const routesChanged: string[] = [];
     // Tokens and users are rewritten: the credential revision moves with them, and whatever the authenticator holds
     // in memory is read again.
     await s.credentials.change(s.root, () => {
@@ -157,6 +190,11 @@ export class BundleApplier {
       for (const id of [...s.tokenIds.getKeys()]) if (!tokenIds.has(id as string)) s.tokenIds.remove(id);
       for (const key of [...s.users.getKeys()]) if (!userKeys.has(JSON.stringify(key))) s.users.remove(key);
       for (const key of [...s.policies.getKeys()]) if (!policyKeys.has(JSON.stringify(key))) s.policies.remove(key);
+      for (const id of [...s.routes.getKeys()]) {
+        if (tenantIds.has(id as string)) continue;
+        s.routes.remove(id);
+        routesChanged.push(id as string);
+      }
       for (const t of bundle.tenants) {
         s.tenants.put(t.tenant.id, t.tenant);
         for (const { hash, record } of t.tokens) {
@@ -170,10 +208,16 @@ export class BundleApplier {
           if (u.oidc) s.users.put(['oidc', u.oidc.iss, u.oidc.sub], u.id);
         }
         for (const p of t.policies) s.policies.put([t.tenant.id, p.id], p);
+        const routes = t.routes ?? NO_ROUTES;
+        if (!sameRoutes((s.routes.get(t.tenant.id) as RoutesState | undefined) ?? NO_ROUTES, routes)) {
+          if (routes.version === 0) s.routes.remove(t.tenant.id);
+          else s.routes.put(t.tenant.id, routes);
+          routesChanged.push(t.tenant.id);
+        }
       }
       s.fleet.put(BUNDLE_KEY, meta);
     });
-    return dropped;
+    return { dropped, routesChanged };
   }
 }
 

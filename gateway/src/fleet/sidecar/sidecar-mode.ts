@@ -6,7 +6,7 @@ import type { TenantRuntimes } from '../../policy/runtime/tenant-runtime.js';
 import type { AgentRegistry } from '../../agents/agent-registry.js';
 import type { RouteInfo, RouteOptions } from '../../http/server.js';
 import type { RequestContext } from '../../http/request-context.js';
-import { BundleApplier } from './bundle-applier.js';
+import { BundleApplier, type BundledRouting } from './bundle-applier.js';
 import { BundleClient, type BundleClientStatus } from './bundle-client.js';
 import { instanceId } from './instance-id.js';
 import type { EventsLedger } from '../../ledger/index.js';
@@ -73,6 +73,7 @@ export class SidecarMode {
     recordResolution: (d: DecisionRecord) => Promise<void>,
     egress: Egress,
     requestLog: RequestLog,
+    routing: BundledRouting,
   ): Promise<SidecarMode> {
     const dispatcher = egress.dispatcher;
     const id = await instanceId(store.fleet);
@@ -89,6 +90,8 @@ export class SidecarMode {
       },
       // The request log settings are the control plane's (chained there); samples are taken and kept here.
       (tenantId, settings) => requestLog.applyFromControlPlane(tenantId, settings),
+      // Routes are the control plane's (chained there); the credentials they name are resolved here.
+      routing,
     );
     const client = new BundleClient(
       { controlPlaneUrl: config.controlPlaneUrl, sidecarToken: config.sidecarToken, waitS: config.fleetBundleWaitS, retryBaseMs: config.fleetRetryBaseMs, retryMaxMs: config.fleetRetryMaxMs, egress },

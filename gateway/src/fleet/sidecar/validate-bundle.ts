@@ -4,6 +4,7 @@ import { PACK_NAMES } from '../../policy/packs.js';
 import { ROLES } from '../../identity/auth/principal.js';
 import { isValidTenantId } from '../../identity/tenants/tenant-store.js';
 import { BUNDLE_FORMAT, type Bundle } from '../bundle/bundle-format.js';
+import { routeProblem } from '../../proxy/routing/route-validation.js';
 
 const ID = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const TIME = { type: 'string', maxLength: 64 } as const;
@@ -93,6 +94,17 @@ const BUNDLE_SCHEMA = {
               updated_by: { type: ['string', 'null'], maxLength: 512 },
             },
           },
+          // The spec itself is checked by the routes API's own rules below, as a PUT would be.
+          routes: {
+            type: 'object',
+            required: ['version', 'spec', 'updated_at', 'updated_by'],
+            properties: {
+              version: { type: 'integer', minimum: 1 },
+              spec: { type: ['object', 'null'] },
+              updated_at: TIME,
+              updated_by: { type: 'string', maxLength: 512 },
+            },
+          },
           resolutions: {
             type: 'array',
             items: {
@@ -130,6 +142,9 @@ export function checkBundle(value: unknown): Bundle {
     const foreign =
       t.tokens.find((x) => x.record.tenant_id !== id)?.record.id ?? t.users.find((u) => u.tenant_id !== id)?.id ?? t.policies.find((p) => p.tenant_id !== id)?.id;
     if (foreign) throw new Error(`malformed bundle: ${foreign} listed under tenant ${id} belongs to another tenant`);
+    // Credentials are this sidecar's own: a name it cannot resolve is told when the bundle is applied, not refused.
+    const routes = t.routes?.spec ? routeProblem(t.routes.spec, id, null) : null;
+    if (routes !== null) throw new Error(`malformed bundle: the routes of tenant ${id}: ${routes.path === '' ? routes.message : `${routes.path}: ${routes.message}`}`);
   }
   return value;
 }

@@ -33,14 +33,34 @@ export interface RouteChange {
 /** Told of a committed change within the store's one-at-a-time order (the admin action is chained there). */
 export type AfterRouteChange = (change: RouteChange) => Promise<void>;
 
-const NONE: RoutesState = Object.freeze({ version: 0, spec: null, updated_at: null, updated_by: null });
+/** A tenant that never had routes: the default route, version 0, no author. */
+export const NO_ROUTES: RoutesState = Object.freeze({ version: 0, spec: null, updated_at: null, updated_by: null });
+
+/**
+ * Where a tenant's routes are kept: a gateway's LMDB (RouteStore) or the control plane's PostgreSQL (PgRouteStore),
+ * behind one routes API. Changes are made one at a time, so each one's `before` is the previous one's `after`.
+ */
+export interface RouteRepository {
+  /** The routes in force for a tenant; null: none (the default route). */
+  get(tenantId: string): StoredRoutes | null;
+  state(tenantId: string): RoutesState;
+  /** Replaces a tenant's routes with validated ones; the same routes again (as canonical JSON) change nothing. */
+  put(tenantId: string, spec: RouteSpec, by: string, after?: AfterRouteChange): Promise<RouteChange>;
+  /** Removes a tenant's routes (back to the default route); null when it has none. */
+  delete(tenantId: string, by: string, after?: AfterRouteChange): Promise<RouteChange | null>;
+}
+
+/** Whether two states name the same routes at the same version (what a sidecar compares a bundle's against). */
+export function sameRoutes(a: RoutesState, b: RoutesState): boolean {
+  return a.version === b.version && canonicalJson(a.spec) === canonicalJson(b.spec);
+}
 
 /**
  * The tenants' routes in LMDB (docs/routing.md), one record per tenant: its spec and version. A DELETE keeps the record
  * without a spec, so the next routes take the next version and no version ever names two different routes. Changes
  * are made one at a time, so each one's `before` is the previous one's `after`, in the store and in the ledger.
  */
-export class RouteStore {
+export class RouteStore implements RouteRepository {
   /** Called after each committed change that changed something (the router compiles the tenant's routes again). */
   onChange: ((tenantId: string) => void) | null = null;
   #writes: Promise<unknown> = Promise.resolve();
@@ -57,7 +77,7 @@ export class RouteStore {
   }
 
   state(tenantId: string): RoutesState {
-    return (this.db.get(tenantId) as RoutesState | undefined) ?? NONE;
+    return (this.db.get(tenantId) as RoutesState | undefined) ?? NO_ROUTES;
   }
 
   /** Every tenant with routes in force, for a router that compiles them all at start. */

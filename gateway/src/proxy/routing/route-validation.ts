@@ -9,8 +9,11 @@ export interface RouteProblem {
   readonly message: string;
 }
 
-/** Whether a tenant has a credential of this name (the credential store's `has`; never the secret). */
-export type CredentialNames = (tenantId: string, name: string) => boolean;
+/**
+ * Whether a tenant has a credential of this name (the credential store's `has`; never the secret). Null where no
+ * credential is kept (the control plane: each sidecar resolves the names itself), so any well-formed name is taken.
+ */
+export type CredentialNames = ((tenantId: string, name: string) => boolean) | null;
 
 /**
  * A body as a tenant's routes, or a 400 naming the first thing wrong with it: routes are taken whole or not at all,
@@ -83,7 +86,7 @@ function targetProblem(at: string, target: TargetSpec, tenantId: string, hasCred
   if (target.deployments !== undefined && target.provider !== 'azure') return { path: `${at}.deployments`, message: `only azure targets have deployments (this one is ${target.provider})` };
   if (target.credential !== undefined && target.credentials !== undefined) return { path: at, message: 'credential or credentials, not both' };
   const named: [string, string][] = target.credential !== undefined ? [[`${at}.credential`, target.credential]] : (target.credentials ?? []).map((c, i) => [`${at}.credentials.${i}`, c]);
-  for (const [path, name] of named) if (!hasCredential(tenantId, name)) return { path, message: `unknown credential "${name}": this tenant has no provider credential of that name` };
+  for (const [path, name] of named) if (hasCredential !== null && !hasCredential(tenantId, name)) return { path, message: `unknown credential "${name}": this tenant has no provider credential of that name` };
   return null;
 }
 
