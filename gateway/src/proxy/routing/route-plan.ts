@@ -123,26 +123,31 @@ export function compileRoutes<C>(spec: RouteSpec, version: number, client: (targ
 /**
  * The order in which a call tries a model's targets: `fallback` in the route's order; `weighted` one drawn by weight
  * first, then the others by weight among those left. Targets whose breaker is open go last (tried only when all are).
+ * A fallback route (or a route of one target) whose breakers are all closed is the compiled order itself: nothing is
+ * allocated on the path most calls take.
  */
-export function attemptOrder<C>(plan: ModelPlan<C>, now: number, random: () => number = Math.random): RouteChoice<C>[] {
-  let order: RouteChoice<C>[];
-  if (plan.strategy === 'fallback') order = plan.choices.slice();
-  else {
-    const left = plan.choices.slice();
-    order = [];
-    while (left.length > 0) {
-      const total = left.reduce((a, c) => a + c.weight, 0);
-      let x = random() * total;
-      let i = 0;
-      for (; i < left.length - 1; i++) {
-        x -= (left[i] as RouteChoice<C>).weight;
-        if (x < 0) break;
-      }
-      order.push(left.splice(i, 1)[0] as RouteChoice<C>);
+export function attemptOrder<C>(plan: ModelPlan<C>, now: number, random: () => number = Math.random): readonly RouteChoice<C>[] {
+  const order = plan.strategy === 'fallback' || plan.choices.length === 1 ? plan.choices : drawnByWeight(plan.choices, random);
+  let open = 0;
+  for (const c of order) if (c.target.breaker.isOpen(now)) open++;
+  if (open === 0 || open === order.length) return order;
+  return [...order.filter((c) => !c.target.breaker.isOpen(now)), ...order.filter((c) => c.target.breaker.isOpen(now))];
+}
+
+function drawnByWeight<C>(choices: readonly RouteChoice<C>[], random: () => number): RouteChoice<C>[] {
+  const left = choices.slice();
+  const order: RouteChoice<C>[] = [];
+  while (left.length > 0) {
+    const total = left.reduce((a, c) => a + c.weight, 0);
+    let x = random() * total;
+    let i = 0;
+    for (; i < left.length - 1; i++) {
+      x -= (left[i] as RouteChoice<C>).weight;
+      if (x < 0) break;
     }
+    order.push(left.splice(i, 1)[0] as RouteChoice<C>);
   }
-  const closed = order.filter((c) => !c.target.breaker.isOpen(now));
-  return closed.length === order.length ? order : [...closed, ...order.filter((c) => c.target.breaker.isOpen(now))];
+  return order;
 }
 
 /** The next credential of a target not resting, in rotation; null: the target names none (the caller's key goes). */
