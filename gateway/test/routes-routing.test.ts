@@ -41,7 +41,7 @@ beforeEach(() => {
 });
 
 /** A tenant of its own with the given routes and the three credentials stored. */
-async function tenantWith(routes: RouteSpec): Promise<{ id: string; admin: string; sdk: OpenAI }> {
+async function tenantWith(routes: RouteSpec): Promise<{ id: string; admin: string; operator: string; sdk: OpenAI }> {
   const id = `routes-${++seq}`;
   const tok = await t.tenant(id);
   for (const [name, secret] of [['key-a', KEY_A], ['key-b', KEY_B], ['key-bad', KEY_BAD]] as const) {
@@ -51,7 +51,7 @@ async function tenantWith(routes: RouteSpec): Promise<{ id: string; admin: strin
   const put = await call(t.url, 'PUT', '/v1/routes', { token: tok.admin, body: routes });
   expect(put.status, put.text).toBe(200);
   const sdk = new OpenAI({ apiKey: tok.operator, baseURL: `${t.url}/v1/proxy`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'router-agent' } });
-  return { id, admin: tok.admin, sdk };
+  return { id, admin: tok.admin, operator: tok.operator, sdk };
 }
 
 /** The tenant's last proxied call's ledger entry, as GET /v1/events shows it (it waits for appends still queued). */
@@ -286,18 +286,11 @@ describe("routes on the agents' port, served by two threads", () => {
 
 describe('routes in the Anthropic and Gemini formats, through their official SDKs', () => {
   it('an Anthropic call whose first target refuses falls back to the next, asked for the model its route names, with its key in x-api-key', async () => {
-    const id = `routes-${++seq}`;
-    const tok = await t.tenant(id);
-    expect((await call(t.url, 'PUT', '/v1/credentials/claude-key', { token: tok.admin, body: { secret: KEY_B } })).status).toBe(201);
-    const put = await call(t.url, 'PUT', '/v1/routes', {
-      token: tok.admin,
-      body: {
-        targets: { down: { provider: 'anthropic', base_url: dead.replace(/\/v1$/, '') }, up: { provider: 'anthropic', base_url: primary.url, credential: 'claude-key' } },
-        models: { 'claude-sonnet-4-5': { strategy: 'fallback', targets: ['down', { target: 'up', model: 'claude-haiku-4-5' }] } },
-        retry: FAST,
-      },
+    const tok = await tenantWith({
+      targets: { down: { provider: 'anthropic', base_url: dead.replace(/\/v1$/, '') }, up: { provider: 'anthropic', base_url: primary.url, credential: 'key-b' } },
+      models: { 'claude-sonnet-4-5': { strategy: 'fallback', targets: ['down', { target: 'up', model: 'claude-haiku-4-5' }] } },
+      retry: FAST,
     });
-    expect(put.status, put.text).toBe(200);
     primary.next({ text: 'routed claude' });
     const sdk = new Anthropic({ apiKey: tok.operator, baseURL: `${t.url}/v1/proxy/anthropic`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'claude-agent' } });
     const { data, response } = await sdk.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
@@ -309,14 +302,11 @@ describe('routes in the Anthropic and Gemini formats, through their official SDK
   });
 
   it('a Gemini call retried after a 503 goes to the model its route names, in the path; its body never gets a model field', async () => {
-    const id = `routes-${++seq}`;
-    const tok = await t.tenant(id);
-    expect((await call(t.url, 'PUT', '/v1/credentials/gemini-key', { token: tok.admin, body: { secret: KEY_A } })).status).toBe(201);
-    const put = await call(t.url, 'PUT', '/v1/routes', {
-      token: tok.admin,
-      body: { targets: { g: { provider: 'gemini', base_url: primary.url, credential: 'gemini-key' } }, models: { 'gemini-2.0-flash': { strategy: 'fallback', targets: [{ target: 'g', model: 'gemini-2.5-flash' }] } }, retry: FAST },
+    const tok = await tenantWith({
+      targets: { g: { provider: 'gemini', base_url: primary.url, credential: 'key-a' } },
+      models: { 'gemini-2.0-flash': { strategy: 'fallback', targets: [{ target: 'g', model: 'gemini-2.5-flash' }] } },
+      retry: FAST,
     });
-    expect(put.status, put.text).toBe(200);
     primary.next({ status: 503 }, { text: 'routed gemini' });
     const sdk = new GoogleGenAI({ apiKey: tok.operator, httpOptions: { baseUrl: `${t.url}/v1/proxy/gemini`, headers: { 'x-svc-agent-id': 'gemini-agent' } } });
     const answer = await sdk.models.generateContent({ model: 'gemini-2.0-flash', contents: 'hi' });
