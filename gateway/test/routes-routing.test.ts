@@ -7,6 +7,7 @@ import { call, startTestGateway, type TestGateway } from './helpers/start-test-g
 import { WireMock } from './helpers/wire-mock.js';
 import { capturingLogger, dataFiles } from './helpers/test-records.js';
 import type { RouteSpec } from '../src/proxy/routing/route-spec.js';
+import { PriceTable } from '../src/proxy/pricing/price-table.js';
 
 // Routes (docs/routing.md) through the official OpenAI SDK, unchanged but for its base URL and key: two mock providers
 // on loopback that fail on cue and a port nothing listens on. Each case checks what the agent got, which target
@@ -205,6 +206,63 @@ describe('routes: retries and fallbacks', () => {
     const e = await lastEntry(admin);
     expect(e['outcome']).toBe('upstream_aborted');
     expect((e['route'] as { attempts: unknown[] }).attempts).toHaveLength(1);
+  });
+});
+
+describe('routes: breakers and budgets', () => {
+  it('a breaker opens after its failures in a row, its target is skipped while open, and one trial call after open_s closes it', async () => {
+    const { admin, sdk } = await tenantWith({
+      targets: { flaky: { provider: 'openai', base_url: `${primary.url}/v1`, credential: 'key-a' }, steady: { provider: 'openai', base_url: `${spare.url}/v1`, credential: 'key-b' } },
+      models: { 'gpt-4o': { strategy: 'fallback', targets: ['flaky', 'steady'] } },
+      retry: { ...FAST, attempts: 1, on: [500] },
+      breaker: { consecutive_failures: 2, open_s: 1 },
+    });
+    const targetsTried = async (): Promise<string[]> => ((await lastEntry(admin))['route'] as { attempts: { target: string }[] }).attempts.map((a) => a.target);
+    // Two 500s in a row from flaky, each call answered by steady.
+    for (let i = 0; i < 2; i++) {
+      primary.next({ status: 500 });
+      expect((await ask(sdk, 'gpt-4o')).response.headers.get('x-svc-target')).toBe('steady');
+      expect(await targetsTried()).toEqual(['flaky', 'steady']);
+    }
+    // Open: flaky is not tried at all.
+    const before = primary.received.length;
+    expect((await ask(sdk, 'gpt-4o')).response.headers.get('x-svc-target')).toBe('steady');
+    expect(await targetsTried()).toEqual(['steady']);
+    expect(primary.received).toHaveLength(before);
+    // After open_s one trial goes to flaky; it answers, so the breaker closes and flaky serves the calls after it.
+    primary.next({ text: 'flaky is back' }, { text: 'and stays' });
+    let trial = '';
+    for (let i = 0; i < 200 && trial !== 'flaky'; i++) {
+      trial = (await ask(sdk, 'gpt-4o')).response.headers.get('x-svc-target')!;
+      if (trial !== 'flaky') await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(trial).toBe('flaky');
+    const after = await ask(sdk, 'gpt-4o');
+    expect(after.response.headers.get('x-svc-target')).toBe('flaky');
+    expect(after.data.choices[0]!.message.content).toBe('and stays');
+  });
+
+  it("a budget counts the cost of the model that answered, not the one asked for", async () => {
+    const prices = new PriceTable();
+    const USAGE = { input: 200_000, output: 0 };
+    const asked = prices.cost('gpt-4o', USAGE.input, 0).brl;
+    const answered = prices.cost('gpt-4o-mini', USAGE.input, 0).brl;
+    // The test can only tell them apart if the model asked for costs more than the one that answered.
+    expect(asked).toBeGreaterThan(answered * 2);
+    const { admin, sdk } = await tenantWith({
+      targets: { cheap: { provider: 'openai', base_url: `${primary.url}/v1`, credential: 'key-a' } },
+      models: { 'gpt-4o': { strategy: 'fallback', targets: [{ target: 'cheap', model: 'gpt-4o-mini' }] } },
+    });
+    // A ceiling between the two: counted at gpt-4o's price, one call would reach it.
+    const policy = await call(t.url, 'POST', '/v1/policies', { token: admin, body: { name: 'spend', type: 'budget', risk: 50, rules: { max_cost_brl: (asked + answered) / 2, scope: 'tenant', period: 'day' } } });
+    expect(policy.status, policy.text).toBe(200);
+    primary.next({ text: 'cheap answer', usage: USAGE }, { text: 'still within budget', usage: USAGE });
+    await ask(sdk, 'gpt-4o');
+    const e = await lastEntry(admin);
+    expect(e['model']).toBe('gpt-4o-mini');
+    expect(e['cost_brl']).toBeCloseTo(answered, 9);
+    const second = await ask(sdk, 'gpt-4o');
+    expect(second.data.choices[0]!.message.content).toBe('still within budget');
   });
 });
 
