@@ -20,8 +20,10 @@
  *   --quiet S           seconds without traffic before the idle reading (default 40; 0: skip it). V8 shrinks its
  *                       young generation and compacts once allocation has stopped for a while (its memory reducer,
  *                       some 10-30 s after the last request), which is the state of a sidecar whose agent is idle
- *   --route R           the bench tenant's chat model routed (docs/routing.md): 'one' (one target, the mock) or
- *                       'fallback' (a first target that refuses connections, then the mock)
+ *   --route R           adds the path aduana-routed: a second tenant like the bench tenant whose chat model is routed
+ *                       (docs/routing.md), 'one' (one target, the mock) or 'fallback' (a first target that refuses
+ *                       connections, then the mock), in the same rounds as the unrouted one, so the two are compared
+ *                       on one process under the same noise (with --steps, the step means cover both paths)
  *   --format F          also measure wire format F (responses, anthropic, gemini; repeatable) with the same processes after chat
  *                       completions: its added latency beside the floor's, and its ratio to chat completions' here
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
@@ -204,7 +206,7 @@ async function compareFormat(f: WireFormat, mockUrl: string, relayUrl: string, g
   return { floor, aduana: ours, ratioToChat: ours.p50 / chatAdded };
 }
 
-/** Routes the bench tenant's chat model: one target (the mock), or a target that refuses connections, then the mock. */
+/** Routes a tenant's chat model: one target (the mock), or a target that refuses connections, then the mock. */
 async function routeBench(url: string, admin: string, mockUrl: string, kind: string): Promise<void> {
   if (kind !== 'one' && kind !== 'fallback') throw new Error("--route: 'one' or 'fallback'");
   const put = async (path: string, body: unknown) => {
@@ -229,7 +231,8 @@ async function main() {
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
     const admin = await benchTenant(gw);
-    if (opt.route) await routeBench(gw.url, admin, mock.url, opt.route);
+    const routedAdmin = opt.route ? await benchTenant(gw, 'bench-routed') : null;
+    if (opt.route && routedAdmin) await routeBench(gw.url, routedAdmin, mock.url, opt.route);
 
     const peerHeaders: Record<string, string> = {};
     for (const h of opt['peer-header'] as string[]) {
@@ -240,9 +243,10 @@ async function main() {
       target('direct', `${mock.url}/chat/completions`, {}),
       target('floor', `${relay.url}/chat/completions`, {}),
       target('aduana', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
+      ...(routedAdmin ? [target('aduana-routed', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${routedAdmin}`, 'x-svc-agent-id': 'bench-agent' })] : []),
       ...(opt.peer as string[]).map((url, i) => target(`peer${i + 1}`, url, { authorization: 'Bearer sk-bench', ...peerHeaders })),
     ];
-    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.agentsUrl };
+    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.agentsUrl, 'aduana-routed': gw.agentsUrl };
     for (const t of targets) origins.set(t, new URL(bases[t.name] ?? ((opt.peer as string[])[Number(t.name.slice(4)) - 1] as string)).origin);
 
     // Warm-up, then the gateway's footprint with the paid pack compiled: just after the warm-up, idle after --quiet
@@ -291,8 +295,9 @@ async function main() {
     if (targets.length > 3) {
       const ours = (added['aduana'] as ReturnType<typeof summary>).p50;
       for (let k = 3; k < targets.length; k++) {
-        const peer = (added[(targets[k] as Target).name] as ReturnType<typeof summary>).p50;
-        console.log(`${(targets[k] as Target).name} / aduana added-latency ratio (p50): ${fmt(peer / ours, 2)}×`);
+        const name = (targets[k] as Target).name;
+        const peer = (added[name] as ReturnType<typeof summary>).p50;
+        console.log(`${name} / aduana added-latency ratio (p50): ${fmt(peer / ours, 2)}×${name === 'aduana-routed' && opt.route === 'one' ? ' (target ≤ 1.05×)' : ''}`);
       }
     }
 
@@ -324,26 +329,29 @@ async function main() {
     const tput: Record<string, unknown> = {};
     const trows: (string | number)[][] = [];
     let cpu = { main: NaN, writer: NaN, next: NaN, all: NaN };
+    let routedCpu: typeof cpu | null = null;
     let loadWindow = { from: 0, to: 0 };
     let stepsUnderLoad: Map<string, number> | null = null;
     for (const t of targets) {
-      const cpu0 = t.name === 'aduana' ? await threadCpuMs(gw.pid) : null;
+      const cpu0 = t.name === 'aduana' || t.name === 'aduana-routed' ? await threadCpuMs(gw.pid) : null;
       const from = Math.ceil(Date.now() / 1000);
       const stepsFrom = opt.steps && t.name === 'aduana' ? await stepTotals(gw.url, admin) : null;
       const r = await throughput(t, body(false));
       if (stepsFrom) stepsUnderLoad = stepMeans(stepsFrom, await stepTotals(gw.url, admin));
-      if (cpu0) {
+      if (cpu0 && t.name === 'aduana-routed') routedCpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
+      else if (cpu0) {
         cpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
         loadWindow = { from, to: Math.floor(Date.now() / 1000) - 1 };
       }
       tput[t.name] = r;
       trows.push([t.name, Math.round(r.reqPerSec), fmt(r.p50, 2), fmt(r.p99, 2), r.non2xx, r.errors]);
     }
-    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, gatewayCpuPerCallUs: cpu.all, gatewayMainThreadCpuPerCallUs: cpu.main, gatewayBusiestOtherThreadCpuPerCallUs: cpu.writer, gatewayNextOtherThreadCpuPerCallUs: cpu.next, ...tput };
+    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, ...(routedCpu ? { routedCpuPerCallUs: { main: routedCpu.main, all: routedCpu.all } } : {}), gatewayCpuPerCallUs: cpu.all, gatewayMainThreadCpuPerCallUs: cpu.main, gatewayBusiestOtherThreadCpuPerCallUs: cpu.writer, gatewayNextOtherThreadCpuPerCallUs: cpu.next, ...tput };
     console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (${(tput['direct'] as { tool: string }).tool} on the same 2 cores)`);
     console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
     // With one thread the busiest other thread is the ledger's writer; with GATEWAY_THREADS above 1, a request thread.
     console.log(`gateway CPU per call during the aduana run: ${fmt(cpu.main, 0)} µs on its main thread, ${fmt(cpu.writer, 0)} µs and ${fmt(cpu.next, 0)} µs on its two busiest other threads, ${fmt(cpu.all, 0)} µs on all its threads (target ≤ 200)`);
+    if (routedCpu) console.log(`gateway CPU per call during the aduana-routed run: ${fmt(routedCpu.main, 0)} µs on its main thread, ${fmt(routedCpu.all, 0)} µs on all its threads`);
     // The gateway's own record of its governance time under that load (whole seconds inside the run; the stats API
     // gives the mean and tail of the samples, not the median).
     const stats = await fetch(`${gw.url}/v1/telemetry/query/stats?metric=decision.latency_ms&from=${loadWindow.from}&to=${loadWindow.to}`, { headers: { authorization: `Bearer ${admin}` } });
