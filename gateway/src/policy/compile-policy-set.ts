@@ -2,9 +2,9 @@ import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from './pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
-import { CompiledParts, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
+import { CompiledParts, type ModelRule, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
-import { foldToolName } from './tool-globs.js';
+import { foldName } from './tool-globs.js';
 import { compilePolicy } from './kinds/all-kinds.js';
 import { periodKey, type TenantState } from './tenant-state.js';
 import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
@@ -45,13 +45,15 @@ export interface PolicySet {
   readonly rateWindows: readonly RateWindow[];
   /** Some enabled `tool_access` policy exists; false: callers skip every tool check. */
   readonly hasToolAccess: boolean;
+  /** Some enabled `model_access` policy exists; false: no model is judged. */
+  readonly hasModelAccess: boolean;
   /**
    * Throws text_too_large (413) when the input's text is past what this set may scan. Never judging only a part and
    * allowing: a request is judged whole or refused (docs/policies.md, "Limits"). With `findings` (from `scanInput`,
    * possibly in a worker) the text is not scanned again. With `sharedRates` (each of `rateWindows`' tenant-wide
    * estimate, from Redis, this request's hit included) a window is judged by the larger of that and this process's
    * own count, which is kept either way. With `input.tool`, the tenant's `tool_access` policies judge that tool in the
-   * same evaluation.
+   * same evaluation; with `input.model`, its `model_access` policies judge that model.
    */
   evaluate(input: EvaluationInput, state: TenantState, findings?: InputFindings, sharedRates?: readonly number[]): Evaluation;
   /** The text-only part of evaluation: pure, no state (what a worker thread runs for large inputs). */
@@ -62,6 +64,8 @@ export interface PolicySet {
    * tool may be used: what hides a tool from an MCP `tools/list` and judges a tool call named in an answer.
    */
   toolVerdict(name: string, server: string): Triggered | null;
+  /** The most severe `model_access` trigger for a model name, or null when it may be asked for (what a dry run asks). */
+  modelVerdict(name: string): Triggered | null;
 }
 
 const EMPTY_OWNERS: PatternOwner[] = [];
@@ -85,7 +89,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   // Each type adds its part (policy-types.ts); the evaluator below then works on plain arrays.
   const parts = new CompiledParts();
   for (const p of enabled) compilePolicy(p, parts);
-  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, tools, shield } = parts;
+  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, tools, models, shield } = parts;
 
   const inSet = new PatternSet(inFilters);
   const outSet = new PatternSet(outFilters);
@@ -125,6 +129,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     rateWindows,
     maxTextChars,
     hasToolAccess: tools.length > 0,
+    hasModelAccess: models.length > 0,
 
     scanInput(text: string): InputFindings {
       const owners: PatternOwner[] = [];
@@ -182,9 +187,21 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
 
       if (input.tool !== undefined && tools.length > 0) {
-        const folded = foldToolName(input.tool.name);
+        const folded = foldName(input.tool.name);
         for (const r of tools) {
           const t = toolTrigger(r, folded, input.tool.name, input.tool.server);
+          if (t !== null) triggered.push(t);
+        }
+      }
+
+      if (input.model !== undefined && models.length > 0) {
+        const model = input.model;
+        const folded = foldName(model);
+        // Azure's deployment, when the body named another model: one trigger per policy, whichever name tripped it.
+        const other = input.deployment !== undefined && input.deployment !== '' && input.deployment !== model ? input.deployment : null;
+        const otherFolded = other === null ? '' : foldName(other);
+        for (const r of models) {
+          const t = modelTrigger(r, folded, model) ?? (other === null ? null : modelTrigger(r, otherFolded, other));
           if (t !== null) triggered.push(t);
         }
       }
@@ -223,10 +240,22 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     toolVerdict(name: string, server: string): Triggered | null {
       let worst: Triggered | null = null;
       if (tools.length === 0) return worst;
-      const folded = foldToolName(name);
+      const folded = foldName(name);
       for (const r of tools) {
         if (worst !== null && VERDICT_RANK[verdictOf(r.action)] <= VERDICT_RANK[verdictOf(worst.action)]) continue;
         const t = toolTrigger(r, folded, name, server);
+        if (t !== null) worst = t;
+      }
+      return worst;
+    },
+
+    modelVerdict(name: string): Triggered | null {
+      let worst: Triggered | null = null;
+      if (models.length === 0) return worst;
+      const folded = foldName(name);
+      for (const r of models) {
+        if (worst !== null && VERDICT_RANK[verdictOf(r.action)] <= VERDICT_RANK[verdictOf(worst.action)]) continue;
+        const t = modelTrigger(r, folded, name);
         if (t !== null) worst = t;
       }
       return worst;
@@ -236,7 +265,7 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
 
 /**
  * A `tool_access` policy's trigger for one tool, or null: outside its servers, or allowed (matching no deny glob, and
- * some allow glob when it has them). The globs match the name's folded form (`folded`, foldToolName); the reason
+ * some allow glob when it has them). The globs match the name's folded form (`folded`, foldName); the reason
  * quotes the name as it was sent.
  */
 function toolTrigger(r: ToolRule, folded: string, name: string, server: string): Triggered | null {
@@ -248,6 +277,18 @@ function toolTrigger(r: ToolRule, folded: string, name: string, server: string):
   // The name comes from a caller or a model: quoted, and bounded in what the ledger keeps.
   const where = server === '' ? '' : ` of MCP server "${server}"`;
   return trig(r.id, 'tool_access', r.action, r.risk, `tool ${JSON.stringify(name.slice(0, 200))}${where} ${why}`);
+}
+
+/**
+ * A `model_access` policy's trigger for one model name, or null when allowed (matching no deny glob, and some allow
+ * glob when it has them). The globs match the folded name; the reason quotes the name as it was sent.
+ */
+function modelTrigger(r: ModelRule, folded: string, name: string): Triggered | null {
+  let why: string;
+  if (r.deny?.test(folded)) why = 'matches a denied name';
+  else if (r.allow !== null && !r.allow.test(folded)) why = 'matches no allowed name';
+  else return null;
+  return trig(r.id, 'model_access', r.action, r.risk, `model ${JSON.stringify(name.slice(0, 200))} ${why}`);
 }
 
 function trig(policyId: string, type: PolicyType, action: PolicyAction, risk: number, reason: string): Triggered {

@@ -51,6 +51,15 @@ export interface ToolRule {
   servers: ReadonlySet<string> | null;
 }
 
+/** One `model_access` policy: its allow and deny globs each compiled to one RE2 (null: not given). */
+export interface ModelRule {
+  id: string;
+  risk: number;
+  action: PolicyAction;
+  allow: RE2 | null;
+  deny: RE2 | null;
+}
+
 /** What a tenant's enabled policies add up to: each type's compile step adds to it, then the evaluator is built. */
 export class CompiledParts {
   readonly checks: Check[] = [];
@@ -60,6 +69,7 @@ export class CompiledParts {
   readonly piiOut: PiiPolicy[] = [];
   readonly bonds: BondPolicy[] = [];
   readonly tools: ToolRule[] = [];
+  readonly models: ModelRule[] = [];
   /** The first enabled shield; one is enough to run the output check. */
   shield: ShieldPolicy | null = null;
   entropyChecks = 0;

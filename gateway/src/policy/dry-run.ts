@@ -1,6 +1,7 @@
 import { compilePolicySet } from './compile-policy-set.js';
 import type { PolicyRecord } from './policy-record.js';
-import { mostSevere, verdictOf, type Verdict } from './verdict.js';
+import { mostSevere, VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
+import type { Triggered } from './evaluation.js';
 import type { PolicyAction, PolicyType } from './policy-record.js';
 import type { LedgerEntry } from '../ledger/index.js';
 
@@ -46,13 +47,14 @@ const READS_TEXT: ReadonlySet<PolicyType> = new Set(['content_filter', 'entropy_
  * Judges recorded actions again as if `candidate` replaced the policy of its id (or were added): every other policy's
  * triggers are taken as the ledger recorded them, and the candidate's own is computed where what it reads was kept.
  * What the ledger keeps of an action: for `/v1/decide` its type, method and target (a tool call's target is its tool),
- * for an MCP tool call its server and tool; never the text (only hashes), and not the counters rate limits, budgets
- * and session risk were judged by. So a `tool_access` candidate is judged on tool calls; any other type only where the
- * recorded verdict is already DENY by another policy (the most severe verdict, whatever the candidate does) or the
+ * for an MCP tool call its server and tool, for a proxied call the model it asked for (and Azure's deployment); never
+ * the text (only hashes), and not the counters rate limits, budgets and session risk were judged by. So a
+ * `tool_access` candidate is judged on tool calls and a `model_access` one on proxied calls; any other type only where
+ * the recorded verdict is already DENY by another policy (the most severe verdict, whatever the candidate does) or the
  * candidate is disabled (it then triggers nothing).
  */
 export function dryRun(candidate: PolicyRecord, entries: readonly LedgerEntry[], names: ReadonlyMap<string, string>): { actions: DryRunAction[]; totals: DryRunTotals } {
-  // The candidate alone: its tool trigger is what toolVerdict answers for it.
+  // The candidate alone: its tool (model) trigger is what toolVerdict (modelVerdict) answers for it.
   const alone = compilePolicySet(candidate.tenant_id, 0, [candidate]);
   const nameOf = (id: string) => (id === candidate.id ? candidate.name : (names.get(id) ?? id));
   const actions: DryRunAction[] = [];
@@ -117,13 +119,24 @@ function judge(
     const why = tool === null ? 'no tool was called: a tool_access policy does not judge it' : t === null ? `tool "${tool.name}" passes the candidate` : t.reason;
     return done(v.verdict, v.rule, why);
   }
+  const model = candidate.type === 'model_access' ? modelOf(e) : undefined;
+  if (model !== undefined) {
+    // Azure's deployment is judged beside the model when it differs, as the call was: the more severe trigger counts.
+    const t = model === null ? null : worse(alone.modelVerdict(model.name), model.deployment === null || model.deployment === model.name ? null : alone.modelVerdict(model.deployment));
+    const all = t === null ? kept : [...kept, { action: t.action, policy_id: t.policyId, risk: t.risk, type: t.type }];
+    const v = verdictFrom(all);
+    const why = model === null ? 'no model was asked for: a model_access policy does not judge it' : t === null ? `model "${model.name}" passes the candidate` : t.reason;
+    return done(v.verdict, v.rule, why);
+  }
   if (others.verdict === 'DENY') return done('DENY', others.rule, `already denied by ${nameOf(others.rule)}, whatever the candidate does`);
   const why =
     candidate.type === 'tool_access'
       ? 'the tools named in this call\'s answer are not kept in the ledger'
-      : READS_TEXT.has(candidate.type)
+      : candidate.type === 'model_access'
+        ? 'the deployment of this Azure call was not recorded (an entry written before it was)'
+        : READS_TEXT.has(candidate.type)
         ? `a ${candidate.type} policy reads the action's text, which the ledger keeps only as a SHA-256`
-        : `a ${candidate.type} policy depends on counters at the time of the action, which are not recorded`;
+          : `a ${candidate.type} policy depends on counters at the time of the action, which are not recorded`;
   return { ...out, why };
 }
 
@@ -137,6 +150,32 @@ function toolOf(e: LedgerEntry): { name: string; server: string } | null | undef
     if (typeof action?.type === 'string') return null;
   }
   return undefined;
+}
+
+/**
+ * The model a recorded action asked for (the name the agent wrote: a routed call's `route.model`, not the model that
+ * answered) and, on Azure, the deployment its path named; null when it named none (not a proxied model call: a
+ * decision, an MCP tool call, a passthrough such as a model list); undefined when not known.
+ */
+function modelOf(e: LedgerEntry): { name: string; deployment: string | null } | null | undefined {
+  const p = e.payload as Record<string, unknown>;
+  if (!e.event_type.startsWith('proxy.')) return null;
+  const recorded = p['model'];
+  // A judged proxied call always names a model (400 otherwise); a passthrough's entry records ''.
+  if (typeof recorded !== 'string' || recorded === '') return null;
+  const route = p['route'] as { model?: unknown } | undefined;
+  const name = typeof route?.model === 'string' ? route.model : recorded;
+  const endpoint = p['endpoint'];
+  if (typeof endpoint === 'string' && endpoint.startsWith('azure.')) {
+    return typeof p['deployment'] === 'string' ? { name, deployment: p['deployment'] } : undefined;
+  }
+  return { name, deployment: null };
+}
+
+/** The more severe of two triggers (the first of equals), or null when neither triggered. */
+function worse(a: Triggered | null, b: Triggered | null): Triggered | null {
+  if (a === null || b === null) return a ?? b;
+  return VERDICT_RANK[verdictOf(b.action)] > VERDICT_RANK[verdictOf(a.action)] ? b : a;
 }
 
 function verdictFrom(triggered: readonly ChainedTrigger[]): { verdict: Verdict; rule: string } {

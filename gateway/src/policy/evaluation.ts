@@ -24,6 +24,18 @@ export interface EvaluationInput {
    * tool call. `server` is the MCP server's name (MCP_UPSTREAMS), '' for a tool of no server.
    */
   tool?: { name: string; server: string };
+  /**
+   * The model this input asks for, judged by the tenant's `model_access` policies: the name the agent wrote (a route's
+   * alias before it is resolved). Absent: the input names no model (/v1/decide, events, MCP) and no such policy judges
+   * it; '' is the empty name, which no `allow` list matches.
+   */
+  model?: string;
+  /**
+   * Azure only: the deployment the path names, which Azure serves whatever the body's `model` says (that one picks a
+   * route). When it differs from `model` it is judged as a model name too: a policy triggers when either name does.
+   * Absent or '': none (every other format).
+   */
+  deployment?: string;
 }
 
 export interface Triggered {

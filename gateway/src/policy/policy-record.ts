@@ -4,11 +4,12 @@ import type { BudgetRules } from './kinds/budget.js';
 import type { ContentFilterRules } from './kinds/content-filter.js';
 import type { EntropyCheckRules } from './kinds/entropy-check.js';
 import type { HallucinationShieldRules } from './kinds/hallucination-shield.js';
+import type { ModelAccessRules } from './kinds/model-access.js';
 import type { PiiRedactionRules } from './kinds/pii-redaction.js';
 import type { RateLimitRules } from './kinds/rate-limit.js';
 import type { ToolAccessRules } from './kinds/tool-access.js';
 
-export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, PiiRedactionRules, RateLimitRules, ToolAccessRules };
+export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, ModelAccessRules, PiiRedactionRules, RateLimitRules, ToolAccessRules };
 
 export const POLICY_TYPES = [
   'rate_limit',
@@ -19,6 +20,7 @@ export const POLICY_TYPES = [
   'hallucination_shield',
   'budget',
   'tool_access',
+  'model_access',
 ] as const;
 export type PolicyType = (typeof POLICY_TYPES)[number];
 
@@ -40,6 +42,7 @@ export interface RulesByType {
   hallucination_shield: HallucinationShieldRules;
   budget: BudgetRules;
   tool_access: ToolAccessRules;
+  model_access: ModelAccessRules;
 }
 
 export type Rules = RulesByType[PolicyType];

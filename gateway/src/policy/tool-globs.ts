@@ -3,13 +3,20 @@ import RE2 from 're2';
 /** RE2's metacharacters: escaped, so that every other character of a glob is itself. */
 const META = /[\\.+*?()|[\]{}^$]/;
 
+/** Globs per list, and characters per glob: each list is one RE2 per policy, built at every policy change. */
+export const MAX_GLOBS = 100;
+export const MAX_GLOB_CHARS = 200;
+
+/** The JSON Schema of a list of name globs (tool_access's and model_access's `allow` and `deny`). */
+export const GLOB_LIST_SCHEMA = { type: 'array', minItems: 1, maxItems: MAX_GLOBS, items: { type: 'string', minLength: 1, maxLength: MAX_GLOB_CHARS } };
+
 /**
- * A tool name as tool_access compares it: NFKC-normalised and case-folded, so `DROP_TABLE`, `Drop_Table` and the
- * full-width `ｄｒｏｐ＿ｔａｂｌｅ` are the name `drop_table` (a server may read them as one; a policy must not read
- * them as three). Upper then lower case folds what lower case alone keeps apart (`ß` and `ss`, `ς` and `σ`). An ASCII
- * name, the usual one, is only lower-cased.
+ * A tool or model name as tool_access and model_access compare it: NFKC-normalised and case-folded, so `DROP_TABLE`,
+ * `Drop_Table` and the full-width `ｄｒｏｐ＿ｔａｂｌｅ` are the name `drop_table` (a server may read them as one; a
+ * policy must not read them as three). Upper then lower case folds what lower case alone keeps apart (`ß` and `ss`,
+ * `ς` and `σ`). An ASCII name, the usual one, is only lower-cased.
  */
-export function foldToolName(name: string): string {
+export function foldName(name: string): string {
   if (isAscii(name)) return name.toLowerCase();
   return name.normalize('NFKC').toUpperCase().toLowerCase().normalize('NFKC');
 }
@@ -20,9 +27,9 @@ function isAscii(s: string): boolean {
 }
 
 /**
- * The RE2 source of one tool-name glob: `*` is any run of characters (none included), `?` one character, everything
- * else literal (`.`, `/`, `[`, `{` and `!` too: tool names are not paths, and `crm.delete_*` means what it says), and
- * folded as names are (foldToolName), so the glob matches a name's folded form.
+ * The RE2 source of one name glob: `*` is any run of characters (none included), `?` one character, everything else
+ * literal (`.`, `/`, `[`, `{` and `!` too: names are not paths, and `crm.delete_*` means what it says), and folded as
+ * names are (foldName), so the glob matches a name's folded form.
  */
 export function globSource(glob: string): string {
   let out = '';
@@ -30,7 +37,7 @@ export function globSource(glob: string): string {
   let literal = '';
   const flush = () => {
     // By code point: `?` is one character even outside the Basic Multilingual Plane.
-    for (const ch of foldToolName(literal)) out += META.test(ch) ? `\\${ch}` : ch;
+    for (const ch of foldName(literal)) out += META.test(ch) ? `\\${ch}` : ch;
     literal = '';
   };
   for (const ch of glob) {
@@ -52,8 +59,8 @@ export function globSource(glob: string): string {
 }
 
 /**
- * A list of globs as one RE2 anchored at both ends, matching a folded name (foldToolName) any of them matches. Built when the policy set is
- * compiled, never per request; RE2 runs in time linear in the name, so no glob (`*a*a*a*b`) can stall a request.
+ * A list of globs as one RE2 anchored at both ends, matching a folded name (foldName) any of them matches. Built when
+ * the policy set is compiled, never per request; RE2 runs in time linear in the name, so no glob (`*a*a*a*b`) can stall a request.
  */
 export function compileGlobs(globs: readonly string[]): RE2 {
   // (?s): `.` is any character, a newline included.

@@ -103,6 +103,8 @@ export class CallRecorder {
       // Keys in code-unit order: the ledger's canonical JSON is then the native stringify (AuditTrail.record).
       {
         cost_brl: c.costBrl,
+        // Azure's: the deployment the path named (what model_access judged beside the model, and a dry run judges again).
+        ...(c.deployment ? { deployment: c.deployment } : undefined),
         endpoint: c.endpoint.kind,
         governance_us: us(c.governanceMs),
         // Per entity only when something was redacted: the other entries keep their shape.

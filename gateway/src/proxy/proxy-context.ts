@@ -42,7 +42,10 @@ export class ProxyContext {
   upstreamPath = '';
   /** Bytes sent upstream: the judged (and redacted) request object, re-serialised once; never the client's raw bytes. */
   upstreamBody: Buffer | null = null;
+  /** The model the call names: the body's, or the path's (Gemini; Azure's deployment when the body names none). */
   model = '';
+  /** Azure: the deployment the path names, which Azure serves (judged by model_access beside `model`); '' elsewhere. */
+  deployment = '';
   stream = false;
   /** The client asked for usage in the stream itself (else the usage chunk we ask for is not relayed). */
   clientWantsStreamUsage = false;

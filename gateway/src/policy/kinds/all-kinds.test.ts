@@ -5,7 +5,11 @@ import { POLICY_TYPE_TABLE, compilePolicy } from './all-kinds.js';
 import { POLICY_TYPES, type PolicyRecord, type PolicyType } from '../policy-record.js';
 
 /** Valid rules of the types no pack creates. */
-const NO_PACK_RULES: Partial<Record<PolicyType, Record<string, unknown>>> = { budget: { max_cost_brl: 1 }, tool_access: { deny: ['drop_*'], action: 'DENY' } };
+const NO_PACK_RULES: Partial<Record<PolicyType, Record<string, unknown>>> = {
+  budget: { max_cost_brl: 1 },
+  tool_access: { deny: ['drop_*'], action: 'DENY' },
+  model_access: { allow: ['gpt-4o-mini'], action: 'DENY' },
+};
 
 describe('policy type table', () => {
   it('has one module per policy type, named as its key', () => {
@@ -31,7 +35,7 @@ describe('policy type table', () => {
       const parts = new CompiledParts();
       const policy = { id: `p-${t}`, tenant_id: 't', name: t, type: t, risk: 10, enabled: true, rules, created_at: '', updated_at: '', pack_key: null } as unknown as PolicyRecord;
       compilePolicy(policy, parts);
-      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...parts.tools, ...(parts.shield ? [parts.shield] : [])];
+      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...parts.tools, ...parts.models, ...(parts.shield ? [parts.shield] : [])];
       expect(added.length, t).toBeGreaterThan(0);
       for (const a of added) expect('owner' in a ? a.owner.id : a.id).toBe(`p-${t}`);
     }

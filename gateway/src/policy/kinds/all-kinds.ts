@@ -6,6 +6,7 @@ import { budget } from './budget.js';
 import { contentFilter } from './content-filter.js';
 import { entropyCheck } from './entropy-check.js';
 import { hallucinationShield } from './hallucination-shield.js';
+import { modelAccess } from './model-access.js';
 import { piiRedaction } from './pii-redaction.js';
 import { rateLimit } from './rate-limit.js';
 import { toolAccess } from './tool-access.js';
@@ -20,6 +21,7 @@ export const POLICY_TYPE_TABLE: { readonly [T in PolicyType]: PolicyTypeModule<T
   hallucination_shield: hallucinationShield,
   budget,
   tool_access: toolAccess,
+  model_access: modelAccess,
 };
 
 /** The module of a type, typed for any policy (the table's per-type typing is lost once the type is a variable). */

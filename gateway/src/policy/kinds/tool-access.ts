@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors.js';
-import { compileGlobs } from '../tool-globs.js';
+import { compileGlobs, GLOB_LIST_SCHEMA } from '../tool-globs.js';
 import type { PolicyTypeModule } from './kind-module.js';
 
 export interface ToolAccessRules {
@@ -12,12 +12,6 @@ export interface ToolAccessRules {
   action: 'DENY' | 'REQUIRE_APPROVAL';
 }
 
-/** Globs per list, and characters per glob: each list is one RE2 per policy, built at every policy change. */
-export const MAX_TOOL_GLOBS = 100;
-export const MAX_TOOL_GLOB_CHARS = 200;
-
-const GLOBS = { type: 'array', minItems: 1, maxItems: MAX_TOOL_GLOBS, items: { type: 'string', minLength: 1, maxLength: MAX_TOOL_GLOB_CHARS } };
-
 /** Which tools an agent may use, by name (and MCP server): on `/v1/decide` tool calls, tools named in answers, MCP. */
 export const toolAccess: PolicyTypeModule<'tool_access'> = {
   type: 'tool_access',
@@ -26,8 +20,8 @@ export const toolAccess: PolicyTypeModule<'tool_access'> = {
     additionalProperties: false,
     required: ['action'],
     properties: {
-      allow: GLOBS,
-      deny: GLOBS,
+      allow: GLOB_LIST_SCHEMA,
+      deny: GLOB_LIST_SCHEMA,
       // MCP_UPSTREAMS names: letters, digits, _ and -, at most 64.
       servers: { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' } },
       action: { type: 'string', enum: ['DENY', 'REQUIRE_APPROVAL'] },

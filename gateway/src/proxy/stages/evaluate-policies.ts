@@ -29,6 +29,9 @@ export function evaluatePoliciesStage(limits: TenantLimits, pool: EvalPool, inli
         agentRiskBudget: c.agent!.riskBudget,
         text: c.inputText,
         now: Date.now(),
+        // The name the agent wrote, before a route resolves it: what model_access judges (with Azure's deployment).
+        model: c.model,
+        deployment: c.deployment,
       },
       findings,
     );

@@ -13,8 +13,9 @@ export function preflightStage(maxModelLength: number): Stage {
       const req = c.request as Record<string, unknown>;
       const endpoint = c.endpoint;
       // Gemini names the model in the path; the others in the body (Azure's may leave it to the deployment).
+      if (endpoint.fallbackModelOf) c.deployment = endpoint.fallbackModelOf(c.http);
       if (endpoint.modelOf) c.model = endpoint.modelOf(c.http);
-      else if (req['model'] === undefined && endpoint.fallbackModelOf) c.model = endpoint.fallbackModelOf(c.http);
+      else if (req['model'] === undefined && endpoint.fallbackModelOf) c.model = c.deployment;
       else if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
       // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
       if (c.model.length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
