@@ -65,8 +65,10 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     upstreams[wire.provider] = up ? new UpstreamClient({ ...upstreamOptions, baseUrl: up.baseUrl, apiKey: up.apiKey, keyHeader: wire.upstreamKeyHeader }) : null;
   }
   const evalPool = new EvalPool(config.evalWorkerTimeoutMs);
+  // The most of an answer read whole (a routed answer translated from another provider's included).
+  const maxAnswerBytes = 64 * 1024 * 1024;
   const router = parts.routes
-    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress, logger: parts.logger })
+    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress, maxAnswerBytes, logger: parts.logger })
     : null;
   const proxy = new ProxyPipeline({
     edge: proxyEdge(server),
@@ -83,7 +85,7 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
     evalPool,
     evalInlineMaxChars: config.evalInlineMaxChars,
     maxBodyBytes: config.proxyBodyLimit,
-    maxAnswerBytes: 64 * 1024 * 1024,
+    maxAnswerBytes,
     sharedLimits: parts.sharedLimits,
     requestLog: parts.requestLog,
     stepTimes: parts.stepTimes,

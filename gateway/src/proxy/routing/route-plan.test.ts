@@ -35,7 +35,7 @@ describe('a compiled route', () => {
     expect(plan.retry).toMatchObject({ onConnect: true, onTimeout: true, baseMs: 200, maxMs: 5000, retryAfterCapMs: 30_000 });
     expect(plan.timeouts).toEqual({ connectMs: 10_000, firstByteMs: 120_000, idleStreamMs: 120_000 });
     expect(plan.restMs).toBe(30_000);
-    expect(plan.models.get('gpt-4o')!.family).toBe('openai');
+    expect([...plan.models.get('gpt-4o')!.families]).toEqual(['openai']);
   });
 
   it('tries a fallback route in its order, an open breaker last', () => {

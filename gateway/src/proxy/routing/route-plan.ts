@@ -39,7 +39,8 @@ export interface RouteChoice<C = unknown> {
 export interface ModelPlan<C = unknown> {
   readonly name: string;
   readonly strategy: 'fallback' | 'weighted';
-  readonly family: Family;
+  /** The wire families its targets speak: a call of another is served only by translation (docs/translation.md). */
+  readonly families: ReadonlySet<Family>;
   readonly choices: readonly RouteChoice<C>[];
 }
 
@@ -103,7 +104,7 @@ export function compileRoutes<C>(spec: RouteSpec, version: number, client: (targ
       if (target === undefined) throw new Error(`route ${name}: unknown target ${e.target}`);
       return { target, model: e.model ?? null, weight: e.weight ?? 1 };
     });
-    models.set(name, { name, strategy: ms.strategy, family: (choices[0] as RouteChoice<C>).target.family, choices });
+    models.set(name, { name, strategy: ms.strategy, families: new Set(choices.map((c) => c.target.family)), choices });
   }
   const d = ROUTE_DEFAULTS.retry;
   const r = spec.retry ?? {};

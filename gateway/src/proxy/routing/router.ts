@@ -10,6 +10,9 @@ import { Breaker } from './breaker.js';
 import { attemptOrder, compileRoutes, familyOf, nextCredential, type ModelPlan, type RouteChoice, type RoutePlan, type RoutedTarget } from './route-plan.js';
 import type { CredentialResolver, RouteSpec } from './route-spec.js';
 import { routedPath } from './routed-path.js';
+import { CHAT_TRANSLATORS, translatable } from '../translation/chat-translators.js';
+import type { ChatTranslator, TranslatedRequest } from '../translation/chat-translator.js';
+import { translateAnswer } from '../translation/translated-answer.js';
 
 /** A tenant's routes changed on the main thread: a request thread's router compiles them again on its next call. */
 export const ROUTE_CHANGES = new NoticeSlot<string>('routes');
@@ -22,9 +25,11 @@ export interface RouteSource {
 /** One attempt of a routed call, as the ledger entry lists it (keys in code-unit order: canonical JSON). */
 export interface RouteAttempt {
   readonly credential?: string;
-  readonly error?: UpstreamFailureKind | 'credential_missing' | 'credentials_resting';
+  readonly error?: UpstreamFailureKind | 'credential_missing' | 'credentials_resting' | 'untranslatable';
   readonly ms: number;
   readonly model: string;
+  /** The target's provider, only when the call was translated into its format (docs/translation.md). */
+  readonly provider?: string;
   readonly status?: number;
   readonly target: string;
 }
@@ -40,6 +45,8 @@ export interface RouterOptions {
   readonly connections: number;
   readonly forwardRoutingHeaders: boolean;
   readonly egress: Egress;
+  /** The largest translated answer (or error body) read whole, bytes: the proxy's cap on an answer. */
+  readonly maxAnswerBytes: number;
   /** Where a target's failure is told (a warn line: tenant, target, model, why; never a key). */
   readonly logger?: Logger;
   readonly now?: () => number;
@@ -94,16 +101,17 @@ export class Router {
   }
 
   /**
-   * The route of the call's model, when the tenant has one: null sends the call the default way. A route of another
-   * format family than the call's cannot serve it (no translation yet): refused, nothing sent.
+   * The route of the call's model, when the tenant has one: null sends the call the default way. A route none of whose
+   * targets speaks the call's format, nor can be reached by translation (OpenAI chat completions only), cannot serve
+   * it: refused, nothing sent.
    */
   routeOf(c: ProxyContext): { plan: RoutePlan<UpstreamClient>; model: ModelPlan<UpstreamClient> } | null {
     const plan = this.planFor(c.principal!.tenantId);
     if (plan === null) return null;
     const model = plan.models.get(c.model);
     if (model === undefined) return null;
-    if (model.family !== familyOf(c.endpoint.wire.provider as Provider)) {
-      throw new GatewayError('route_not_servable', `model ${c.model} is routed to ${model.family} targets; this call is in ${c.endpoint.wire.provider}'s format`);
+    if (!model.families.has(familyOf(c.endpoint.wire.provider as Provider)) && !translatable(c.endpoint.kind)) {
+      throw new GatewayError('route_not_servable', `model ${c.model} is routed to ${[...model.families].join(' and ')} targets; this call is in ${c.endpoint.wire.provider}'s format, which is translated only from OpenAI chat completions`);
     }
     return { plan, model };
   }
@@ -123,7 +131,9 @@ export class Router {
     const most = 1 + plan.retry.attempts;
     let sent = 0;
     let failure: { kind: UpstreamFailureKind; target: string } | null = null;
+    let untranslatable: GatewayError | null = null;
     let previous: RoutedTarget | null = null;
+    const family = familyOf(c.endpoint.wire.provider as Provider);
     for (let i = 0; sent < most && i < order.length * most; i++) {
       if (c.http.aborted) break;
       const choice = order[i % order.length] as RouteChoice<UpstreamClient>;
@@ -131,7 +141,22 @@ export class Router {
       const asked = choice.model ?? c.model;
       const now = this.#now();
       if (!target.breaker.allows(now) && !allOpen(order, now)) continue;
-      const path = routedPath(c, target, asked);
+      // A target of another family is reached by translation, when the call's format has one to its provider.
+      const translator = target.family === family ? null : translatable(c.endpoint.kind) ? (CHAT_TRANSLATORS[target.provider] ?? undefined) : undefined;
+      if (translator === undefined) continue;
+      let translated: TranslatedRequest | null = null;
+      if (translator !== null) {
+        try {
+          translated = translator.request(c.request!, asked, target.name);
+        } catch (err) {
+          if (!(err instanceof GatewayError)) throw err;
+          // What this target cannot express (n > 1, audio…): another may; the agent hears why when none can.
+          untranslatable = err;
+          record.attempts.push({ error: 'untranslatable', ms: 0, model: asked, provider: target.provider, target: target.name });
+          continue;
+        }
+      }
+      const path = translated === null ? routedPath(c, target, asked) : translated.path;
       if (path === null) continue;
       const credential = nextCredential(target, now);
       if (credential === undefined) {
@@ -146,12 +171,14 @@ export class Router {
       if (sent > 0 && previous === target) await this.#wait(backoffMs(sent, plan.retry.baseMs, plan.retry.maxMs, this.#random));
       previous = target;
       sent++;
-      const body = bodyFor(c, choice);
+      const body = translated === null ? bodyFor(c, choice) : Buffer.from(JSON.stringify(translated.body));
+      // Translated: the provider's headers, and never the agent's own key or OpenAI's routing headers (theirs, not its).
+      const sendBase = translated === null ? base : { ...base, forwardedKey: '', extraHeaders: {}, passHeaders: translated.headers };
       const started = this.#now();
       try {
-        const up = await target.client.send({ ...base, path, body, ...(secret !== undefined ? { credential: secret } : {}), rawFailure: true }, c);
+        let up = await target.client.send({ ...sendBase, path, body, ...(secret !== undefined ? { credential: secret } : {}), rawFailure: true }, c);
         const ms = this.#now() - started;
-        record.attempts.push({ ...(credential ? { credential } : {}), ms, model: asked, status: up.status, target: target.name });
+        record.attempts.push({ ...(credential ? { credential } : {}), ms, model: asked, ...(translator !== null ? { provider: target.provider } : {}), status: up.status, target: target.name });
         // A credential the provider refused rests as a breaker would; the call goes on at once with the pool's next one.
         const refused = credential !== null && (up.status === 401 || up.status === 403);
         if (refused) restCredential(target, credential, this.#now(), plan.restMs);
@@ -161,6 +188,7 @@ export class Router {
         if (!retried) {
           record.target = target.name;
           if (choice.model !== null && up.status < 400) c.model = choice.model;
+          if (translator !== null) up = await this.#translated(c, up, translator, asked);
           return up;
         }
         // Not relayed: its body is dropped and the next attempt's head takes its place.
@@ -184,10 +212,20 @@ export class Router {
         if (!retried) break;
       }
     }
+    if (failure === null && sent === 0 && untranslatable !== null) throw untranslatable;
     if (failure === null) throw new GatewayError('upstream_unavailable', `no target of the route of ${model.name} can be called now (each is resting or has no usable credential)`);
     throw failure.kind === 'timeout'
       ? new GatewayError('upstream_timeout', `target ${failure.target} did not answer in time`)
       : new GatewayError('upstream_unreachable', `target ${failure.target} could not be reached (${failure.kind})`);
+  }
+
+  /** The provider's answer as OpenAI's, left in `c` as the answer's head the stages read. */
+  async #translated(c: ProxyContext, up: UpstreamResponse, translator: ChatTranslator, model: string): Promise<UpstreamResponse> {
+    const options = c.request?.['stream_options'] as { include_usage?: unknown } | undefined;
+    const answer = await translateAnswer(up, { translator, model, stream: c.stream, includeUsage: options?.include_usage === true, maxBytes: this.options.maxAnswerBytes });
+    c.upstream = answer;
+    c.upstreamStatus = answer.status;
+    return answer;
   }
 
   /**

@@ -24,10 +24,16 @@ export interface UpstreamOptions {
   egress?: Egress;
 }
 
+/** An answer's body as the answer stages read it: the provider's bytes, or their translation (docs/translation.md). */
+export interface AnswerBody extends AsyncIterable<Buffer> {
+  /** Stops the upstream request (client gone, answer refused, body too large). */
+  destroy(reason?: Error): void;
+}
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string>;
-  body: UpstreamBody;
+  body: AnswerBody;
 }
 
 /** Where a call's answer head is left as it arrives (the proxy's per-call context). */
