@@ -359,6 +359,15 @@ describe('routes in the Anthropic and Gemini formats, through their official SDK
     expect(primary.received[0]!.body!['model']).toBe('claude-haiku-4-5');
   });
 
+  it('an Anthropic call for a model routed only to OpenAI targets is refused 400 (no translation that way), nothing sent', async () => {
+    const tok = await tenantWith({ targets: { o: { provider: 'openai', base_url: `${primary.url}/v1`, credential: 'key-a' } }, models: { 'claude-sonnet-4-5': { strategy: 'fallback', targets: ['o'] } } });
+    const sdk = new Anthropic({ apiKey: tok.operator, baseURL: `${t.url}/v1/proxy/anthropic`, maxRetries: 0, defaultHeaders: { 'x-svc-agent-id': 'claude-agent' } });
+    const err = await sdk.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 8, messages: [{ role: 'user', content: 'hi' }] }).then(() => null, (e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((err as Error).message).toContain('translated only from OpenAI chat completions');
+    expect(primary.received).toHaveLength(0);
+  });
+
   it('a Gemini call retried after a 503 goes to the model its route names, in the path; its body never gets a model field', async () => {
     const tok = await tenantWith({
       targets: { g: { provider: 'gemini', base_url: primary.url, credential: 'key-a' } },

@@ -92,25 +92,6 @@ export const INVALID_ROUTES: readonly InvalidRoutes[] = [
   { what: 'a model route without targets', change: (s) => (s.models['gpt-4o'].targets = []), path: 'models.gpt-4o.targets', message: /must not be empty/ },
   { what: 'a model route without a targets field', change: (s) => delete s.models.fast.targets, path: 'models.fast', message: /missing required field "targets"/ },
   { what: 'a target listed twice', change: (s) => s.models['gpt-4o'].targets.push('openai-main'), path: 'models.gpt-4o.targets.3', message: /target "openai-main" is listed twice/ },
-  {
-    what: 'anthropic and openai in one model route',
-    change: (s) => {
-      s.targets.claude = { provider: 'anthropic', base_url: 'https://api.anthropic.com' };
-      s.models['gpt-4o'].targets.push('claude');
-    },
-    path: 'models.gpt-4o.targets.3',
-    message: /"claude" \(anthropic\) speaks another wire format than "openai-main" \(openai\)/,
-  },
-  {
-    what: 'gemini and anthropic in one model route',
-    change: (s) => {
-      s.targets.claude = { provider: 'anthropic', base_url: 'https://api.anthropic.com' };
-      s.targets.gem = { provider: 'gemini', base_url: 'https://generativelanguage.googleapis.com' };
-      s.models.mixed = { strategy: 'weighted', targets: ['claude', 'gem'] };
-    },
-    path: 'models.mixed.targets.1',
-    message: /another wire format/,
-  },
   { what: 'deployments on an openai target', change: (s) => (s.targets.local.deployments = { 'gpt-4o': 'x' }), path: 'targets.local.deployments', message: /only azure targets have deployments \(this one is openai\)/ },
   { what: 'an unknown provider', change: (s) => (s.targets.local.provider = 'cohere'), path: 'targets.local.provider', message: /must be one of openai, azure, anthropic, gemini/ },
   { what: 'a base_url that is not http(s)', change: (s) => (s.targets.local.base_url = 'ftp://vllm/v1'), path: 'targets.local.base_url', message: /absolute http or https URL/ },

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ScriptedMock, sleep, type Exchange, type ScriptedReceived } from './scripted-mock.js';
+import { anthropicMessagesProblem } from './provider-request-schemas.js';
 
 /**
  * A mock Anthropic Messages API on loopback, speaking the real wire format: `POST /v1/messages` (a whole JSON
@@ -71,6 +72,11 @@ export interface MockAnthropicOptions {
    * `authorization`, or whose body lacks `model`/`messages` (and `max_tokens` on /v1/messages), is a 400/401.
    */
   checkRequests?: boolean;
+  /**
+   * Also check a Messages body against the API's documented request schema (provider-request-schemas.ts): an
+   * unknown field, a block of the wrong shape, a tool_use not answered next, is a 400 as the API answers it.
+   */
+  schema?: boolean;
 }
 
 const DEFAULT_TEXT = 'Hello from the mock Anthropic provider.';
@@ -88,10 +94,12 @@ const ERROR_TYPES: Record<number, string> = {
 export class MockAnthropic extends ScriptedMock<AnthropicScript> {
   #messages = 0;
   readonly #checkRequests: boolean;
+  readonly #schema: boolean;
 
   constructor(options: MockAnthropicOptions = {}) {
     super();
     this.#checkRequests = options.checkRequests ?? true;
+    this.#schema = options.schema ?? false;
   }
 
   protected async answer(x: Exchange<AnthropicScript>): Promise<void> {
@@ -111,7 +119,7 @@ export class MockAnthropic extends ScriptedMock<AnthropicScript> {
       x.finished = true;
       return error(res, 404, 'not_found_error', `Not found: ${method} ${route}`, headers);
     }
-    const problem = this.#checkRequests ? checkRequest(req, body, route === '/v1/messages') : null;
+    const problem = this.#checkRequests ? (checkRequest(req, body, route === '/v1/messages') ?? (this.#schema && route === '/v1/messages' ? schemaProblem(body!) : null)) : null;
     if (problem) {
       x.finished = true;
       return error(res, problem.status, ERROR_TYPES[problem.status]!, problem.message, headers);
@@ -223,6 +231,11 @@ function checkRequest(req: IncomingMessage, body: Record<string, unknown> | null
   if (!Array.isArray(body['messages'])) return { status: 400, message: 'messages: Field required' };
   if (isMessages && typeof body['max_tokens'] !== 'number') return { status: 400, message: 'max_tokens: Field required' };
   return null;
+}
+
+function schemaProblem(body: Record<string, unknown>): { status: number; message: string } | null {
+  const message = anthropicMessagesProblem(body);
+  return message === null ? null : { status: 400, message };
 }
 
 function pieces(text: string): string[] {

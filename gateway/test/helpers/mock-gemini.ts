@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ScriptedMock, sleep, type Exchange, type ScriptedReceived } from './scripted-mock.js';
+import { geminiGenerateProblem } from './provider-request-schemas.js';
 
 /**
  * A mock Gemini API (generativelanguage) on loopback, speaking the real wire format under `/v1` and `/v1beta`:
@@ -65,6 +66,12 @@ export interface MockGeminiOptions {
    * `generateContentRequest`), `content` (embedContent) or `requests` (batchEmbedContents) is a 400.
    */
   checkRequests?: boolean;
+  /**
+   * Also check a generateContent (or stream) body against the API's documented request (provider-request-schemas.ts):
+   * an unknown field, a part of the wrong shape, a function response not right after its call, is a 400 as the API
+   * answers it.
+   */
+  schema?: boolean;
 }
 
 const DEFAULT_TEXT = 'Hello from the mock Gemini provider.';
@@ -85,10 +92,12 @@ const ROUTE = /^\/(v1|v1beta)\/((?:models|tunedModels)\/[^/:]+):(generateContent
 export class MockGemini extends ScriptedMock<GeminiScript> {
   #responses = 0;
   readonly #checkRequests: boolean;
+  readonly #schema: boolean;
 
   constructor(options: MockGeminiOptions = {}) {
     super();
     this.#checkRequests = options.checkRequests ?? true;
+    this.#schema = options.schema ?? false;
   }
 
   protected async answer(x: Exchange<GeminiScript>): Promise<void> {
@@ -110,7 +119,12 @@ export class MockGemini extends ScriptedMock<GeminiScript> {
       return error(res, 404, undefined, `Not found: ${method} ${url.pathname}`, headers);
     }
     const [, , modelName, rpc] = route as unknown as [string, string, string, string];
-    const problem = this.#checkRequests ? checkRequest(req, url, body, rpc) : null;
+    const generates = rpc === 'generateContent' || rpc === 'streamGenerateContent';
+    const schema = (b: Record<string, unknown>) => {
+      const message = geminiGenerateProblem(b);
+      return message === null ? null : { status: 400, message };
+    };
+    const problem = this.#checkRequests ? (checkRequest(req, url, body, rpc) ?? (this.#schema && generates ? schema(body!) : null)) : null;
     if (problem) {
       x.finished = true;
       return error(res, problem.status, undefined, problem.message, headers);

@@ -28,7 +28,7 @@ export const ROUTE_LIMITS = Object.freeze({
 /** The wire formats targets speak: OpenAI's, Azure's and OpenAI-compatible servers' are one family. */
 export type WireFamily = 'openai' | 'anthropic' | 'gemini';
 
-/** Each provider's family; a model route's targets are all of one (a call cannot be rewritten into another format). */
+/** Each provider's family: a call is sent as it is to its own family's targets, translated to the others' (docs/translation.md). */
 export const WIRE_FAMILY: Readonly<Record<Provider, WireFamily>> = Object.freeze({ openai: 'openai', azure: 'openai', anthropic: 'anthropic', gemini: 'gemini' });
 
 export const PROVIDERS = Object.keys(WIRE_FAMILY) as Provider[];
@@ -88,7 +88,7 @@ const modelRoute = {
 /**
  * The shape of a tenant's routes (`PUT /v1/routes`): every field typed and bounded, nothing unknown. No `default`
  * keywords: what is stored is what was written, so `aduana routes export` gives it back; ROUTE_DEFAULTS fill the rest
- * where routes are used. What one part says of another (names that resolve, one wire family per model route) is
+ * where routes are used. What one part says of another (names that resolve, targets that exist) is
  * route-validation.ts's.
  */
 export const routeSpecSchema = new OwnSchema<RouteSpec>({

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { GatewayError } from '../../errors.js';
-import { MODEL_NAME, ROUTE_DEFAULTS, ROUTE_NAME, routeSpecSchema, WIRE_FAMILY } from './route-schema.js';
+import { MODEL_NAME, ROUTE_DEFAULTS, ROUTE_NAME, routeSpecSchema } from './route-schema.js';
 import type { ModelRouteSpec, RouteSpec, TargetSpec } from './route-spec.js';
 
 /** What is wrong with a tenant's routes: where (`targets.azure-eu.base_url`; empty: the whole body) and why. */
@@ -113,7 +113,6 @@ export function baseUrlProblem(raw: string): string | null {
 
 function modelRouteProblem(at: string, route: ModelRouteSpec, spec: RouteSpec): RouteProblem | null {
   const models = spec.models ?? {};
-  let first: { name: string; provider: TargetSpec['provider'] } | null = null;
   const seen = new Set<string>();
   for (const [i, ref] of route.targets.entries()) {
     const path = `${at}.targets.${i}`;
@@ -129,10 +128,6 @@ function modelRouteProblem(at: string, route: ModelRouteSpec, spec: RouteSpec): 
     const key = `${name}\u0000${model ?? ''}`;
     if (seen.has(key)) return { path, message: model === undefined ? `target "${name}" is listed twice` : `target "${name}" with model "${model}" is listed twice` };
     seen.add(key);
-    if (first === null) first = { name, provider: target.provider };
-    else if (WIRE_FAMILY[target.provider] !== WIRE_FAMILY[first.provider]) {
-      return { path, message: `target "${name}" (${target.provider}) speaks another wire format than "${first.name}" (${first.provider}): one model route's targets speak one (openai and azure are one)` };
-    }
   }
   return null;
 }
