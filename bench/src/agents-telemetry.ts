@@ -38,7 +38,7 @@ for (const otlp of [false, true]) {
       [`agents.admit${otlp ? ' (OTLP on)' : ''}`]: () => registry.admit('bench', agents[i++ & 4095] as string, Date.now()),
       [`telemetry observer per decision${otlp ? ' (OTLP on)' : ''}`]: () => {
         record.agent_id = agents[i++ & 4095] as string;
-        telemetry.onDecision(record, 0.4, 'completed', 0.0001);
+        telemetry.onDecision(record, 0.4, 'completed', 0.0001, null);
       },
     });
     for (const r of res) {

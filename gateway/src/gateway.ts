@@ -243,8 +243,9 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
               } catch {
                 // Refused here as there (unregistered, over the limit): the thread refused it before deciding.
               }
-              audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl);
+              audit.observed(o.d, o.latencyMs, o.outcome, o.costBrl, o.route);
             }
+            for (const [tenantId, target, untilMs] of msg.breakers) prometheus.routes.breakerOpened(tenantId, target, untilMs);
             for (const [server, seconds] of msg.answered) prometheus.requestDone(server, seconds);
             for (const seconds of msg.appended) prometheus.ledgerAppended(seconds);
           },
@@ -371,11 +372,14 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     sharedLimits: shared !== null,
     stepTimes: config.proxyStepTimings ? prometheus.proxyStepTimes() : null,
     // The tenants' routes (docs/routing.md): a call whose model has a route goes to its targets.
-    routes: { source: deps.routes, credentials },
+    routes: { source: deps.routes, credentials, onBreakerOpened: (tenantId, target, untilMs) => prometheus.routes.breakerOpened(tenantId, target, untilMs) },
   });
   life.own('proxy', proxy);
   // A tenant's changed routes are compiled again on its next call (request threads are told below, once they run).
-  deps.routes.onChange = (tenantId) => proxy.router?.forget(tenantId);
+  deps.routes.onChange = (tenantId) => {
+    proxy.router?.forget(tenantId);
+    prometheus.routes.routesChanged(tenantId);
+  };
   const mcp = mountMcp(api, config, { store, runtimes, agents, audit, decisions, requestLog: callSamples.keyed ? callSamples : null, egress, logger });
   if (mcp !== null) life.own('MCP gateway', mcp);
   api.finish();
@@ -400,6 +404,7 @@ async function openGateway(config: GatewayConfig, logger: Logger, requestLines: 
     callSamples.onChange = (tenantId) => judging.notify(REQUEST_LOG_CHANGES, tenantId);
     deps.routes.onChange = (tenantId) => {
       proxy.router?.forget(tenantId);
+      prometheus.routes.routesChanged(tenantId);
       judging.notify(ROUTE_CHANGES, tenantId);
     };
     api.useJudgingThreads(judging);

@@ -32,7 +32,12 @@ export interface GatewayProxyParts {
   readonly sharedLimits: boolean;
   readonly stepTimes: { series(label: string): BucketSeries } | null;
   /** Tenants' routes and the credentials they name (docs/routing.md); absent: every call takes the default route. */
-  readonly routes?: { readonly source: RouteSource; readonly credentials: CredentialResolver };
+  readonly routes?: {
+    readonly source: RouteSource;
+    readonly credentials: CredentialResolver;
+    /** Told when a target's breaker opens (the telemetry's gauge; a request thread tells the main thread). */
+    readonly onBreakerOpened?: (tenantId: string, target: string, untilMs: number) => void;
+  };
 }
 
 export interface MountedProxy {
@@ -68,7 +73,7 @@ export function mountProxy(server: HttpServer, config: GatewayConfig, parts: Gat
   // The most of an answer read whole (a routed answer translated from another provider's included).
   const maxAnswerBytes = 64 * 1024 * 1024;
   const router = parts.routes
-    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress, maxAnswerBytes, logger: parts.logger })
+    ? new Router(parts.routes.source, parts.routes.credentials, { connections: config.upstreamConnections, forwardRoutingHeaders: config.forwardProviderRoutingHeaders, egress: parts.egress, maxAnswerBytes, logger: parts.logger, onBreakerOpened: parts.routes.onBreakerOpened })
     : null;
   const proxy = new ProxyPipeline({
     edge: proxyEdge(server),

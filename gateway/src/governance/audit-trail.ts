@@ -6,11 +6,21 @@ import { planChangedEntry, type PlanChange } from '../identity/tenants/plan-chan
 import { adminActionEntry, type AdminActionInput } from './admin-actions.js';
 
 /**
- * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
- * request path feeds telemetry directly. `latencyMs` is the governance time; `outcome` the proxy call's end, or null; `costBrl` its token cost.
- * Observers only touch memory: they run on the request path.
+ * A routed call's attempts as its ledger entry lists them (`route`, docs/routing.md): each attempt's target, the model
+ * it was asked for and its status or failure, and the target whose answer was relayed ('' for none).
  */
-export type DecisionObserver = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number) => void;
+export interface ObservedRoute {
+  readonly attempts: readonly { readonly error?: string; readonly model: string; readonly status?: number; readonly target: string }[];
+  readonly target: string;
+}
+
+/**
+ * Told of every recorded decision (telemetry, the agents' risk scores): the one point every decision passes, so no
+ * request path feeds telemetry directly. `latencyMs` is the governance time; `outcome` the proxy call's end, or null;
+ * `costBrl` its token cost; `route` a routed call's attempts, or null. Observers only touch memory: they run on the
+ * request path.
+ */
+export type DecisionObserver = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number, route: ObservedRoute | null) => void;
 
 /**
  * Where every decision goes: the decision index (GET /admin/decisions, resolve) and the tenant's hash chain in the
@@ -70,15 +80,15 @@ export class AuditTrail {
    * The other half: the decision index (its write not awaited, a failure logged by the store) and the observers. It
    * never refuses, so the proxy runs it after the answer went out, in the same turn (before any other request).
    */
-  index(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
+  index(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0, route: ObservedRoute | null = null): void {
     void this.decisions.record(d);
-    this.observed(d, latencyMs, outcome, costBrl);
+    this.observed(d, latencyMs, outcome, costBrl, route);
   }
 
   /** Tells the observers of a decision (one a request thread indexed itself comes here through its message). */
-  observed(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0): void {
+  observed(d: DecisionRecord, latencyMs = 0, outcome: string | null = null, costBrl = 0, route: ObservedRoute | null = null): void {
     const observers = this.#observers;
-    for (let i = 0; i < observers.length; i++) (observers[i] as DecisionObserver)(d, latencyMs, outcome, costBrl);
+    for (let i = 0; i < observers.length; i++) (observers[i] as DecisionObserver)(d, latencyMs, outcome, costBrl, route);
   }
 
   /** Told how long each entry took from queued to flushed, seconds (at start; the ledger's append latency metric). */

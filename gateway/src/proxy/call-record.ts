@@ -66,7 +66,7 @@ export class CallRecorder {
     const d = c.indexed;
     if (d === null) return;
     c.indexed = null;
-    this.audit.index(d, c.governanceMs, c.outcome, c.costBrl);
+    this.audit.index(d, c.governanceMs, c.outcome, c.costBrl, c.route);
     this.sampler?.afterCall(c);
   }
 

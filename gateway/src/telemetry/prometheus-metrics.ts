@@ -2,6 +2,7 @@ import type * as PromClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import { BucketHistogram, type BucketSeries } from './bucket-histogram.js';
 import type { ExportQueue } from './exporters/export-queue.js';
+import { RouteMetrics } from './route-metrics.js';
 
 export interface PrometheusSources {
   /** Entries in a tenant's ledger (read at scrape time). */
@@ -39,7 +40,7 @@ export interface PrometheusScrape {
 /**
  * `GET /v1/telemetry/metrics` (docs/telemetry.md, "Prometheus"): prom-client with its own registries (never the global
  * one). Process-wide figures carry no tenant data (latency, the ledger's group commit, forwarders, the shared limits,
- * the process); the series that do (decisions, blocks by policy id, upstream errors, ledger entries) carry a `tenant`
+ * the process); the series that do (decisions, blocks by policy id, upstream errors, routes, ledger entries) carry a `tenant`
  * label and are shown to a tenant's token for its own tenant alone, to the operator's scrape credential for every
  * tenant: they are built per scrape, for its scope, in a registry of their own. The request path adds to plain counters
  * and bucket arrays, handed to prom-client when scraped (no label hashing per decision). prom-client itself is loaded at the first scrape: a gateway nobody scrapes (a sidecar reporting to its
@@ -60,6 +61,8 @@ export class PrometheusMetrics {
   #client: typeof PromClient | null = null;
   // Decisions and upstream errors are counted per tenant in plain Maps and handed to prom-client at scrape time.
   readonly #tenants = new Map<string, TenantCounts>();
+  /** Tenants' routes: attempts, fallbacks, open breakers (also read by the OTLP metrics). */
+  readonly routes = new RouteMetrics();
 
   constructor(sources: PrometheusSources) {
     this.#sources = sources;
@@ -210,7 +213,7 @@ export class PrometheusMetrics {
     const { Counter, Gauge, Registry } = this.#client as typeof PromClient;
     const registry = new Registry();
     const registers = [registry];
-    const ids = scope === EVERY_TENANT ? [...new Set([...this.#tenants.keys(), ...this.#sources.ledgerTenants()])].sort() : [scope];
+    const ids = scope === EVERY_TENANT ? [...new Set([...this.#tenants.keys(), ...this.#sources.ledgerTenants(), ...this.routes.tenants()])].sort() : [scope];
     const counter = (name: string, help: string, label: string, pick: (t: TenantCounts) => ReadonlyMap<string, number>): void => {
       const c = new Counter({ name, help, labelNames: ['tenant', label], registers });
       for (const tenant of ids) {
@@ -220,6 +223,16 @@ export class PrometheusMetrics {
     counter('aduana_decisions_total', 'Decisions (decide and proxied calls) by tenant and verdict', 'verdict', (t) => t.verdicts);
     counter('aduana_blocks_total', 'Decisions other than ALLOW by tenant and rule (policy id, agent_suspended)', 'rule', (t) => t.rules);
     counter('aduana_upstream_errors_total', 'Proxied calls the upstream failed, by tenant and outcome', 'outcome', (t) => t.upstreamErrors);
+    const attempts = new Counter({ name: 'aduana_route_attempts_total', help: "Routed calls' attempts by tenant, target, model asked and outcome (ok, 4xx, 429, 5xx, failure kind)", labelNames: ['tenant', 'target', 'model', 'outcome'], registers });
+    const fallbacks = new Counter({ name: 'aduana_route_fallbacks_total', help: "Routed calls answered by a target other than their first attempt's, by tenant, target and model that answered", labelNames: ['tenant', 'target', 'model'], registers });
+    const breakers = new Gauge({ name: 'aduana_route_breakers_open', help: "1 while a route target's breaker is open, by tenant and target", labelNames: ['tenant', 'target'], registers });
+    for (const tenant of ids) {
+      for (const [target, model, counts] of this.routes.pairs(tenant)) {
+        for (const [outcome, n] of counts.outcomes) attempts.inc({ tenant, target, model, outcome }, n);
+        fallbacks.inc({ tenant, target, model }, counts.fallbacks);
+      }
+      for (const [target, open] of this.routes.breakers(tenant)) breakers.set({ tenant, target }, open);
+    }
     const ledger = new Gauge({ name: 'aduana_ledger_entries', help: "Entries in each tenant's ledger", labelNames: ['tenant'], registers });
     for (const tenant of ids) ledger.set({ tenant }, this.#sources.ledgerSize(tenant));
     return registry;

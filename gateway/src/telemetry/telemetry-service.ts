@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { newId, type Logger } from '@aduana/shared';
+import type { ObservedRoute } from '../governance/audit-trail.js';
 import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { fingerprint, type ErrorStore } from './error-store.js';
@@ -96,7 +97,10 @@ export class TelemetryService {
       const { sentryQueue } = await import('./exporters/sentry-errors.js');
       exporters.errors = sentryQueue(options.sentryDsn, options.exportTimeoutMs, queue, options.dispatcher);
     }
-    return new TelemetryService(options, stores, metrics, prometheus, agents, logger, exporters);
+    const service = new TelemetryService(options, stores, metrics, prometheus, agents, logger, exporters);
+    // Tenant ids are redacted as everywhere telemetry forwards them.
+    exporters.metrics?.observeRoutes(prometheus.routes, (id) => service.sanitizer.id(id));
+    return service;
   }
 
   private constructor(
@@ -141,15 +145,17 @@ export class TelemetryService {
 
   /**
    * Every recorded decision (an audit-trail observer, on the request path: memory only). Metric samples for
-   * /query/stats, Prometheus counters, the agent's risk score, OTLP instruments; an upstream failure is an error event.
+   * /query/stats, Prometheus counters, the agent's risk score, OTLP instruments, a routed call's attempts; an upstream
+   * failure is an error event.
    */
-  readonly onDecision = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number): void => {
+  readonly onDecision = (d: DecisionRecord, latencyMs: number, outcome: string | null, costBrl: number, route: ObservedRoute | null): void => {
     const now = Date.now();
     if (costBrl > 0) this.#cost(d.tenant_id, d.agent_id, costBrl, now);
     const blocked = d.execution_status !== 'ALLOW';
     this.metrics.recordDecision(d.tenant_id, d.agent_id, latencyMs, blocked, now);
     this.prometheus.decision(d.tenant_id, d.execution_status, d.rule);
     this.agents.observeRisk(d.tenant_id, d.agent_id, d.risk_score);
+    if (route !== null) this.prometheus.routes.call(d.tenant_id, route);
     if (this.#otlpMetrics) {
       const attrs = { tenant_id: this.sanitizer.id(d.tenant_id), agent_id: this.sanitizer.id(d.agent_id) };
       this.#otlpMetrics.decisions.add(1, attrs);

@@ -111,22 +111,24 @@ function openJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) =
   let observed: ObservedDecision[] = [];
   let answered: (readonly [string, number])[] = [];
   let appended: number[] = [];
+  let breakers: [string, string, number][] = [];
   let scheduled = false;
   const tell = (): void => {
     if (!scheduled) return;
     scheduled = false;
-    post({ t: 'observed', decisions: observed, answered, appended });
+    post({ t: 'observed', decisions: observed, answered, appended, breakers });
     observed = [];
     answered = [];
     appended = [];
+    if (breakers.length > 0) breakers = [];
   };
   const soon = (): void => {
     if (scheduled) return;
     scheduled = true;
     setImmediate(tell);
   };
-  audit.observe((d, latencyMs, outcome, costBrl) => {
-    observed.push({ d, latencyMs, outcome, costBrl });
+  audit.observe((d, latencyMs, outcome, costBrl, route) => {
+    observed.push({ d, latencyMs, outcome, costBrl, route });
     soon();
   });
   audit.timeAppends((seconds) => {
@@ -164,7 +166,14 @@ function openJudgingThread(setup: JudgingSetup, post: (msg: FromRequestThread) =
     requestLog: callSamples.keyed ? callSamples : null,
     sharedLimits: false,
     stepTimes: null,
-    routes: { source: new RouteStore(store.routes), credentials: new CredentialStore(store.providerCredentials, config.credentialsKey) },
+    routes: {
+      source: new RouteStore(store.routes),
+      credentials: new CredentialStore(store.providerCredentials, config.credentialsKey),
+      onBreakerOpened: (tenantId, target, untilMs) => {
+        breakers.push([tenantId, target, untilMs]);
+        soon();
+      },
+    },
   });
   life.own('proxy', proxy);
   server.finish();

@@ -1,3 +1,4 @@
+import type { ObservedRoute } from '../governance/audit-trail.js';
 import type { DecisionRecord } from '../governance/decisions/decision-store.js';
 import type { ThreadNotice } from '../platform/notice-slot.js';
 
@@ -7,6 +8,8 @@ export interface ObservedDecision {
   readonly latencyMs: number;
   readonly outcome: string | null;
   readonly costBrl: number;
+  /** A routed call's attempts (the ledger entry's `route`), or null. */
+  readonly route: ObservedRoute | null;
 }
 
 /** The main thread's control messages to a request thread. */
@@ -35,11 +38,13 @@ export type FromRequestThread =
   | { readonly t: 'ack'; readonly n: number }
   /**
    * What its requests did in one turn that the main thread keeps: decisions for the observers, answers' latencies
-   * (server, seconds), its ledger entries' times from queued to flushed (seconds).
+   * (server, seconds), its ledger entries' times from queued to flushed (seconds), the breakers its routes opened
+   * (tenant, target, open until: ms since the epoch).
    */
   | {
       readonly t: 'observed';
       readonly decisions: readonly ObservedDecision[];
       readonly answered: readonly (readonly [string, number])[];
       readonly appended: readonly number[];
+      readonly breakers: readonly (readonly [string, string, number])[];
     };

@@ -12,6 +12,8 @@ export interface ReceivedLog {
 export interface ReceivedMetricPoint {
   name: string;
   attributes: Record<string, unknown>;
+  /** A sum's or gauge's value (OTLP JSON gives an integer as `asInt`, a string or a number); undefined for a histogram. */
+  value: number | undefined;
 }
 
 export interface ReceivedError {
@@ -103,13 +105,16 @@ export class TelemetryReceiver {
   }
 
   #metrics(raw: Buffer): void {
-    type Points = { dataPoints: { attributes: OtlpKeyValue[] }[] };
+    type Points = { dataPoints: { attributes: OtlpKeyValue[]; asInt?: string | number; asDouble?: number }[] };
     const req = JSON.parse(raw.toString('utf8')) as { resourceMetrics: { scopeMetrics: { metrics: ({ name: string } & { sum?: Points; histogram?: Points; gauge?: Points })[] }[] }[] };
     for (const rm of req.resourceMetrics) {
       for (const sm of rm.scopeMetrics) {
         for (const m of sm.metrics) {
           const points = (m.sum ?? m.histogram ?? m.gauge)?.dataPoints ?? [];
-          for (const p of points) this.metrics.push({ name: m.name, attributes: attributes(p.attributes) });
+          for (const p of points) {
+            const value = p.asInt !== undefined ? Number(p.asInt) : p.asDouble;
+            this.metrics.push({ name: m.name, attributes: attributes(p.attributes), value });
+          }
         }
       }
     }

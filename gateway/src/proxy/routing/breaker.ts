@@ -32,12 +32,18 @@ export class Breaker {
     this.#trial = false;
   }
 
-  failed(now: number): void {
+  /** A failure at `now`; true when it opened the breaker (or opened it again), until `openUntil`. */
+  failed(now: number): boolean {
     this.#failures++;
-    if (this.#trial || this.#failures >= this.failures) {
-      this.#openUntil = now + this.openMs;
-      this.#trial = false;
-    }
+    if (!this.#trial && this.#failures < this.failures) return false;
+    this.#openUntil = now + this.openMs;
+    this.#trial = false;
+    return true;
+  }
+
+  /** When the open breaker lets a trial call through (ms, the clock `failed` was given); 0 while it never opened. */
+  get openUntil(): number {
+    return this.#openUntil;
   }
 
   /** Opened at once for `ms` (a credential the provider refused, or a 429 with its Retry-After). */

@@ -49,6 +49,11 @@ export interface RouterOptions {
   readonly maxAnswerBytes: number;
   /** Where a target's failure is told (a warn line: tenant, target, model, why; never a key). */
   readonly logger?: Logger;
+  /**
+   * Told when a target's breaker opens (or opens again after its trial failed), open until `untilMs` on `now`'s
+   * clock: the telemetry's open-breakers gauge (docs/telemetry.md). Rare: never on a call that does not open one.
+   */
+  readonly onBreakerOpened?: (tenantId: string, target: string, untilMs: number) => void;
   readonly now?: () => number;
   readonly random?: () => number;
   readonly wait?: (ms: number) => Promise<unknown>;
@@ -183,7 +188,7 @@ export class Router {
         const refused = credential !== null && (up.status === 401 || up.status === 403);
         if (refused) restCredential(target, credential, this.#now(), plan.restMs);
         const retried = sent < most && !c.http.aborted && ((plan.retry.statuses.has(up.status) && !REQUEST_AT_FAULT(up.status)) || (refused && target.credentials.length > 1));
-        if (up.status >= 500) target.breaker.failed(this.#now());
+        if (up.status >= 500) this.#failed(tenantId, target);
         else if (up.status < 400) target.breaker.succeeded();
         if (!retried) {
           record.target = target.name;
@@ -205,7 +210,7 @@ export class Router {
       } catch (err) {
         if (!(err instanceof UpstreamFailure)) throw err;
         record.attempts.push({ ...(credential ? { credential } : {}), error: err.kind, ms: this.#now() - started, model: asked, target: target.name });
-        target.breaker.failed(this.#now());
+        this.#failed(tenantId, target);
         failure = { kind: err.kind, target: target.name };
         this.options.logger?.warn({ tenantId, target: target.name, model: asked, why: err.kind, traceId: c.http.trace.traceId }, "a route's target gave no answer");
         const retried = err.kind === 'timeout' ? plan.retry.onTimeout : plan.retry.onConnect;
@@ -226,6 +231,11 @@ export class Router {
     c.upstream = answer;
     c.upstreamStatus = answer.status;
     return answer;
+  }
+
+  /** A failed attempt on `target`: its breaker counts it, and whoever watches hears when that opened it. */
+  #failed(tenantId: string, target: RoutedTarget): void {
+    if (target.breaker.failed(this.#now())) this.options.onBreakerOpened?.(tenantId, target.name, target.breaker.openUntil);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Attributes, Counter, Histogram } from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import { JsonMetricsSerializer } from '@opentelemetry/otlp-transformer';
 import type { Resource } from '@opentelemetry/resources';
 import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
@@ -6,6 +6,7 @@ import type { Dispatcher } from 'undici';
 import { ExportQueue, type ExportQueueOptions } from './export-queue.js';
 import type { OtlpTarget } from './otlp-config.js';
 import { postBytes } from './post-bytes.js';
+import type { RouteMetrics } from '../route-metrics.js';
 
 /** A reader we collect from on our own schedule: the SDK exports nothing by itself (no silent drops in its processors). */
 class CollectingReader extends MetricReader {
@@ -19,8 +20,9 @@ class CollectingReader extends MetricReader {
 
 /**
  * The five metrics of /v1/telemetry/query/stats as OpenTelemetry instruments (cumulative, attributes tenant_id and
- * agent_id), collected every flush into one OTLP/HTTP JSON payload (`POST {endpoint}/v1/metrics`) that waits in our
- * queue. Cumulative totals make a late or retried payload harmless: the next one carries the totals.
+ * agent_id), and the routes' counts (`observeRoutes`), collected every flush into one OTLP/HTTP JSON payload
+ * (`POST {endpoint}/v1/metrics`) that waits in our queue. Cumulative totals make a late or retried payload harmless:
+ * the next one carries the totals.
  */
 export class OtlpMetrics {
   readonly queue: ExportQueue<Uint8Array>;
@@ -31,6 +33,7 @@ export class OtlpMetrics {
   readonly latency: Histogram;
   readonly cost: Counter;
   readonly missedHeartbeats: Counter;
+  readonly #meter: Meter;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -42,6 +45,7 @@ export class OtlpMetrics {
   ) {
     this.#provider = new MeterProvider({ resource, readers: [this.#reader] });
     const meter = this.#provider.getMeter('aduana-gateway');
+    this.#meter = meter;
     this.decisions = meter.createCounter('decision.count', { description: 'decisions (decide and proxied calls)' });
     this.blocked = meter.createCounter('decision.blocked_count', { description: 'decisions other than ALLOW' });
     this.latency = meter.createHistogram('decision.latency_ms', { unit: 'ms', description: 'governance time per decision' });
@@ -56,6 +60,30 @@ export class OtlpMetrics {
       sizeOf: (body) => body.byteLength,
       send: (batch) => postBytes(url, 'otlp-metrics', target.headers, batch[0] as Uint8Array, timeoutMs, dispatcher),
     });
+  }
+
+  /**
+   * The routes' attempts, fallbacks and open breakers (attributes tenant_id, target, model, outcome), read from
+   * `routes` at each collection: the request path adds to its counts and never to an instrument.
+   */
+  observeRoutes(routes: RouteMetrics, tenantAttribute: (tenantId: string) => string): void {
+    const meter = this.#meter;
+    const attempts = meter.createObservableCounter('route.attempt_count', { description: "routed calls' attempts by target, model and outcome" });
+    const fallbacks = meter.createObservableCounter('route.fallback_count', { description: "routed calls answered by a target other than their first attempt's" });
+    const open = meter.createObservableGauge('route.breakers_open', { description: "1 while a route target's breaker is open" });
+    meter.addBatchObservableCallback(
+      (result) => {
+        for (const tenantId of routes.tenants()) {
+          const tenant_id = tenantAttribute(tenantId);
+          for (const [target, model, counts] of routes.pairs(tenantId)) {
+            for (const [outcome, n] of counts.outcomes) result.observe(attempts, n, { tenant_id, target, model, outcome });
+            result.observe(fallbacks, counts.fallbacks, { tenant_id, target, model });
+          }
+          for (const [target, isOpen] of routes.breakers(tenantId)) result.observe(open, isOpen, { tenant_id, target });
+        }
+      },
+      [attempts, fallbacks, open],
+    );
   }
 
   start(flushMs: number): void {
