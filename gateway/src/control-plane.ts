@@ -166,7 +166,7 @@ async function openControlPlane(config: GatewayConfig, databaseUrl: string, logg
   const auth = mountAuthService(
     { logger, requestLog, access, budget, defaultMaxBody: config.apiBodyLimit },
     { authenticator, tokens, config, runtimes, passwordLogin, sessions, users, tenants, logger, egress, onAdminAction },
-    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants, requestLogSettings: db.requestLogSettings },
+    { sessions, passwordLogin, config, policies, policyValidator, runtimes, decisions, onDecisionResolved, onAdminAction, ledger: archiveConsoleLedger(archive, controlChain), tokens, users, tenants, requestLogSettings: db.requestLogSettings, routes: db.routes },
     new ArchiveConsoleData(decisions, agents, config.consoleScanLimit),
   );
   life.onClose('servers', () => Promise.all([api.close(), auth.close()]));

@@ -41,6 +41,19 @@ beforeAll(async () => {
     const proxied = await call(t.url, 'POST', '/v1/proxy/chat/completions', { token: admin, headers: { 'x-svc-agent-id': agent }, body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } });
     expect(proxied.status, proxied.text).toBe(200);
   }
+  // Routes for the routes page's tables (after the proxied calls above, which take the default route).
+  const routes = await call(t.url, 'PUT', '/v1/routes', {
+    token: admin,
+    body: {
+      targets: {
+        'openai-main-with-a-long-name': { provider: 'openai', base_url: 'https://api.openai.com/v1' },
+        'azure-eu': { provider: 'azure', base_url: 'https://a-long-resource-name.openai.azure.com', deployments: { 'gpt-4o': 'gpt4o-eu-deployment' } },
+      },
+      models: { 'gpt-4o-routed': { strategy: 'weighted', targets: [{ target: 'openai-main-with-a-long-name', model: 'gpt-4.1-mini', weight: 3 }, 'azure-eu'] } },
+      retry: { attempts: 1 },
+    },
+  });
+  expect(routes.status, routes.text).toBe(200);
   browser = await launchChromium();
 }, 60_000);
 
@@ -66,7 +79,7 @@ async function axeProblems(page: Page): Promise<string[]> {
 }
 
 /** Every page of the console a signed-in person can open (GET), the overview first. */
-const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit', '/console/settings', '/console/decisions?since=all&limit=2&verdict=ALLOW', '/console/ledger/entries/1', '/console/ledger/checkpoints'];
+const SIGNED_IN_PAGES = ['/console', '/console/decisions?since=all', '/console/agents', '/console/costs', '/console/policies', '/console/ledger', '/console/audit', '/console/settings', '/console/routes', '/console/decisions?since=all&limit=2&verdict=ALLOW', '/console/ledger/entries/1', '/console/ledger/checkpoints'];
 
 async function checkPage(page: Page, label: string, width: number): Promise<string[]> {
   // The overview is checked with its charts drawn (legends included).
@@ -122,6 +135,12 @@ describe('console accessibility and layout (axe-core in real Chromium, desktop a
           await Promise.all([page.waitForLoadState('load'), page.click('#dry-run-button')]);
           await page.waitForSelector('#editor-error');
           problems.push(...(await checkPage(page, `${email} policy editor's error`, viewport.width)));
+          // The routes editor (admins only) with a refusal: the validator's message above the routes as typed.
+          await page.goto(`${g.t.authUrl}/console/routes`);
+          await page.fill('#routes-text', 'targets: {}');
+          await Promise.all([page.waitForLoadState('load'), page.click('#save-routes')]);
+          await page.waitForSelector('#routes-error');
+          problems.push(...(await checkPage(page, `${email} routes editor's error`, viewport.width)));
           // Tokens and users (admins only): as listed, a new token's secret, a refused form, a generated password.
           for (const path of ['/console/tokens', '/console/users']) {
             await page.goto(`${g.t.authUrl}${path}`);

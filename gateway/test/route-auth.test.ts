@@ -43,7 +43,7 @@ const PUBLIC = new Set(['get /health', 'get /healthz', 'post /login', 'get /veri
 /** The control plane's routes for sidecars. */
 const SIDECAR = new Set(['get /v1/fleet/bundle', 'post /v1/fleet/ledger', 'post /v1/fleet/agents', 'post /v1/fleet/telemetry']);
 /** The console's forms and pages only an admin may use. */
-const ADMIN_FORMS = new Set(['post /console/decisions/:id/resolve', 'post /console/policies/:id/toggle', 'get /console/policies/editor', 'post /console/policies/editor', 'post /console/settings/request-log', 'get /console/tokens', 'post /console/tokens', 'post /console/tokens/:id/revoke', 'get /console/users', 'post /console/users', 'post /console/users/:id/disable']);
+const ADMIN_FORMS = new Set(['post /console/decisions/:id/resolve', 'post /console/policies/:id/toggle', 'get /console/policies/editor', 'post /console/policies/editor', 'post /console/settings/request-log', 'post /console/routes', 'post /console/routes/delete', 'get /console/tokens', 'post /console/tokens', 'post /console/tokens/:id/revoke', 'get /console/users', 'post /console/users', 'post /console/users/:id/disable']);
 const PROXY = new Set(['post /v1/proxy/chat/completions', 'post /v1/proxy/completions', 'post /v1/proxy/embeddings', 'get /v1/proxy/models']);
 
 const name = (r: RouteInfo): string => `${r.method} ${r.pattern}`;

@@ -2,7 +2,8 @@ import { GatewayError } from '../errors.js';
 import type { HttpServer } from '../http/server.js';
 import { queryTenant } from '../http/list-params.js';
 import { actorOf, type RecordAdminAction } from '../governance/admin-actions.js';
-import type { RouteRepository, RoutesState } from '../proxy/routing/route-store.js';
+import type { Principal } from '../identity/auth/principal.js';
+import type { RouteChange, RouteRepository, RoutesState } from '../proxy/routing/route-store.js';
 import { validateRoutes, type CredentialNames } from '../proxy/routing/route-validation.js';
 
 export interface UpstreamRouteDeps {
@@ -23,13 +24,35 @@ function digestView(s: RoutesState) {
 }
 
 /**
+ * Replaces a tenant's routes with a body, validated whole (a 400 naming the first field wrong, nothing changed), the
+ * change chained as `routes.updated` by `by`. The API's `PUT` and the console's editor both save through here.
+ */
+export async function replaceRoutes(deps: UpstreamRouteDeps, tenantId: string, body: unknown, by: Pick<Principal, 'id' | 'userId'>, traceId: string): Promise<RouteChange> {
+  const spec = validateRoutes(body, tenantId, deps.credentialNames);
+  const actor = actorOf(by);
+  return deps.routes.put(tenantId, spec, actor.by, (c) =>
+    deps.onAdminAction(tenantId, { actor, action: 'routes.updated', target: 'routes', before: digestView(c.before), after: digestView(c.after) }, traceId),
+  );
+}
+
+/** Removes a tenant's routes (back to the default route), chained as `routes.deleted`; 404 when it has none. */
+export async function removeRoutes(deps: UpstreamRouteDeps, tenantId: string, by: Pick<Principal, 'id' | 'userId'>, traceId: string): Promise<RouteChange> {
+  const actor = actorOf(by);
+  const change = await deps.routes.delete(tenantId, actor.by, (c) =>
+    deps.onAdminAction(tenantId, { actor, action: 'routes.deleted', target: 'routes', before: digestView(c.before), after: null }, traceId),
+  );
+  if (change === null) throw new GatewayError('not_found', 'this tenant has no routes: its calls take the default route');
+  return change;
+}
+
+/**
  * The caller's tenant's routes (docs/routing.md, "Routes"): every role reads them (they name credentials, never hold
  * them); an admin replaces them whole (`PUT`, refused whole with a 400 naming the field) or removes them (`DELETE`,
  * back to the default route). Each change bumps the version and is chained in the tenant's ledger; the same routes
  * sent again change nothing and chain nothing.
  */
 export function registerUpstreamRoutes(server: HttpServer, deps: UpstreamRouteDeps): void {
-  const { routes, credentialNames, onAdminAction } = deps;
+  const { routes } = deps;
 
   server.route('get', '/v1/routes', { auth: 'pat', scope: 'runtime:read', body: 'none' }, (ctx) => {
     queryTenant(ctx);
@@ -38,23 +61,13 @@ export function registerUpstreamRoutes(server: HttpServer, deps: UpstreamRouteDe
 
   server.route('put', '/v1/routes', { auth: 'pat', scope: 'admin:manage', body: 'json' }, async (ctx) => {
     queryTenant(ctx);
-    const tenantId = ctx.auth.tenantId;
-    const spec = validateRoutes(ctx.body, tenantId, credentialNames);
-    const actor = actorOf(ctx.auth);
-    const change = await routes.put(tenantId, spec, actor.by, (c) =>
-      onAdminAction(tenantId, { actor, action: 'routes.updated', target: 'routes', before: digestView(c.before), after: digestView(c.after) }, ctx.trace.traceId),
-    );
+    const change = await replaceRoutes(deps, ctx.auth.tenantId, ctx.body, ctx.auth, ctx.trace.traceId);
     return { status: 200, body: routesView(change.after) };
   });
 
   server.route('delete', '/v1/routes', { auth: 'pat', scope: 'admin:manage', body: 'none' }, async (ctx) => {
     queryTenant(ctx);
-    const tenantId = ctx.auth.tenantId;
-    const actor = actorOf(ctx.auth);
-    const change = await routes.delete(tenantId, actor.by, (c) =>
-      onAdminAction(tenantId, { actor, action: 'routes.deleted', target: 'routes', before: digestView(c.before), after: null }, ctx.trace.traceId),
-    );
-    if (change === null) throw new GatewayError('not_found', 'this tenant has no routes: its calls take the default route');
+    const change = await removeRoutes(deps, ctx.auth.tenantId, ctx.auth, ctx.trace.traceId);
     return { status: 200, body: routesView(change.after) };
   });
 }

@@ -13,6 +13,8 @@ import type { RouteSpec } from '../../src/proxy/routing/route-spec.js';
 import { call, expectEnvelope } from '../helpers/start-test-gateway.js';
 import { startSidecar, type TestSidecar } from '../helpers/fleet-control-plane.js';
 import { capturingLogger, dataFiles } from '../helpers/test-records.js';
+import { launchChromium } from '../helpers/launch-chromium.js';
+import { signInToConsole } from '../helpers/console-sign-in.js';
 import { WireMock } from '../helpers/wire-mock.js';
 
 /**
@@ -71,7 +73,7 @@ beforeAll(async () => {
   pgServer = await startLocalPostgres();
   databaseUrl = await pgServer.createDatabase('cp_routes');
   cp = await startControlPlane({
-    config: loadGatewayConfig({}, { databaseUrl, dataDir: tmp('control'), port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent' }),
+    config: loadGatewayConfig({}, { databaseUrl, dataDir: tmp('control'), port: 0, authPort: 0, quietBootstrap: true, logLevel: 'silent', passwordScryptLogN: 12 }),
     logger: createLogger('control', { level: 'silent' }),
   });
   admin = cp.bootstrapToken as string;
@@ -178,13 +180,37 @@ describe('routes in a fleet', () => {
     expect(storedLog.join('')).not.toContain(SECRET_STORED);
   });
 
+  it("edited in the control plane's console: no credentials listed, any well-formed name taken, and the sidecars serve the change", async () => {
+    const password = 'control plane routes 1';
+    const u = await call(cp.url, 'POST', '/admin/users', { token: admin, body: { email: 'admin@cproutes.example', name: 'Admin', role: 'admin', password } });
+    expect(u.status, u.text).toBe(201);
+    const browser = await launchChromium();
+    try {
+      const problems: string[] = [];
+      const page = await signInToConsole(browser, cp.authUrl, 'admin@cproutes.example', password, problems);
+      await page.goto(`${cp.authUrl}/console/routes`);
+      expect(await page.textContent('#routes-place')).toContain('every sidecar serving the tenant');
+      expect(await page.locator('#credentials').count()).toBe(0);
+      expect(await page.textContent('#routes-version')).toContain('Version 2');
+      const named = spec();
+      const edited = JSON.stringify({ ...named, targets: { ...named.targets, spare: { ...named.targets['spare']!, credential: 'openai-fleet' } }, retry: { attempts: 1, backoff_ms: { base: 1, max: 5 } } });
+      await page.fill('#routes-text', edited);
+      await Promise.all([page.waitForURL(`${cp.authUrl}/console/routes?saved=3`), page.click('#save-routes')]);
+    } finally {
+      await browser.close();
+    }
+    expect((await routeChanges()).map((e) => e.event_type)).toEqual(['routes.updated', 'routes.updated', 'routes.updated']);
+    await takes(stored, 3);
+    expect(((await routesAt(stored.url))['routes'] as RouteSpec).retry).toEqual({ attempts: 1, backoff_ms: { base: 1, max: 5 } });
+  });
+
   it('deleted at the control plane: every sidecar goes back to its default upstream', async () => {
     const del = await call(cp.url, 'DELETE', '/v1/routes', { token: admin });
     expect(del.status, del.text).toBe(200);
-    expect(del.body).toMatchObject({ version: 3, routes: null });
-    expect((await routeChanges()).map((e) => e.event_type)).toEqual(['routes.updated', 'routes.updated', 'routes.deleted']);
+    expect(del.body).toMatchObject({ version: 4, routes: null });
+    expect((await routeChanges()).map((e) => e.event_type)).toEqual(['routes.updated', 'routes.updated', 'routes.updated', 'routes.deleted']);
     for (const s of [stored, fromEnv]) {
-      await takes(s, 3);
+      await takes(s, 4);
       provider.reset();
       fallback.reset();
       const { response } = await sdkOf(s).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }).withResponse();

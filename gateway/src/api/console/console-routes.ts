@@ -29,6 +29,8 @@ import { actorOf } from '../../governance/admin-actions.js';
 import type { RequestLog } from '../../request-log/request-log.js';
 import type { RequestLogSettingsSource } from '../../request-log/request-log-settings.js';
 import { registerSettingsRoutes } from './settings-routes.js';
+import { registerRoutesEditorRoutes } from './routes-editor-routes.js';
+import type { RouteRepository } from '../../proxy/routing/route-store.js';
 import { registerDecisionListRoutes } from './decision-list-routes.js';
 import { registerLedgerBrowserRoutes } from './ledger-browser-routes.js';
 import { registerAccessRoutes, type AccessDeps } from './access-routes.js';
@@ -45,7 +47,12 @@ const LOGIN_ERRORS = new Set<ErrorCode>(['invalid_credentials', 'login_throttled
  * shipped, its ledger every shipped chain). At a sidecar its admin forms are refused by the server's route guard, as
  * the API's admin writes are (held decisions are resolved at the control plane).
  */
-export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> & AccessDeps & {
+export type ConsoleDeps = Pick<GatewayDeps, 'passwordLogin' | 'sessions' | 'config' | 'policies' | 'policyValidator' | 'runtimes' | 'onDecisionResolved' | 'onAdminAction'> &
+  // Provider credentials: a gateway's (a fleet's control plane keeps none).
+  Partial<Pick<GatewayDeps, 'credentials'>> &
+  AccessDeps & {
+  /** The tenants' routes: the gateway's, or the control plane's for its sidecars. */
+  routes: RouteRepository;
   decisions: DecisionSource;
   ledger: ConsoleLedger;
   /** The gateway's sampled request log (console.md, "Request log"); absent at a control plane, which keeps none. */
@@ -266,6 +273,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   );
 
   registerSettingsRoutes(server, deps);
+
+  registerRoutesEditorRoutes(server, deps);
 
   registerAccessRoutes(server, deps);
 

@@ -63,6 +63,8 @@ body[data-page="decisions"] h1 { overflow-wrap: anywhere; }
 .policy-editor textarea { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; color: var(--fg); padding: 8px; border: 1px solid #b9c2d0; border-radius: 4px; width: 100%; }
 .editor-actions { display: flex; flex-wrap: wrap; gap: 10px; align-items: end; }
 tr.changed td { background: #fff4d6; }
+ol.route-targets { margin: 0; padding-left: 18px; }
+#delete-routes-form { margin-top: 18px; }
 pre.sample { font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; white-space: pre-wrap; word-break: break-all; max-height: 420px; overflow: auto; padding: 8px; background: var(--card); border: 1px solid var(--line); border-radius: 4px; }
 pre.mono { white-space: pre-wrap; overflow-wrap: anywhere; }
 `;

@@ -13,6 +13,7 @@ const PAGES = [
   ['agents', '/console/agents', 'Agents'],
   ['costs', '/console/costs', 'Costs'],
   ['policies', '/console/policies', 'Policies'],
+  ['routes', '/console/routes', 'Routes'],
   ['ledger', '/console/ledger', 'Ledger'],
   ['audit', '/console/audit', 'Audit trail'],
   ['tokens', '/console/tokens', 'Tokens'],
