@@ -6,6 +6,18 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'im
 
 const BASE64 = ';base64,';
 
+/** The ids Anthropic takes for a tool_use and its tool_result. */
+const TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * A tool call id as Anthropic takes it. Anthropic's own ids (and OpenAI's) pass unchanged, so a tool loop keeps them;
+ * another provider's id with other characters (a dot, a colon) is encoded, the same way on the call and on its
+ * result, so they still pair.
+ */
+function toolId(id: string): string {
+  return TOOL_ID.test(id) ? id : `id_${Buffer.from(id, 'utf8').toString('base64url')}`;
+}
+
 type Role = 'user' | 'assistant';
 
 interface Turn {
@@ -47,14 +59,17 @@ function image(part: Json, field: string, target: string): Json {
   return refuse(`${field}.image_url.url`, target, 'takes images as http(s) URLs or base64 data URLs');
 }
 
-/** A `file` part: a PDF sent inline becomes a document block; OpenAI file ids mean nothing to Anthropic. */
+/** A `file` part: a PDF sent inline becomes a document block titled by its file name; OpenAI file ids mean nothing to Anthropic. */
 function file(part: Json, field: string, target: string): Json {
   const f = part['file'];
   const data = isObject(f) ? f['file_data'] : undefined;
   if (typeof data !== 'string') refuse(`${field}.file`, target, 'takes files only inline as file_data (an OpenAI file_id is not its own)');
   const inline = dataUrl(data);
   if (inline === null || inline.mediaType !== 'application/pdf') refuse(`${field}.file.file_data`, target, 'takes inline files only as PDF data URLs');
-  return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: inline.data } };
+  const doc: Json = { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: inline.data } };
+  // The file's name tells the model what the document is, as Anthropic's title does.
+  if (isObject(f) && typeof f['filename'] === 'string' && f['filename'] !== '') doc['title'] = f['filename'];
+  return doc;
 }
 
 /** A user or tool message's content part as a content block, null for an empty text. */
@@ -122,7 +137,7 @@ function toolUse(call: unknown, field: string, target: string): Json {
     }
   } else if (args != null && args !== '') input = undefined;
   if (!isObject(input)) invalid(`${field}.function.arguments`, 'must be a JSON object in a string');
-  return { type: 'tool_use', id: call['id'], name: fn['name'], input };
+  return { type: 'tool_use', id: toolId(call['id']), name: fn['name'], input };
 }
 
 /** An assistant message's blocks: its text (and a refusal it gave), then its tool calls. */
@@ -157,7 +172,7 @@ function assistantBlocks(m: Json, field: string, target: string): Json[] {
 function toolResult(m: Json, field: string, target: string): Json {
   const id = m['tool_call_id'];
   if (typeof id !== 'string') invalid(`${field}.tool_call_id`, 'required string');
-  const out: Json = { type: 'tool_result', tool_use_id: id };
+  const out: Json = { type: 'tool_result', tool_use_id: toolId(id) };
   const content = m['content'];
   if (typeof content === 'string') {
     if (content !== '') out['content'] = content;

@@ -1,7 +1,6 @@
 import { answeringModel, finishReason, nowSeconds, openaiUsage, readUsage, type TokenCounts } from './anthropic-answer.js';
 import { anthropicStreamError } from './anthropic-error.js';
 import type { Json, StreamTranslation } from './chat-translator.js';
-import { TranslatedStreamError } from './translated-stream-error.js';
 
 const NONE: readonly Json[] = [];
 
@@ -10,8 +9,10 @@ const NONE: readonly Json[] = [];
  * and makes the role chunk; text deltas become content deltas; a `tool_use` block's start becomes a tool call's first
  * delta (its index among the answer's tool calls, id, name, empty arguments) and its `input_json_delta`s the argument
  * pieces; `message_delta` gives the stop reason (the finish chunk) and the output tokens; `message_stop` sends the
- * usage chunk when asked for. Thinking, signature and citation deltas and `ping` make nothing; an `error` event
- * throws a TranslatedStreamError.
+ * usage chunk when asked for. Thinking, signature and citation deltas and `ping` make nothing. An `error` event (the
+ * provider failing after the stream began) becomes OpenAI's in-stream error object (`{error: {message, type, param,
+ * code}}`, mapped as a whole answer's error is), which the OpenAI SDKs raise as an APIError; nothing follows it, not
+ * even the usage chunk.
  */
 export class AnthropicStream implements StreamTranslation {
   private id = '';
@@ -19,6 +20,7 @@ export class AnthropicStream implements StreamTranslation {
   private readonly created = nowSeconds();
   private started = false;
   private usageSent = false;
+  private failed = false;
   /** Content block index → its tool call's index among the answer's tool calls (undefined: not a tool_use block). */
   private readonly toolAt: number[] = [];
   private tools = 0;
@@ -32,6 +34,7 @@ export class AnthropicStream implements StreamTranslation {
   }
 
   event(name: string | null, data: Json): readonly Json[] {
+    if (this.failed) return NONE;
     const type = typeof data['type'] === 'string' ? data['type'] : name;
     switch (type) {
       case 'message_start':
@@ -45,7 +48,8 @@ export class AnthropicStream implements StreamTranslation {
       case 'message_stop':
         return this.usageChunk();
       case 'error':
-        throw new TranslatedStreamError(anthropicStreamError(data));
+        this.failed = true;
+        return [anthropicStreamError(data).body];
       default:
         // ping, content_block_stop, and event types added after this was written.
         return NONE;
@@ -120,7 +124,7 @@ export class AnthropicStream implements StreamTranslation {
 
   /** The usage chunk, once, when the agent asked for it (`stream_options.include_usage`). */
   private usageChunk(): readonly Json[] {
-    if (!this.includeUsage || this.usageSent || !this.started) return NONE;
+    if (!this.includeUsage || this.usageSent || !this.started || this.failed) return NONE;
     this.usageSent = true;
     return [{ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage: openaiUsage(this.counts) }];
   }
