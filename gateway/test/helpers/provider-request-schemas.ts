@@ -4,7 +4,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
  * What Anthropic's Messages API and Gemini's generateContent take, as their references document the request bodies:
  * the mocks of the translation tests refuse anything else with a 400, as the providers do, so a translation that
  * sends a field a provider does not know, a part of the wrong shape, or turns in an order it refuses, fails there.
- *   - https://docs.anthropic.com/en/api/messages (request body), .../build-with-claude/tool-use (tool_result order)
+ *   - https://docs.anthropic.com/en/api/messages (request body), .../build-with-claude/tool-use (tool_result order),
+ *     .../build-with-claude/pdf-support (document blocks), .../build-with-claude/structured-outputs (output_config)
  *   - https://ai.google.dev/api/generate-content#request-body, .../api/caching#Content, #Part, #Schema, #Tool
  */
 
@@ -29,13 +30,26 @@ const ANTHROPIC_IMAGE = {
   required: ['type', 'source'],
   additionalProperties: false,
 };
+const ANTHROPIC_DOCUMENT = {
+  type: 'object',
+  properties: {
+    type: { const: 'document' },
+    source: { type: 'object', properties: { type: { const: 'base64' }, media_type: { const: 'application/pdf' }, data: { type: 'string', minLength: 1 } }, required: ['type', 'media_type', 'data'], additionalProperties: false },
+    title: { type: 'string' },
+    context: { type: 'string' },
+    citations: {},
+    cache_control: CACHE_CONTROL,
+  },
+  required: ['type', 'source'],
+  additionalProperties: false,
+};
 const ANTHROPIC_TOOL_USE = { type: 'object', properties: { type: { const: 'tool_use' }, id: { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' }, name: { type: 'string', minLength: 1 }, input: { type: 'object' }, cache_control: CACHE_CONTROL }, required: ['type', 'id', 'name', 'input'], additionalProperties: false };
 const ANTHROPIC_TOOL_RESULT = {
   type: 'object',
   properties: {
     type: { const: 'tool_result' },
     tool_use_id: { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' },
-    content: { oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [ANTHROPIC_TEXT, ANTHROPIC_IMAGE] } }] },
+    content: { oneOf: [{ type: 'string' }, { type: 'array', items: { oneOf: [ANTHROPIC_TEXT, ANTHROPIC_IMAGE, ANTHROPIC_DOCUMENT] } }] },
     is_error: { type: 'boolean' },
     cache_control: CACHE_CONTROL,
   },
@@ -55,7 +69,7 @@ const ANTHROPIC_MESSAGES = ajv.compile({
         type: 'object',
         properties: {
           role: { enum: ['user', 'assistant'] },
-          content: { oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { oneOf: [ANTHROPIC_TEXT, ANTHROPIC_IMAGE, ANTHROPIC_TOOL_USE, ANTHROPIC_TOOL_RESULT] } }] },
+          content: { oneOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: { oneOf: [ANTHROPIC_TEXT, ANTHROPIC_IMAGE, ANTHROPIC_DOCUMENT, ANTHROPIC_TOOL_USE, ANTHROPIC_TOOL_RESULT] } }] },
         },
         required: ['role', 'content'],
         additionalProperties: false,
@@ -77,6 +91,7 @@ const ANTHROPIC_MESSAGES = ajv.compile({
           description: { type: 'string' },
           input_schema: { type: 'object', properties: { type: { const: 'object' } }, required: ['type'] },
           type: { const: 'custom' },
+          strict: { type: 'boolean' },
           cache_control: CACHE_CONTROL,
         },
         required: ['name', 'input_schema'],
@@ -92,6 +107,15 @@ const ANTHROPIC_MESSAGES = ajv.compile({
     },
     thinking: { type: 'object' },
     service_tier: { enum: ['auto', 'standard_only'] },
+    // Structured outputs (.../build-with-claude/structured-outputs) and effort (.../build-with-claude/effort).
+    output_config: {
+      type: 'object',
+      properties: {
+        effort: { enum: ['low', 'medium', 'high', 'xhigh', 'max'] },
+        format: { type: 'object', properties: { type: { const: 'json_schema' }, schema: { type: 'object' } }, required: ['type', 'schema'], additionalProperties: false },
+      },
+      additionalProperties: false,
+    },
   },
   required: ['model', 'max_tokens', 'messages'],
   additionalProperties: false,
