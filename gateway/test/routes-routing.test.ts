@@ -188,6 +188,18 @@ describe('routes: retries and fallbacks', () => {
     }
   });
 
+  it('a credential rested by a 429 is back in rotation once the provider takes it again: later calls are not refused', async () => {
+    const { sdk } = await tenantWith({
+      targets: { only: { provider: 'openai', base_url: `${primary.url}/v1`, credential: 'key-a' } },
+      models: { 'gpt-4o': { strategy: 'fallback', targets: ['only'] } },
+      retry: FAST,
+    });
+    primary.next({ status: 429, headers: { 'retry-after': '0' } }, { text: 'after the rest' }, { text: 'second' }, { text: 'third' });
+    expect((await ask(sdk, 'gpt-4o')).data.choices[0]!.message.content).toBe('after the rest');
+    expect((await ask(sdk, 'gpt-4o')).data.choices[0]!.message.content).toBe('second');
+    expect((await ask(sdk, 'gpt-4o')).data.choices[0]!.message.content).toBe('third');
+  });
+
   it('a stream cut after its first event is never replayed: the agent gets what came, one attempt', async () => {
     const { admin, sdk } = await tenantWith({
       targets: { main: { provider: 'openai', base_url: `${primary.url}/v1`, credential: 'key-a' }, other: { provider: 'openai', base_url: `${spare.url}/v1`, credential: 'key-b' } },

@@ -25,8 +25,11 @@ export function answerProxyFailure(edge: ProxyEdge, logger: Logger, c: ProxyCont
     c.beforeUpstreamMs = performance.now() - http.startedAt;
     c.governanceMs = c.beforeUpstreamMs;
   }
-  if (err instanceof GatewayError && (err.code === 'upstream_unavailable' || err.code === 'upstream_error')) {
+  if (err instanceof GatewayError && (err.code === 'upstream_unavailable' || err.code === 'upstream_timeout' || err.code === 'upstream_unreachable' || err.code === 'upstream_error')) {
     c.outcome = err.code === 'upstream_error' ? 'upstream_error' : 'upstream_unavailable';
+  } else if (err instanceof GatewayError && err.status < 500 && c.outcome === 'completed') {
+    // Refused after its verdict, nothing relayed: a route that cannot serve it, a field its target cannot express.
+    c.outcome = 'refused';
   } else if (!(err instanceof GatewayError)) {
     c.outcome = 'error';
     logger.error({ err, traceId: http.trace.traceId }, 'proxy error');

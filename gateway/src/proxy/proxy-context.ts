@@ -21,7 +21,7 @@ export interface Usage {
 }
 
 /** How the call ended, for the ledger. */
-export type Outcome = 'completed' | 'blocked' | 'upstream_error' | 'upstream_unavailable' | 'client_aborted' | 'upstream_aborted' | 'error';
+export type Outcome = 'completed' | 'blocked' | 'refused' | 'upstream_error' | 'upstream_unavailable' | 'client_aborted' | 'upstream_aborted' | 'error';
 
 /**
  * One proxied call as it moves through the stages. Every field is declared and initialised here (one hidden class);

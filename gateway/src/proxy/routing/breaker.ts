@@ -45,10 +45,4 @@ export class Breaker {
   get openUntil(): number {
     return this.#openUntil;
   }
-
-  /** Opened at once for `ms` (a credential the provider refused, or a 429 with its Retry-After). */
-  rest(now: number, ms: number): void {
-    this.#openUntil = Math.max(this.#openUntil, now + ms);
-    this.#trial = false;
-  }
 }

@@ -63,12 +63,13 @@ describe('a compiled route', () => {
     const plan = compile();
     const spare = plan.models.get('gpt-4o')!.choices[2]!.target;
     expect([nextCredential(spare, 0), nextCredential(spare, 0), nextCredential(spare, 0)]).toEqual(['k2', 'k3', 'k2']);
-    const rest = new Breaker(1, 10_000);
-    rest.rest(0, 10_000);
-    spare.rested.set('k3', rest);
+    spare.rested.set('k3', 10_000);
     expect([nextCredential(spare, 1), nextCredential(spare, 1)]).toEqual(['k2', 'k2']);
-    spare.rested.set('k2', rest);
+    spare.rested.set('k2', 10_000);
     expect(nextCredential(spare, 1)).toBeUndefined();
+    // Rested until 10 s: back in rotation from then on, call after call.
+    const after = [nextCredential(spare, 10_000), nextCredential(spare, 10_000), nextCredential(spare, 10_001)];
+    expect(new Set(after)).toEqual(new Set(['k2', 'k3']));
     expect(nextCredential(plan.models.get('fast')!.choices[1]!.target, 0)).toBeNull();
   });
 });

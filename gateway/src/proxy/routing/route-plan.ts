@@ -21,8 +21,11 @@ export interface RoutedTarget<C = unknown> {
   readonly deployments: Readonly<Record<string, string>>;
   readonly apiVersion: string;
   readonly breaker: Breaker;
-  /** A credential the provider refused (401/403) or throttled (429) rests like a breaker. */
-  readonly rested: Map<string, Breaker>;
+  /**
+   * A credential the provider refused (401/403) or throttled (429 with Retry-After) rests until then (ms): a plain
+   * time, not a breaker, so no trial can leave it stuck; it is back in rotation the moment its rest is over.
+   */
+  readonly rested: Map<string, number>;
   /** The next credential to use (round robin). */
   turn: number;
   /** Its credentials' secrets as last opened, and when (the router reads them again after a few seconds). */
@@ -157,8 +160,8 @@ export function nextCredential(target: RoutedTarget, now: number): string | null
   if (n === 0) return null;
   for (let i = 0; i < n; i++) {
     const name = target.credentials[(target.turn + i) % n] as string;
-    const rest = target.rested.get(name);
-    if (rest === undefined || rest.allows(now)) {
+    const until = target.rested.get(name);
+    if (until === undefined || now >= until) {
       target.turn = (target.turn + i + 1) % n;
       return name;
     }

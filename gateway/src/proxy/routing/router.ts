@@ -6,7 +6,6 @@ import type { ProxyContext } from '../proxy-context.js';
 import { UpstreamClient, UpstreamFailure, type UpstreamFailureKind, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { WIRE_FORMATS, type Provider } from '../wire/wire-formats.js';
 import { backoffMs, retryAfterMs } from './backoff.js';
-import { Breaker } from './breaker.js';
 import { attemptOrder, compileRoutes, familyOf, nextCredential, type ModelPlan, type RouteChoice, type RoutePlan, type RoutedTarget } from './route-plan.js';
 import type { CredentialResolver, RouteSpec } from './route-spec.js';
 import { routedPath } from './routed-path.js';
@@ -137,6 +136,8 @@ export class Router {
     let sent = 0;
     let failure: { kind: UpstreamFailureKind; target: string } | null = null;
     let untranslatable: GatewayError | null = null;
+    // A target that cannot express this call is passed over for the rest of it (translation does not change).
+    let inexpressible: Set<RoutedTarget> | null = null;
     let previous: RoutedTarget | null = null;
     const family = familyOf(c.endpoint.wire.provider as Provider);
     for (let i = 0; sent < most && i < order.length * most; i++) {
@@ -148,7 +149,7 @@ export class Router {
       if (!target.breaker.allows(now) && !allOpen(order, now)) continue;
       // A target of another family is reached by translation, when the call's format has one to its provider.
       const translator = target.family === family ? null : translatable(c.endpoint.kind) ? (CHAT_TRANSLATORS[target.provider] ?? undefined) : undefined;
-      if (translator === undefined) continue;
+      if (translator === undefined || inexpressible?.has(target)) continue;
       let translated: TranslatedRequest | null = null;
       if (translator !== null) {
         try {
@@ -157,6 +158,7 @@ export class Router {
           if (!(err instanceof GatewayError)) throw err;
           // What this target cannot express (n > 1, audio…): another may; the agent hears why when none can.
           untranslatable = err;
+          (inexpressible ??= new Set()).add(target);
           record.attempts.push({ error: 'untranslatable', ms: 0, model: asked, provider: target.provider, target: target.name });
           continue;
         }
@@ -283,12 +285,7 @@ function allOpen(order: readonly RouteChoice[], now: number): boolean {
 }
 
 function restCredential(target: RoutedTarget, name: string, now: number, ms: number): void {
-  let rest = target.rested.get(name);
-  if (rest === undefined) {
-    rest = new Breaker(1, ms);
-    target.rested.set(name, rest);
-  }
-  rest.rest(now, ms);
+  target.rested.set(name, Math.max(target.rested.get(name) ?? 0, now + ms));
 }
 
 /**
