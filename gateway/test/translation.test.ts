@@ -220,6 +220,23 @@ describe('the official openai SDK, served by Anthropic', () => {
     ]);
   });
 
+  it("JSON mode with a schema goes to Anthropic's structured output; a bare json_object, which it cannot guarantee, is refused", async () => {
+    claude.next({ text: '{"city":"Recife"}' });
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    const r = await openai().chat.completions.create({
+      model: 'claude-sonnet-4-5',
+      response_format: { type: 'json_schema', json_schema: { name: 'city', schema, strict: true } },
+      messages: [{ role: 'user', content: 'A city.' }],
+    });
+    expect(JSON.parse(r.choices[0]!.message.content!)).toEqual({ city: 'Recife' });
+    expect(lastBody(claude)['output_config']).toMatchObject({ format: { type: 'json_schema', schema } });
+    const loose = await openai()
+      .chat.completions.create({ model: 'claude-sonnet-4-5', response_format: { type: 'json_object' }, messages: [{ role: 'user', content: 'A city.' }] })
+      .then(() => null, (e: unknown) => e);
+    expect(loose).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((loose as Error).message).toMatch(/response_format.*claude-main/);
+  });
+
   it("a provider's error is OpenAI's, so the SDK raises its own class; nothing the agent cannot express is dropped silently", async () => {
     // Retried while the route allows (1 + 3 attempts), then the last answer is relayed.
     const limited429 = { status: 429, errorMessage: 'Number of request tokens has exceeded your per-minute rate limit', headers: { 'retry-after': '0' } };
@@ -303,6 +320,34 @@ describe('the official openai SDK, served by Gemini', () => {
     expect(contents.at(-1)!.parts.map((p) => p['functionResponse']?.name)).toEqual(['weather', 'weather']);
   });
 
+  it('an image part as a data URL goes inline; streamed tool calls arrive whole, each with its index, id and name', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==';
+    gemini.next({ functionCalls: [{ name: 'describe', args: { what: 'pixel' } }, { name: 'describe', args: { what: 'cat' } }] });
+    const stream = await openai().chat.completions.create({
+      model: 'gemini-2.5-pro',
+      stream: true,
+      tools: [{ type: 'function', function: { name: 'describe', parameters: { type: 'object', properties: { what: { type: 'string' } } } } }],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Describe both' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] }],
+    });
+    const byIndex = new Map<number, { id?: string; name?: string; args: string }>();
+    for await (const chunk of stream) {
+      for (const d of chunk.choices[0]?.delta.tool_calls ?? []) {
+        const seen = byIndex.get(d.index) ?? { args: '' };
+        seen.id ??= d.id;
+        seen.name ??= d.function?.name;
+        seen.args += d.function?.arguments ?? '';
+        byIndex.set(d.index, seen);
+      }
+    }
+    expect([...byIndex.entries()].map(([i, c]) => [i, c.name, JSON.parse(c.args)])).toEqual([
+      [0, 'describe', { what: 'pixel' }],
+      [1, 'describe', { what: 'cat' }],
+    ]);
+    expect(new Set([...byIndex.values()].map((c) => c.id)).size).toBe(2);
+    const parts = (lastBody(gemini)['contents'] as { parts: Record<string, unknown>[] }[])[0]!.parts;
+    expect(parts[1]).toEqual({ inlineData: { mimeType: 'image/png', data: png } });
+  });
+
   it("Gemini's 400 for a bad key reaches the SDK as an AuthenticationError", async () => {
     // Google's answer to a bad key, as its API sends it: a 400 whose ErrorInfo says API_KEY_INVALID.
     gemini.next({
@@ -346,35 +391,44 @@ describe('a fallback route across providers', () => {
   });
 });
 
-describe('agent libraries on chat completions', () => {
-  it("LangChain's ChatOpenAI, whole and streamed, served by Anthropic", async () => {
-    const lc = new ChatOpenAI({ model: 'claude-sonnet-4-5', apiKey: tok.operator, maxRetries: 0, configuration: { baseURL: `${t.url}/v1/proxy`, defaultHeaders: headers } });
-    claude.next({ text: `Reach ${EMAIL_OUT}` }, { chunks: ['stream', 'ed'] });
-    const whole = await lc.invoke([{ role: 'user', content: 'contact?' }]);
-    expect(whole.content).toBe('Reach [REDACTED:EMAIL]');
-    let streamed = '';
-    for await (const c of await lc.stream('count')) streamed += String(c.content);
-    expect(streamed).toBe('streamed');
-  });
-
-  it("the Vercel AI SDK's .chat(): text, a stream and a tool call, served by Gemini", async () => {
-    const vercel = createOpenAI({ baseURL: `${t.url}/v1/proxy`, apiKey: tok.operator, headers });
-    gemini.next({ text: 'hello from gemini' });
-    expect((await generateText({ model: vercel.chat('gemini-2.5-pro'), prompt: 'hi', maxRetries: 0 })).text).toBe('hello from gemini');
-    gemini.next({ chunks: ['a ', 'b ', 'c'] });
-    const s = streamText({ model: vercel.chat('gemini-2.5-pro'), prompt: 'abc', maxRetries: 0 });
-    let streamed = '';
-    for await (const d of s.textStream) streamed += d;
-    expect(streamed).toBe('a b c');
-    gemini.next({ functionCalls: [{ name: 'mail', args: { to: 'bo@example.com' } }] });
-    const called = await generateText({
-      model: vercel.chat('gemini-2.5-pro'),
-      prompt: 'mail bo',
-      maxRetries: 0,
-      tools: { mail: tool({ description: 'send mail', inputSchema: jsonSchema<{ to: string }>({ type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }) }) },
+describe('agent libraries on chat completions, served by each provider', () => {
+  const answer = (provider: 'anthropic' | 'gemini', text: string, chunks?: string[]) =>
+    provider === 'anthropic' ? claude.next(chunks ? { chunks } : { text }) : gemini.next(chunks ? { chunks } : { text });
+  for (const [provider, model] of [
+    ['anthropic', 'claude-sonnet-4-5'],
+    ['gemini', 'gemini-2.5-pro'],
+  ] as const) {
+    it(`LangChain's ChatOpenAI, whole and streamed (${provider})`, async () => {
+      const lc = new ChatOpenAI({ model, apiKey: tok.operator, maxRetries: 0, configuration: { baseURL: `${t.url}/v1/proxy`, defaultHeaders: headers } });
+      answer(provider, `Reach ${EMAIL_OUT}`);
+      const whole = await lc.invoke([{ role: 'user', content: 'contact?' }]);
+      expect(whole.content).toBe('Reach [REDACTED:EMAIL]');
+      answer(provider, '', ['stream', 'ed']);
+      let streamed = '';
+      for await (const c of await lc.stream('count')) streamed += String(c.content);
+      expect(streamed).toBe('streamed');
     });
-    expect(called.toolCalls[0]).toMatchObject({ toolName: 'mail', input: { to: '[REDACTED:EMAIL]' } });
-  });
+
+    it(`the Vercel AI SDK's .chat(): text, a stream and a tool call (${provider})`, async () => {
+      const vercel = createOpenAI({ baseURL: `${t.url}/v1/proxy`, apiKey: tok.operator, headers });
+      answer(provider, `hello from ${provider}`);
+      expect((await generateText({ model: vercel.chat(model), prompt: 'hi', maxRetries: 0 })).text).toBe(`hello from ${provider}`);
+      answer(provider, '', ['a ', 'b ', 'c']);
+      const s = streamText({ model: vercel.chat(model), prompt: 'abc', maxRetries: 0 });
+      let streamed = '';
+      for await (const d of s.textStream) streamed += d;
+      expect(streamed).toBe('a b c');
+      if (provider === 'anthropic') claude.next({ toolUses: [{ id: 'toolu_v1', name: 'mail', input: { to: 'bo@example.com' } }] });
+      else gemini.next({ functionCalls: [{ name: 'mail', args: { to: 'bo@example.com' } }] });
+      const called = await generateText({
+        model: vercel.chat(model),
+        prompt: 'mail bo',
+        maxRetries: 0,
+        tools: { mail: tool({ description: 'send mail', inputSchema: jsonSchema<{ to: string }>({ type: 'object', properties: { to: { type: 'string' } }, required: ['to'] }) }) },
+      });
+      expect(called.toolCalls[0]).toMatchObject({ toolName: 'mail', input: { to: '[REDACTED:EMAIL]' } });
+    });
+  }
 });
 
 describe('the mocks themselves', () => {
