@@ -18,7 +18,8 @@ let n = 0;
 beforeAll(async () => {
   provider = await new MockUpstream().start();
   crm = await new McpTestServer().start();
-  t = await startTestGateway({ upstreamBaseUrl: provider.url, mcpUpstreams: JSON.stringify({ crm: crm.url }) });
+  // Prompts past 2,000 characters are judged in the evaluation worker, with the set the call's scope picked.
+  t = await startTestGateway({ upstreamBaseUrl: provider.url, mcpUpstreams: JSON.stringify({ crm: crm.url }), evalInlineMaxChars: 2000 });
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
@@ -105,6 +106,22 @@ describe('a scoped policy acts only where its scope matches', () => {
     const other = await openai(a.operator, 'bot-b').chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     expect(other.choices).toHaveLength(1);
     expect(provider.received.at(-1)?.body?.['model']).toBe('gpt-4o');
+  });
+
+  it('a long prompt, judged in the evaluation worker, is judged by the policies its scope picks', async () => {
+    const a = await tenantWith(
+      { name: 'e-mails of bot-a', type: 'pii_redaction', risk: 20, rules: { action: 'REDACT', target: 'input', entities: ['EMAIL'] }, scope: { agents: ['bot-a'] } },
+      { name: 'phones of bot-b', type: 'pii_redaction', risk: 20, rules: { action: 'REDACT', target: 'input', entities: ['PHONE'] }, scope: { agents: ['bot-b'] } },
+      { name: 'no secrets from bot-b', type: 'content_filter', risk: 80, rules: { patterns: ['top secret'], action: 'DENY' }, scope: { agents: ['bot-b'] } },
+    );
+    const long = `${'lorem ipsum '.repeat(300)} write to ana@example.com or call +55 11 91234-5678, top secret`;
+    await openai(a.operator, 'bot-a').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: long }] });
+    // bot-a's set redacts e-mails only: the phone number another agent's policy redacts is left whole.
+    expect(lastPrompt()).toBe(long.replace('ana@example.com', '[REDACTED:EMAIL]'));
+    const refused = await openai(a.operator, 'bot-b').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: long }] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    await openai(a.operator, 'bot-c').chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: long }] });
+    expect(lastPrompt()).toBe(long);
   });
 
   it('a content filter scoped to the output does not block an input, and blocks the answer', async () => {
