@@ -95,6 +95,32 @@ describe('the policy editor in a real headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it("an admin aims a policy with a scope in the editor; the list and the policy's page show it; taken out of the JSON, the policy applies everywhere", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page, 'admin@editor.example');
+    await page.goto(`${t.authUrl}/console/policies/editor`);
+    const scope = { agents: ['bot-a', 'bot-b'], doors: ['proxy'], direction: 'input' };
+    await page.fill('#policy-json', JSON.stringify({ name: 'pii to providers', type: 'pii_redaction', risk: 20, rules: { action: 'REDACT' }, scope: { doors: ['cli'] } }));
+    await submit(page, '#save-button');
+    expect(await page.textContent('#editor-error')).toContain('must be one of proxy, mcp, decide, events');
+    await page.fill('#policy-json', JSON.stringify({ name: 'pii to providers', type: 'pii_redaction', risk: 20, rules: { action: 'REDACT' }, scope }));
+    await Promise.all([page.waitForURL(/\/console\/policies#policy-/), page.click('#save-button')]);
+    const id = decodeURIComponent(new URL(page.url()).hash.slice('#policy-'.length));
+    expect((await call(t.url, 'GET', `/v1/policies/${id}`, { token: t.adminToken })).body.scope).toEqual(scope);
+    expect(await page.textContent(`tr[data-policy="${id}"] td.scope`)).toBe('agents bot-a, bot-b · doors proxy · input only');
+    expect(await page.textContent(`tr[data-policy="${policyId}"] td.scope`)).toBe('everywhere');
+
+    await Promise.all([page.waitForURL(/\/console\/policies\/editor\?id=/), page.click(`a[data-edit="${id}"]`)]);
+    expect(await page.textContent('#policy-scope')).toContain('agents bot-a, bot-b · doors proxy · input only');
+    expect(JSON.parse(await page.inputValue('#policy-json'))).toMatchObject({ name: 'pii to providers', scope });
+    await page.screenshot({ path: `${ARTIFACTS}policy-editor-scope.png`, fullPage: true });
+    await page.fill('#policy-json', JSON.stringify({ name: 'pii to providers', risk: 20, enabled: true, rules: { action: 'REDACT', entities: ['EMAIL'], target: 'both' } }));
+    await Promise.all([page.waitForURL(/\/console\/policies#policy-/), page.click('#save-button')]);
+    expect((await call(t.url, 'GET', `/v1/policies/${id}`, { token: t.adminToken })).body.scope).toBeUndefined();
+    expect(await page.textContent(`tr[data-policy="${id}"] td.scope`)).toBe('everywhere');
+    await page.close();
+  }, 60_000);
+
   it('a viewer is not offered the editor and is refused it (403)', async () => {
     const page = await browser.newPage();
     await signIn(page, 'viewer@editor.example');

@@ -10,9 +10,9 @@ import type { CompiledSets } from '../policy/runtime/compiled-sets.js';
 import { actorOf } from '../governance/admin-actions.js';
 import type { Principal } from '../identity/auth/principal.js';
 
-/** The public view of a policy (the stored record minus internal bookkeeping). */
+/** The public view of a policy (the stored record minus internal bookkeeping); `scope` only on a scoped one. */
 export function policyView(p: PolicyRecord) {
-  return { id: p.id, name: p.name, type: p.type, risk: p.risk, enabled: p.enabled, rules: p.rules, created_at: p.created_at, updated_at: p.updated_at };
+  return { id: p.id, name: p.name, type: p.type, risk: p.risk, enabled: p.enabled, rules: p.rules, ...(p.scope === undefined ? {} : { scope: p.scope }), created_at: p.created_at, updated_at: p.updated_at };
 }
 
 /**

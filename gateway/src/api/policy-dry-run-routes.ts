@@ -6,6 +6,7 @@ import { fromLedgerError } from '../ledger/events/ledger-errors.js';
 import type { EventsLedger, LedgerEntry } from '../ledger/index.js';
 import { dryRun, type DryRunAction, type DryRunTotals } from '../policy/dry-run.js';
 import type { PolicyRecord } from '../policy/policy-record.js';
+import { patchedPolicy } from '../policy/policy-store.js';
 import type { GatewayDeps } from '../gateway-deps.js';
 
 /** Recorded actions a dry run judges by default, and at most. */
@@ -52,7 +53,7 @@ export function policyDryRun(deps: Pick<GatewayDeps, 'policies' | 'policyValidat
   if (b.policy_id !== undefined) {
     const current = policies.get(tenantId, b.policy_id);
     if (!current) throw new GatewayError('not_found', 'policy not found');
-    candidate = { ...current, ...policyValidator.patch(b.policy, current.type) } as PolicyRecord;
+    candidate = patchedPolicy(current, policyValidator.patch(b.policy, current.type));
   } else {
     const input = policyValidator.create(b.policy);
     const now = new Date().toISOString();

@@ -154,7 +154,9 @@ export class McpGateway {
     const admitted = this.#admission.admit(ctx.auth, ctx.agentId, Date.now());
     const sessionId = ctx.header('mcp-session-id');
     if (sessionId.length > 256) throw new GatewayError('invalid_request', 'mcp-session-id: at most 256 characters');
-    return { ...admitted, server: upstream.name, sessionId, traceId: ctx.trace.traceId };
+    // The policies whose scope this agent's messages through this server match (a tools/call's tool narrows it further).
+    const set = admitted.set.narrow('mcp', admitted.agentId, undefined, upstream.name);
+    return { ...admitted, set, server: upstream.name, sessionId, traceId: ctx.trace.traceId };
   }
 
   async #forward(ctx: RequestContext, upstream: McpUpstream, caller: McpCaller, method: 'POST' | 'GET' | 'DELETE', body: Buffer | null, pending: Map<string, Pending>, opens: boolean): Promise<void> {

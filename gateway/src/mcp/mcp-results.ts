@@ -2,7 +2,7 @@ import { collectText, walkText } from '../policy/input-text.js';
 import { mcpMedia } from './mcp-media.js';
 import { isHeld, mostSevere, verdictOf, type Verdict } from '../policy/verdict.js';
 import { RPC, rpcError, type Json, type RequestId } from './jsonrpc.js';
-import type { McpCaller } from './tool-call-judge.js';
+import { toolSet, type McpCaller } from './tool-call-judge.js';
 import type { ToolCallRecord } from './mcp-record.js';
 import { RedactionCount } from '../policy/pii/entity-tally.js';
 
@@ -36,8 +36,9 @@ export function governResult(caller: McpCaller, method: string | null, msg: Json
   const set = caller.set;
   if (method === 'tools/list') {
     const tools = (result as Json)['tools'];
-    if (!set.hasToolAccess || !Array.isArray(tools)) return { message: msg, changed: false, blockedBy: null };
-    const visible = (tools as Json[]).filter((t) => typeof t?.['name'] !== 'string' || set.toolVerdict(t['name'] as string, caller.server) === null);
+    if ((!set.hasToolAccess && !set.aimed) || !Array.isArray(tools)) return { message: msg, changed: false, blockedBy: null };
+    // Each tool listed is judged as a call of it would be: by the policies whose scope its name matches.
+    const visible = (tools as Json[]).filter((t) => typeof t?.['name'] !== 'string' || toolSet(caller, t['name'] as string).toolVerdict(t['name'] as string, caller.server) === null);
     if (visible.length === tools.length) return { message: msg, changed: false, blockedBy: null };
     (result as Json)['tools'] = visible;
     return { message: msg, changed: true, blockedBy: null };
@@ -80,7 +81,8 @@ const UNTOUCHED: GovernedMember = Object.freeze({ changed: false, blockedBy: nul
 export function governMember(caller: McpCaller, holder: Json, member: string, record: ToolCallRecord | null = null): GovernedMember {
   const value = holder[member];
   if (value === null || (typeof value !== 'object' && typeof value !== 'string')) return UNTOUCHED;
-  const set = caller.set;
+  // A tool's result is judged by the policies that judged its call.
+  const set = record === null ? caller.set : toolSet(caller, record.tool);
   if (set.outputRedactor === null && !set.hasOutputFilters) return UNTOUCHED;
   // A bare string is walked inside a one-element array, so it is read like a string anywhere else.
   const root: object = typeof value === 'string' ? [value] : value;

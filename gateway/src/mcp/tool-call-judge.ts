@@ -4,6 +4,7 @@ import type { CallToolRequestParams } from '@modelcontextprotocol/sdk/types.js';
 import { SUSPENDED, type AdmittedCaller } from '../governance/caller-admission.js';
 import type { DecisionStore } from '../governance/decisions/decision-store.js';
 import type { Evaluation } from '../policy/evaluation.js';
+import type { PolicySet } from '../policy/compile-policy-set.js';
 import { headedText, walkText } from '../policy/input-text.js';
 import type { TenantLimits } from '../policy/runtime/tenant-limits.js';
 import { isHeld } from '../policy/verdict.js';
@@ -56,7 +57,8 @@ export class ToolCallJudge {
     if (token !== undefined) sent._meta = { progressToken: token };
     msg['params'] = sent;
     const argumentsJson = JSON.stringify(args);
-    const evaluation = await this.#evaluate(caller, tool, args, typeof token === 'string' ? token : null);
+    const set = toolSet(caller, tool);
+    const evaluation = await this.#evaluate(caller, set, tool, args, typeof token === 'string' ? token : null);
     const record: ToolCallRecord = {
       decisionId: newId('dec'),
       tenantId: caller.tenantId,
@@ -78,8 +80,8 @@ export class ToolCallJudge {
       sample: this.recorder.draw(caller.tenantId),
     };
     const refusal = this.#verdict(caller, record, id, argumentsJson);
-    if (refusal === null && evaluation.redactInput && caller.set.inputRedactor) {
-      const tally = new RedactionCount(caller.set.inputRedactor);
+    if (refusal === null && evaluation.redactInput && set.inputRedactor) {
+      const tally = new RedactionCount(set.inputRedactor);
       walkText(args, tally.redact);
       // A progress token is text the server reads too: redacted like the arguments (its notifications then carry it so).
       if (typeof token === 'string') sent._meta = { progressToken: tally.redact(token) };
@@ -92,9 +94,9 @@ export class ToolCallJudge {
     return { record, refusal };
   }
 
-  #evaluate(caller: McpCaller, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
+  #evaluate(caller: McpCaller, set: PolicySet, tool: string, args: Json, token: string | null): Evaluation | Promise<Evaluation> {
     if (caller.agent.suspended) return SUSPENDED;
-    return this.limits.judge(caller.set, {
+    return this.limits.judge(set, {
       tenantId: caller.tenantId,
       agentId: caller.agentId,
       sessionId: caller.sessionId,
@@ -135,6 +137,11 @@ export class ToolCallJudge {
     this.held.hold(key, record.decisionId);
     return rpcError(id, RPC.held, `tool call held for approval by policy ${e.rule}: retry once an administrator resolves decision ${record.decisionId}`, data(e.verdict, e.rule, record.decisionId));
   }
+}
+
+/** The set that judges a tools/call of `tool`, and its result: the caller's, narrowed by the tool's name when a scope reads it. */
+export function toolSet(caller: McpCaller, tool: string): PolicySet {
+  return caller.set.aimed ? caller.set.narrow('mcp', caller.agentId, undefined, caller.server, tool) : caller.set;
 }
 
 /**

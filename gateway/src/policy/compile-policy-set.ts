@@ -2,7 +2,7 @@ import { GatewayError } from '../errors.js';
 import { createPiiRedactor, type PiiEntity, type PiiRedactor } from './pii/index.js';
 import { combineRisk } from './risk.js';
 import { maxTokenEntropy } from './entropy.js';
-import { CompiledParts, type ModelRule, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
+import { CompiledParts, type Check, type ModelRule, type PatternOwner, type PiiPolicy, type ToolRule } from './compiled-parts.js';
 import { PatternSet } from './pattern-set.js';
 import { foldName } from './tool-globs.js';
 import { compilePolicy } from './kinds/all-kinds.js';
@@ -10,6 +10,7 @@ import { periodKey, type TenantState } from './tenant-state.js';
 import type { PolicyAction, PolicyRecord, PolicyType } from './policy-record.js';
 import { mostSevere, VERDICT_RANK, verdictOf, type Verdict } from './verdict.js';
 import type { Evaluation, EvaluationInput, OutputEvaluation, Triggered } from './evaluation.js';
+import { isAimed, ScopeMatcher, scopedAction, type Door } from './policy-scope.js';
 
 /**
  * What the text-only part of evaluation found in an input (plain data, so a worker thread can compute it): indices of
@@ -43,7 +44,7 @@ export interface PolicySet {
   readonly readsInputText: boolean;
   /** The `rate_limit` windows, in the order of `evaluate`'s shared estimates (docs/fleet.md, "Shared limits"). */
   readonly rateWindows: readonly RateWindow[];
-  /** Some enabled `tool_access` policy exists; false: callers skip every tool check. */
+  /** Some enabled `tool_access` policy judges the output (tools listed, tools an answer calls); false: those checks are skipped. */
   readonly hasToolAccess: boolean;
   /** Some enabled `model_access` policy exists; false: no model is judged. */
   readonly hasModelAccess: boolean;
@@ -60,12 +61,24 @@ export interface PolicySet {
   scanInput(text: string): InputFindings;
   evaluateOutput(text: string): OutputEvaluation;
   /**
-   * The most severe `tool_access` trigger for a tool (`server`: its MCP server's name, '' for none), or null when the
-   * tool may be used: what hides a tool from an MCP `tools/list` and judges a tool call named in an answer.
+   * The most severe output `tool_access` trigger for a tool (`server`: its MCP server's name, '' for none), or null
+   * when the tool may be used: what hides a tool from an MCP `tools/list` and judges a tool call named in an answer.
    */
   toolVerdict(name: string, server: string): Triggered | null;
   /** The most severe `model_access` trigger for a model name, or null when it may be asked for (what a dry run asks). */
   modelVerdict(name: string): Triggered | null;
+  /** Some enabled policy is aimed (scoped by agents, models, MCP servers, tools or doors): each action's set is `narrow`'s. */
+  readonly aimed: boolean;
+  /** '' for the tenant's set; for a narrowed one, which aimed policies apply ('1') or not ('0'), in the set's order. */
+  readonly scopeMask: string;
+  /**
+   * The set that judges one action (docs/policies.md, "Scope"): this set itself when no policy is aimed (nothing is
+   * computed), else the set of the policies whose scope the action matches, built at its first use and kept. What the
+   * action lacks (no model, no MCP server or tool) matches no scope that asks for it.
+   */
+  narrow(door: Door, agentId: string, model?: string, server?: string, tool?: string, deployment?: string): PolicySet;
+  /** The narrowed set of a `scopeMask` (a worker thread judges with the set the request was judged with). */
+  withMask(mask: string): PolicySet;
 }
 
 const EMPTY_OWNERS: PatternOwner[] = [];
@@ -80,31 +93,169 @@ export interface RateWindow {
 /** Agent id under which a tenant's total spend is kept (agent ids are never empty). */
 export const TENANT_SPEND = '';
 
+/** Narrowed sets kept per tenant's set: one per combination of aimed policies that apply, the oldest dropped past it. */
+const MAX_NARROWED = 64;
+
 /**
  * Compiles a tenant's policies into one evaluator. Runs on every policy change (and at first use after start),
- * never per request: every RE2 pattern, pattern set and PII recognizer is built here.
+ * never per request: every RE2 pattern, pattern set and PII recognizer is built here. With aimed policies, the set of
+ * each combination of them that applies shares these (its own PII redactor aside, when it redacts other entities) and
+ * only drops the policies that do not apply.
  */
 export function compilePolicySet(tenantId: string, version: number, policies: readonly PolicyRecord[], maxTextChars = Number.MAX_SAFE_INTEGER): PolicySet {
   const enabled = policies.filter((p) => p.enabled);
   // Each type adds its part (policy-types.ts); the evaluator below then works on plain arrays.
   const parts = new CompiledParts();
-  for (const p of enabled) compilePolicy(p, parts);
-  const { checks, inFilters, outFilters, piiIn, piiOut, bonds, tools, models, shield } = parts;
+  for (const p of enabled) addPolicy(p, parts);
+  const aimed = enabled.filter((p) => isAimed(p.scope)).map((p) => ({ id: p.id, matcher: new ScopeMatcher(p.scope!) }));
+  const shared: SharedParts = {
+    tenantId,
+    version,
+    records: policies,
+    label: `v${version}`,
+    maxTextChars,
+    size: enabled.length,
+    parts,
+    inSet: new PatternSet(parts.inFilters),
+    outSet: new PatternSet(parts.outFilters),
+    piiInScanner: parts.piiIn.length ? createPiiRedactor(union(parts.piiIn)) : null,
+    redactors: new Map(),
+    aimed: aimed.length > 0,
+    narrow(door, agentId, model, server, tool, deployment) {
+      if (aimed.length === 0) return root;
+      const action = scopedAction(door, agentId, model, server, tool, deployment);
+      let mask = '';
+      for (const a of aimed) mask += a.matcher.matches(action) ? '1' : '0';
+      return shared.withMask(mask);
+    },
+    withMask(mask) {
+      if (aimed.length === 0 || mask === '' || mask === every) return root;
+      const kept = narrowed.get(mask);
+      if (kept !== undefined) return kept;
+      if (mask.length !== aimed.length) throw new Error(`scope mask of ${mask.length} policies for a set aiming ${aimed.length}`);
+      const excluded = new Set<string>();
+      for (let i = 0; i < aimed.length; i++) if (mask.charCodeAt(i) !== 49) excluded.add((aimed[i] as { id: string }).id);
+      const set = buildSet(shared, excluded, mask);
+      if (narrowed.size >= MAX_NARROWED) narrowed.delete(narrowed.keys().next().value as string);
+      narrowed.set(mask, set);
+      return set;
+    },
+  };
+  const every = '1'.repeat(aimed.length);
+  const narrowed = new Map<string, PolicySet>();
+  const root = buildSet(shared, null, '');
+  return root;
+}
 
-  const inSet = new PatternSet(inFilters);
-  const outSet = new PatternSet(outFilters);
-  const union = (list: PiiPolicy[]) => [...new Set(list.flatMap((p) => [...p.entities]))] as PiiEntity[];
-  const piiInScanner = piiIn.length ? createPiiRedactor(union(piiIn)) : null;
-  const inputRedactor = piiIn.some((p) => p.action === 'REDACT') ? createPiiRedactor(union(piiIn.filter((p) => p.action === 'REDACT'))) : null;
-  const outputRedactor = piiOut.length ? createPiiRedactor(union(piiOut)) : null;
-  const size = enabled.length;
-  const label = `v${version}`;
-  const readsInputText = inSet.set !== null || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
+/** What a tenant's set and every set narrowed from it share: compiled once, at policy-change time. */
+interface SharedParts {
+  tenantId: string;
+  version: number;
+  records: readonly PolicyRecord[];
+  label: string;
+  maxTextChars: number;
+  /** Enabled policies. */
+  size: number;
+  parts: CompiledParts;
+  inSet: PatternSet;
+  outSet: PatternSet;
+  /** Finds every entity some input pii policy looks for (a narrowed set keeps what its own policies look for). */
+  piiInScanner: PiiRedactor | null;
+  /** Redactors by the entities they redact: narrowed sets that redact the same ones share one. */
+  redactors: Map<string, PiiRedactor>;
+  aimed: boolean;
+  narrow: PolicySet['narrow'];
+  withMask: PolicySet['withMask'];
+}
+
+const union = (list: readonly PiiPolicy[]) => [...new Set(list.flatMap((p) => [...p.entities]))] as PiiEntity[];
+
+/** The redactor of some pii policies' entities (null for none), shared by every set of the tenant that redacts those. */
+function redactorOf(shared: SharedParts, list: readonly PiiPolicy[]): PiiRedactor | null {
+  if (list.length === 0) return null;
+  const entities = union(list);
+  const key = [...entities].sort().join(',');
+  let r = shared.redactors.get(key);
+  if (r === undefined) {
+    r = createPiiRedactor(entities);
+    shared.redactors.set(key, r);
+  }
+  return r;
+}
+
+/**
+ * A policy's parts; with a scope's direction, only those of that side: `input` keeps what judges the request (its
+ * text, the tool it calls, the model it asks for, the counters), `output` what judges the answer (its text, the tools
+ * it lists or calls, the shield).
+ */
+function addPolicy(p: PolicyRecord, parts: CompiledParts): void {
+  const direction = p.scope?.direction;
+  if (direction === undefined || direction === 'both') {
+    compilePolicy(p, parts);
+    return;
+  }
+  const own = new CompiledParts();
+  own.rateChecks = parts.rateChecks;
+  own.entropyChecks = parts.entropyChecks;
+  compilePolicy(p, own);
+  if (direction === 'input') {
+    parts.checks.push(...own.checks);
+    parts.rateChecks = own.rateChecks;
+    parts.entropyChecks = own.entropyChecks;
+    parts.inFilters.push(...own.inFilters);
+    parts.piiIn.push(...own.piiIn);
+    parts.bonds.push(...own.bonds);
+    parts.tools.push(...own.tools);
+    parts.models.push(...own.models);
+  } else {
+    parts.outFilters.push(...own.outFilters);
+    parts.piiOut.push(...own.piiOut);
+    parts.shields.push(...own.shields);
+    parts.toolsOut.push(...own.toolsOut);
+  }
+}
+
+/** The checks of the policies kept, their windows and entropy results renumbered in order (as `rateWindows` lists them). */
+function keptChecks(checks: readonly Check[], excluded: ReadonlySet<string>): Check[] {
+  let rate = 0;
+  let entropy = 0;
+  const out: Check[] = [];
+  for (const c of checks) {
+    if (excluded.has(c.id)) continue;
+    if (c.kind === 'rate') out.push({ ...c, index: rate++ });
+    else if (c.kind === 'entropy') out.push({ ...c, index: entropy++ });
+    else out.push(c);
+  }
+  return out;
+}
+
+/**
+ * A set over the shared parts: the tenant's (`excluded` null: every enabled policy) or a narrowed one, without the
+ * aimed policies in `excluded`. Its pattern sets are the tenant's, their matches of an excluded policy dropped.
+ */
+function buildSet(shared: SharedParts, excluded: ReadonlySet<string> | null, scopeMask: string): PolicySet {
+  const { tenantId, version, records, label, maxTextChars, parts, inSet, outSet } = shared;
+  const keep = <T extends { id: string }>(list: T[]): T[] => (excluded === null ? list : list.filter((x) => !excluded.has(x.id)));
+  const checks = excluded === null ? parts.checks : keptChecks(parts.checks, excluded);
+  const piiIn = keep(parts.piiIn);
+  const piiOut = keep(parts.piiOut);
+  const bonds = keep(parts.bonds);
+  const tools = keep(parts.tools);
+  const toolsOut = keep(parts.toolsOut);
+  const models = keep(parts.models);
+  const shield = keep(parts.shields)[0] ?? null;
+  const hasInFilters = inSet.set !== null && (excluded === null || inSet.owners.some((o) => !excluded.has(o.id)));
+  const hasOutFilters = outSet.set !== null && (excluded === null || outSet.owners.some((o) => !excluded.has(o.id)));
+  const piiInScanner = piiIn.length ? shared.piiInScanner : null;
+  const inputRedactor = redactorOf(shared, piiIn.filter((p) => p.action === 'REDACT'));
+  const outputRedactor = redactorOf(shared, piiOut);
+  const size = shared.size - (excluded === null ? 0 : excluded.size);
+  const readsInputText = hasInFilters || piiInScanner !== null || checks.some((c) => c.kind === 'entropy');
   const rateWindows: RateWindow[] = [];
   for (const c of checks) if (c.kind === 'rate') rateWindows[c.index] = { policyId: c.id, windowMs: c.windowMs, perAgent: c.perAgent };
 
   /** The input's UTF-8 bytes, made once when both RE2 sets read them (each would otherwise convert the string). */
-  const bothSets = inSet.set !== null && piiInScanner !== null;
+  const bothSets = hasInFilters && piiInScanner !== null;
   const utf8Once = (text: string): Buffer | undefined => (bothSets && text.length > 0 ? Buffer.from(text, 'utf8') : undefined);
 
   function decide(triggered: Triggered[]): { verdict: Verdict; rule: string; riskScore: number } {
@@ -118,23 +269,27 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
   return {
     tenantId,
     version,
-    records: policies,
+    records,
     label,
     size,
     inputRedactor,
     outputRedactor,
-    hasOutputFilters: outSet.set !== null,
+    hasOutputFilters: hasOutFilters,
     hallucinationShield: shield,
     readsInputText,
     rateWindows,
     maxTextChars,
-    hasToolAccess: tools.length > 0,
+    hasToolAccess: toolsOut.length > 0,
     hasModelAccess: models.length > 0,
+    aimed: shared.aimed,
+    scopeMask,
+    narrow: shared.narrow,
+    withMask: shared.withMask,
 
     scanInput(text: string): InputFindings {
       const owners: PatternOwner[] = [];
       const utf8 = utf8Once(text);
-      inSet.matches(text, owners, utf8);
+      if (hasInFilters) inSet.matches(text, owners, utf8);
       const entropy: number[] = [];
       for (const c of checks) if (c.kind === 'entropy') entropy[c.index] = maxTokenEntropy(text, c.minLength);
       const pii = piiInScanner ? [...new Set(piiInScanner.scan(text, utf8).map((m) => m.entity))] : [];
@@ -149,10 +304,14 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
       }
 
       const utf8 = findings ? undefined : utf8Once(text);
-      let owners: PatternOwner[] = inSet.set ? [] : EMPTY_OWNERS;
+      let owners: PatternOwner[] = hasInFilters ? [] : EMPTY_OWNERS;
       if (findings) owners = findings.filters.map((i) => inSet.owners[i] as PatternOwner);
-      else inSet.matches(text, owners, utf8);
-      for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
+      else if (hasInFilters) inSet.matches(text, owners, utf8);
+      for (const o of owners) {
+        // The tenant's pattern set, shared: a pattern of a policy this set leaves out matches for nothing.
+        if (excluded !== null && excluded.has(o.id)) continue;
+        triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'input matched a content filter pattern'));
+      }
 
       for (const c of checks) {
         if (c.kind === 'rate') {
@@ -231,17 +390,20 @@ export function compilePolicySet(tenantId: string, version: number, policies: re
     evaluateOutput(text: string): OutputEvaluation {
       const triggered: Triggered[] = [];
       const owners: PatternOwner[] = [];
-      outSet.matches(text, owners);
-      for (const o of owners) triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'output matched a content filter pattern'));
+      if (hasOutFilters) outSet.matches(text, owners);
+      for (const o of owners) {
+        if (excluded !== null && excluded.has(o.id)) continue;
+        triggered.push(trig(o.id, 'content_filter', o.action, o.risk, 'output matched a content filter pattern'));
+      }
       const { verdict, rule, riskScore } = decide(triggered);
       return { verdict, rule, riskScore, triggered };
     },
 
     toolVerdict(name: string, server: string): Triggered | null {
       let worst: Triggered | null = null;
-      if (tools.length === 0) return worst;
+      if (toolsOut.length === 0) return worst;
       const folded = foldName(name);
-      for (const r of tools) {
+      for (const r of toolsOut) {
         if (worst !== null && VERDICT_RANK[verdictOf(r.action)] <= VERDICT_RANK[verdictOf(worst.action)]) continue;
         const t = toolTrigger(r, folded, name, server);
         if (t !== null) worst = t;

@@ -68,10 +68,13 @@ export class CompiledParts {
   readonly piiIn: PiiPolicy[] = [];
   readonly piiOut: PiiPolicy[] = [];
   readonly bonds: BondPolicy[] = [];
+  /** `tool_access` on the input: a tool called (MCP tools/call, a `/v1/decide` tool call). */
   readonly tools: ToolRule[] = [];
+  /** `tool_access` on the output: a tool listed (MCP tools/list) or called by an answer. */
+  readonly toolsOut: ToolRule[] = [];
   readonly models: ModelRule[] = [];
-  /** The first enabled shield; one is enough to run the output check. */
-  shield: ShieldPolicy | null = null;
+  /** Every enabled shield; the first that applies runs the output check (one is enough). */
+  readonly shields: ShieldPolicy[] = [];
   entropyChecks = 0;
   rateChecks = 0;
 }

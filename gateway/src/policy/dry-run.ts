@@ -4,6 +4,7 @@ import { mostSevere, VERDICT_RANK, verdictOf, type Verdict } from './verdict.js'
 import type { Triggered } from './evaluation.js';
 import type { PolicyAction, PolicyType } from './policy-record.js';
 import type { LedgerEntry } from '../ledger/index.js';
+import { isAimed, ScopeMatcher, scopedAction, type Door } from './policy-scope.js';
 
 /** A trigger as the ledger keeps it in an entry's `decision`. */
 interface ChainedTrigger {
@@ -51,11 +52,16 @@ const READS_TEXT: ReadonlySet<PolicyType> = new Set(['content_filter', 'entropy_
  * the text (only hashes), and not the counters rate limits, budgets and session risk were judged by. So a
  * `tool_access` candidate is judged on tool calls and a `model_access` one on proxied calls; any other type only where
  * the recorded verdict is already DENY by another policy (the most severe verdict, whatever the candidate does) or the
- * candidate is disabled (it then triggers nothing).
+ * candidate is disabled (it then triggers nothing). A scoped candidate triggers nothing on an action outside its scope,
+ * read from what the ledger kept: the agent id, the door (the event type's family), the model, the MCP server and
+ * tool; where it did not keep what the scope reads (an Azure call's deployment), the action is not judged again.
  */
 export function dryRun(candidate: PolicyRecord, entries: readonly LedgerEntry[], names: ReadonlyMap<string, string>): { actions: DryRunAction[]; totals: DryRunTotals } {
-  // The candidate alone: its tool (model) trigger is what toolVerdict (modelVerdict) answers for it.
-  const alone = compilePolicySet(candidate.tenant_id, 0, [candidate]);
+  // The candidate alone: its tool (model) trigger is what toolVerdict (modelVerdict) answers for it. Its scope is
+  // judged here, against what each entry kept.
+  const { scope: _scope, ...unscoped } = candidate;
+  const alone = compilePolicySet(candidate.tenant_id, 0, [unscoped]);
+  const aim = isAimed(candidate.scope) ? new ScopeMatcher(candidate.scope) : null;
   const nameOf = (id: string) => (id === candidate.id ? candidate.name : (names.get(id) ?? id));
   const actions: DryRunAction[] = [];
   for (const e of entries) {
@@ -74,7 +80,7 @@ export function dryRun(candidate: PolicyRecord, entries: readonly LedgerEntry[],
       rejudged: false,
       why: '',
     };
-    actions.push(judge(old, d, e, candidate, alone, nameOf));
+    actions.push(judge(old, d, e, candidate, alone, aim, nameOf));
   }
   const totals: DryRunTotals = { actions: actions.length, rejudged: 0, not_rejudged: 0, changed: 0, changes: {} };
   for (const a of actions) {
@@ -95,6 +101,7 @@ function judge(
   e: LedgerEntry,
   candidate: PolicyRecord,
   alone: ReturnType<typeof compilePolicySet>,
+  aim: ScopeMatcher | null,
   nameOf: (id: string) => string,
 ): DryRunAction {
   const done = (verdict: Verdict, rule: string, why: string): DryRunAction => ({
@@ -111,6 +118,15 @@ function judge(
   const kept = d.triggered.filter((t) => t.policy_id !== candidate.id);
   const others = verdictFrom(kept);
   if (!candidate.enabled) return done(others.verdict, others.rule, 'the candidate is disabled: it triggers nothing');
+  if (candidate.scope?.direction === 'output') return done(others.verdict, others.rule, "the candidate's scope is the output: it judges no request");
+  if (aim !== null) {
+    const inScope = scopeMatches(aim, e);
+    if (inScope === false) return done(others.verdict, others.rule, "outside the candidate's scope: it triggers nothing");
+    if (inScope === null) {
+      if (others.verdict === 'DENY') return done('DENY', others.rule, `already denied by ${nameOf(others.rule)}, whatever the candidate does`);
+      return { ...out, why: "the ledger did not keep what the candidate's scope reads of this action (the deployment of this Azure call)" };
+    }
+  }
   const tool = toolOf(e);
   if (candidate.type === 'tool_access' && tool !== undefined) {
     const t = tool === null ? null : alone.toolVerdict(tool.name, tool.server);
@@ -138,6 +154,35 @@ function judge(
         ? `a ${candidate.type} policy reads the action's text, which the ledger keeps only as a SHA-256`
           : `a ${candidate.type} policy depends on counters at the time of the action, which are not recorded`;
   return { ...out, why };
+}
+
+/** The door a recorded action came in by, from its event type's family. */
+function doorOf(e: LedgerEntry): Door {
+  if (e.event_type === 'decision') return 'decide';
+  if (e.event_type.startsWith('proxy.')) return 'proxy';
+  if (e.event_type.startsWith('mcp.')) return 'mcp';
+  return 'events';
+}
+
+/**
+ * Whether a recorded action is within a scope, as the call was judged: its door, agent id, model (a proxied call's),
+ * MCP server and tool (an MCP tool call's; a decision's tool call names only its tool). null: not known (an Azure call
+ * whose deployment was not recorded, its model outside the scope).
+ */
+function scopeMatches(aim: ScopeMatcher, e: LedgerEntry): boolean | null {
+  const door = doorOf(e);
+  const agent = typeof e.metadata['agent_id'] === 'string' ? e.metadata['agent_id'] : '';
+  const model = door === 'proxy' ? modelOf(e) : null;
+  const tool = door === 'mcp' || door === 'decide' ? toolOf(e) : null;
+  if (model === undefined) {
+    // The deployment is unknown: in scope when the model alone is; else it cannot be told.
+    const p = e.payload as Record<string, unknown>;
+    const route = p['route'] as { model?: unknown } | undefined;
+    const name = typeof route?.model === 'string' ? route.model : typeof p['model'] === 'string' ? p['model'] : undefined;
+    return aim.matches(scopedAction(door, agent, name)) ? true : null;
+  }
+  const server = tool === null || tool === undefined || tool.server === '' ? undefined : tool.server;
+  return aim.matches(scopedAction(door, agent, model?.name, server, tool?.name, model?.deployment ?? undefined));
 }
 
 /** The tool a recorded action called (server '' for none), null when it called none, undefined when it is not known. */

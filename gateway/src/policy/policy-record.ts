@@ -8,6 +8,7 @@ import type { ModelAccessRules } from './kinds/model-access.js';
 import type { PiiRedactionRules } from './kinds/pii-redaction.js';
 import type { RateLimitRules } from './kinds/rate-limit.js';
 import type { ToolAccessRules } from './kinds/tool-access.js';
+import type { PolicyScope } from './policy-scope.js';
 
 export type { BondEnforcementRules, BudgetRules, ContentFilterRules, EntropyCheckRules, HallucinationShieldRules, ModelAccessRules, PiiRedactionRules, RateLimitRules, ToolAccessRules };
 
@@ -55,6 +56,8 @@ export interface PolicyRecord<T extends PolicyType = PolicyType> {
   risk: number;
   enabled: boolean;
   rules: RulesByType[T];
+  /** Where it applies (docs/policies.md, "Scope"); absent: every action, in and out. */
+  scope?: PolicyScope;
   created_at: string;
   updated_at: string;
   /** Set on policies created by a pack: `<type>` key that makes applying a pack idempotent. */

@@ -40,15 +40,16 @@ export function newPolicyRecord(tenantId: string, input: PolicyCreate, packKey: 
     risk: input.risk,
     enabled: input.enabled,
     rules: input.rules,
+    ...(input.scope === undefined ? {} : { scope: input.scope }),
     created_at: now,
     updated_at: now,
     pack_key: packKey,
   };
 }
 
-/** A policy with a patch applied (type and id never change). */
+/** A policy with a patch applied (type and id never change; a `scope` of null removes the scope). */
 export function patchedPolicy(current: PolicyRecord, patch: PolicyPatch): PolicyRecord {
-  return {
+  const next: PolicyRecord = {
     ...current,
     name: patch.name ?? current.name,
     risk: patch.risk ?? current.risk,
@@ -56,6 +57,9 @@ export function patchedPolicy(current: PolicyRecord, patch: PolicyPatch): Policy
     rules: (patch.rules ?? current.rules) as Rules,
     updated_at: new Date().toISOString(),
   };
+  if (patch.scope === null) delete next.scope;
+  else if (patch.scope !== undefined) next.scope = patch.scope;
+  return next;
 }
 
 /**

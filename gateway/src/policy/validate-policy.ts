@@ -2,6 +2,7 @@ import { GatewayError } from '../errors.js';
 import { assertValid, OwnSchema } from '../platform/gateway-ajv.js';
 import { POLICY_TYPES, type PolicyType, type Rules } from './policy-record.js';
 import { POLICY_TYPE_TABLE, policyTypeOf } from './kinds/all-kinds.js';
+import { SCOPE_SCHEMA, type PolicyScope } from './policy-scope.js';
 
 export interface PolicyCreate {
   name: string;
@@ -9,6 +10,7 @@ export interface PolicyCreate {
   risk: number;
   enabled: boolean;
   rules: Rules;
+  scope?: PolicyScope;
 }
 
 export interface PolicyPatch {
@@ -17,6 +19,8 @@ export interface PolicyPatch {
   enabled?: boolean;
   rules?: Rules;
   type?: PolicyType;
+  /** null: the policy applies everywhere again. */
+  scope?: PolicyScope | null;
 }
 
 const NAME = { type: 'string', minLength: 1, maxLength: 200 };
@@ -26,13 +30,13 @@ const CREATE = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   required: ['name', 'type', 'risk', 'rules'],
-  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean', default: true }, rules: { type: 'object' } },
+  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean', default: true }, rules: { type: 'object' }, scope: SCOPE_SCHEMA },
 });
 const PATCH = new OwnSchema({
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' } },
+  properties: { name: NAME, type: { type: 'string', enum: POLICY_TYPES }, risk: RISK, enabled: { type: 'boolean' }, rules: { type: 'object' }, scope: { ...SCOPE_SCHEMA, type: ['object', 'null'] } },
 });
 const RULES = Object.fromEntries(POLICY_TYPES.map((t) => [t, new OwnSchema(POLICY_TYPE_TABLE[t].rulesSchema)])) as Record<PolicyType, OwnSchema>;
 

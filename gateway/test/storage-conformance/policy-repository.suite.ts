@@ -31,6 +31,20 @@ export function describePolicyRepository(open: OpenBackend): void {
       expect(b.repos.policies.page(t, 1, page.cursor, null).data.map((p) => p.name)).toEqual(['c']);
     });
 
+    it("keeps a policy's scope: an update without one leaves it, a scope of null removes it", async () => {
+      const t = await freshTenant();
+      const scope = { agents: ['bot-*'], doors: ['proxy' as const], direction: 'input' as const };
+      const p = await b.repos.policies.create(t, { ...ratePolicy('scoped'), scope }, compile);
+      expect(p.record.scope).toEqual(scope);
+      expect(b.repos.policies.get(t, p.record.id)).toEqual(p.record);
+      const kept = await b.repos.policies.update(t, p.record, { risk: 30 }, compile);
+      expect(b.repos.policies.get(t, p.record.id)?.scope).toEqual(scope);
+      const cleared = await b.repos.policies.update(t, kept.record, { scope: null }, compile);
+      expect(cleared.record).not.toHaveProperty('scope');
+      expect(b.repos.policies.get(t, p.record.id)).toEqual(cleared.record);
+      expect(b.repos.policies.all(t)).toEqual([cleared.record]);
+    });
+
     it('a set that does not compile changes nothing', async () => {
       const t = await freshTenant();
       const ok = await b.repos.policies.create(t, ratePolicy('ok'), compile);

@@ -20,6 +20,8 @@ import { agentsPage, ledgerPage, policiesPage } from './pages/read-pages.js';
 import { candidateCompiler, createPolicy, policyView, updatePolicy } from '../policies-routes.js';
 import { policyDryRun } from '../policy-dry-run-routes.js';
 import { EDITOR_DEFAULT_LIMIT, NEW_POLICY_JSON, policyEditorPage, type EditorState } from './pages/policy-editor-page.js';
+import type { PolicyRecord } from '../../policy/policy-record.js';
+import { describeScope } from '../../policy/policy-scope.js';
 import { auditPage } from './pages/audit-page.js';
 import { costsPage } from './pages/costs-page.js';
 import { parseCostRange } from './cost-range.js';
@@ -215,8 +217,8 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const id = ctx.query.get('id');
       const current = id === null ? undefined : policies.get(v.principal.tenantId, id);
       if (id !== null && !current) throw new GatewayError('not_found', 'policy not found');
-      const json = current ? JSON.stringify({ name: current.name, risk: current.risk, enabled: current.enabled, rules: current.rules }, null, 2) : NEW_POLICY_JSON;
-      return htmlReply(200, policyEditorPage(v, editorState(current?.id ?? null, current?.name ?? null, json, EDITOR_DEFAULT_LIMIT)));
+      const json = current ? JSON.stringify({ name: current.name, risk: current.risk, enabled: current.enabled, rules: current.rules, ...(current.scope === undefined ? {} : { scope: current.scope }) }, null, 2) : NEW_POLICY_JSON;
+      return htmlReply(200, policyEditorPage(v, editorState(current, json, EDITOR_DEFAULT_LIMIT)));
     }),
   );
 
@@ -232,13 +234,15 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
       const json = (form.get('policy') ?? '').slice(0, 200_000);
       const limitText = form.get('limit') ?? '';
       const limit = /^\d{1,4}$/.test(limitText) ? Number(limitText) : EDITOR_DEFAULT_LIMIT;
-      const state = editorState(policyId, current?.name ?? null, json, limit);
+      const state = editorState(current, json, limit);
       let policy: unknown;
       try {
         policy = JSON.parse(json);
       } catch (err) {
         return htmlReply(400, policyEditorPage(v, { ...state, error: `The policy is not JSON: ${err instanceof Error ? err.message : String(err)}` }));
       }
+      // The editor shows a scoped policy's scope: taken out of the JSON, the policy applies everywhere again.
+      if (current?.scope !== undefined && policy !== null && typeof policy === 'object' && !Array.isArray(policy) && !('scope' in policy)) (policy as Record<string, unknown>)['scope'] = null;
       try {
         if (form.get('op') === 'save') {
           const saved = policyId === null ? await createPolicy(deps, tenantId, policy, v.principal, ctx.trace.traceId) : await updatePolicy(deps, tenantId, policyId, policy, v.principal, ctx.trace.traceId);
@@ -257,8 +261,17 @@ export function registerConsoleRoutes(server: HttpServer, deps: ConsoleDeps, dat
   );
 
   /** The editor as first shown, or re-shown with what was typed. */
-  function editorState(policyId: string | null, policyName: string | null, json: string, limit: number): EditorState {
-    return { policyId, policyName, json, limit, error: '', result: null, dryRunAvailable: ledger.recordedActions !== undefined };
+  function editorState(current: PolicyRecord | undefined, json: string, limit: number): EditorState {
+    return {
+      policyId: current?.id ?? null,
+      policyName: current?.name ?? null,
+      scope: current === undefined ? null : describeScope(current.scope),
+      json,
+      limit,
+      error: '',
+      result: null,
+      dryRunAvailable: ledger.recordedActions !== undefined,
+    };
   }
 
   // Who changed what (the admin actions chained in the tenant's ledger): read-only, every role.

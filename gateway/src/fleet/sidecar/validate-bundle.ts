@@ -1,6 +1,7 @@
 import { describeAjvError, OwnSchema } from '../../platform/gateway-ajv.js';
 import { PLAN_NAMES } from '../../identity/tenants/plans.js';
 import { PACK_NAMES } from '../../policy/packs.js';
+import { SCOPE_SCHEMA } from '../../policy/policy-scope.js';
 import { ROLES } from '../../identity/auth/principal.js';
 import { isValidTenantId } from '../../identity/tenants/tenant-store.js';
 import { BUNDLE_FORMAT, type Bundle } from '../bundle/bundle-format.js';
@@ -66,7 +67,7 @@ const BUNDLE_SCHEMA = {
           },
           policies: {
             type: 'array',
-            items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID, type: { type: 'string' }, rules: { type: 'object' } } },
+            items: { type: 'object', required: ['id', 'tenant_id', 'type', 'rules'], properties: { id: ID, tenant_id: ID, type: { type: 'string' }, rules: { type: 'object' }, scope: SCOPE_SCHEMA } },
           },
           agents: {
             type: 'array',

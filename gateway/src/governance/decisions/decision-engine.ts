@@ -46,7 +46,11 @@ export class DecisionEngine {
   decide(principal: Principal, req: DecideRequest, traceId: string, startedAt: number, rawBody: Buffer | null = null): DecideOutcome | Promise<DecideOutcome> {
     const tenantId = principal.tenantId;
     const now = Date.now();
-    const { agent, set } = this.admission.admit(principal, req.agent_id, now);
+    const admitted = this.admission.admit(principal, req.agent_id, now);
+    const agent = admitted.agent;
+    // A tool call names its tool in `target`; tool_access judges it as a tool of no MCP server (and a scope by tool reads it).
+    const tool = req.action.type === 'tool_call' ? (req.action.target ?? '') : undefined;
+    const set = admitted.set.narrow('decide', req.agent_id, undefined, undefined, tool);
     // A suspended agent's decisions are DENY with rule agent_suspended, recorded like any other (docs/agents.md).
     if (agent.suspended) return this.#record(principal, req, traceId, startedAt, rawBody, set, now, SUSPENDED);
     const judged = this.limits.judge(set, {
@@ -57,8 +61,7 @@ export class DecisionEngine {
       agentRiskBudget: agent.riskBudget,
       text: actionText(req),
       now,
-      // A tool call names its tool in `target`; tool_access judges it as a tool of no MCP server.
-      ...(req.action.type === 'tool_call' ? { tool: { name: req.action.target ?? '', server: '' } } : {}),
+      ...(tool === undefined ? {} : { tool: { name: tool, server: '' } }),
     });
     // A promise only when rate_limit windows are counted on Redis (docs/fleet.md, "Shared limits").
     if (judged instanceof Promise) return judged.then((evaluation) => this.#record(principal, req, traceId, startedAt, rawBody, set, now, evaluation));

@@ -29,7 +29,7 @@ export class EventIngestor {
 
   async ingest(principal: Principal, events: readonly IngestEvent[], traceId: string, startedAt: number): Promise<Ingested[]> {
     const tenantId = principal.tenantId;
-    const set = this.runtimes.sets.policySet(tenantId);
+    const tenantSet = this.runtimes.sets.policySet(tenantId);
     const state = this.runtimes.limits.state(tenantId);
     this.runtimes.limits.admitEvaluation(tenantId);
     const scoringStarted = performance.now();
@@ -46,6 +46,8 @@ export class EventIngestor {
     const scored = events.map((ev) => {
       const text = headedText([ev.event_type], ev.payload);
       const agentId = ev.metadata?.agent_id ?? '';
+      // Each event by the policies whose scope it matches: an event names its agent, never a model, server or tool.
+      const set = tenantSet.narrow('events', agentId);
       const evaluation = set.evaluate(
         { tenantId, agentId, sessionId: ev.metadata?.session_id ?? '', riskBudget: null, agentRiskBudget: null, text, now, scoreOnly: true },
         state,
@@ -61,7 +63,7 @@ export class EventIngestor {
       decision: {
         decision_id: decisionId,
         execution_status: evaluation.verdict,
-        policy_version: set.label,
+        policy_version: tenantSet.label,
         risk_score: evaluation.riskScore,
         rule: evaluation.rule,
         trace_id: traceId,
@@ -73,7 +75,7 @@ export class EventIngestor {
     return scored.map(({ ev, agentId, evaluation, decisionId }, i) => {
       // Indexed through the audit trail like every other door's decisions, so its observers (telemetry, the agent's
       // risk, Prometheus) see them too; the entries themselves are chained and flushed above.
-      const d = decisionRecord({ decisionId, tenantId, agentId, eventType: ev.event_type, traceId, createdAt, latencyMs: latency }, evaluation, set.label);
+      const d = decisionRecord({ decisionId, tenantId, agentId, eventType: ev.event_type, traceId, createdAt, latencyMs: latency }, evaluation, tenantSet.label);
       this.audit.index(d, latency);
       return {
         envelope: { decision_id: decisionId, execution_status: evaluation.verdict, risk_score: evaluation.riskScore, latency_ms: latency, trace_id: traceId, tenant_id: tenantId, timestamp: createdAt },

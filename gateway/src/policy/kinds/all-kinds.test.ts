@@ -35,7 +35,7 @@ describe('policy type table', () => {
       const parts = new CompiledParts();
       const policy = { id: `p-${t}`, tenant_id: 't', name: t, type: t, risk: 10, enabled: true, rules, created_at: '', updated_at: '', pack_key: null } as unknown as PolicyRecord;
       compilePolicy(policy, parts);
-      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...parts.tools, ...parts.models, ...(parts.shield ? [parts.shield] : [])];
+      const added = [...parts.checks, ...parts.inFilters, ...parts.outFilters, ...parts.piiIn, ...parts.piiOut, ...parts.bonds, ...parts.tools, ...parts.toolsOut, ...parts.models, ...parts.shields];
       expect(added.length, t).toBeGreaterThan(0);
       for (const a of added) expect('owner' in a ? a.owner.id : a.id).toBe(`p-${t}`);
     }

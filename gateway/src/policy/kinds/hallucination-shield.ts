@@ -20,6 +20,6 @@ export const hallucinationShield: PolicyTypeModule<'hallucination_shield'> = {
   },
   pack: { name: 'Unsupported citations and invalid tool calls', risk: 30, rules: { action: 'FLAG', target: 'output' } },
   compile(p, parts) {
-    parts.shield ??= { id: p.id, risk: p.risk, action: p.rules.action };
+    parts.shields.push({ id: p.id, risk: p.risk, action: p.rules.action });
   },
 };

@@ -35,13 +35,16 @@ export const toolAccess: PolicyTypeModule<'tool_access'> = {
   },
   compile(p, parts) {
     const r = p.rules;
-    parts.tools.push({
+    const rule = {
       id: p.id,
       risk: p.risk,
       action: r.action,
       allow: r.allow ? compileGlobs(r.allow) : null,
       deny: r.deny ? compileGlobs(r.deny) : null,
       servers: r.servers ? new Set(r.servers) : null,
-    });
+    };
+    // A tool called, and a tool listed or called by an answer: one rule judges both (a scope's direction may split them).
+    parts.tools.push(rule);
+    parts.toolsOut.push(rule);
   },
 };

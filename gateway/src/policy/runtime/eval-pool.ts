@@ -29,7 +29,7 @@ export class EvalPool {
   run(set: PolicySet, strings: string[]): Promise<EvalResult> {
     const worker = this.#ensure();
     const id = this.#next++;
-    const job: EvalJob = { id, tenantId: set.tenantId, version: set.version, records: set.records, strings };
+    const job: EvalJob = { id, tenantId: set.tenantId, version: set.version, records: set.records, scopeMask: set.scopeMask, strings };
     return new Promise<EvalResult>((resolve, reject) => {
       const timer = setTimeout(() => this.#stop(new GatewayError('evaluation_timeout', `the request's text could not be judged within ${this.timeoutMs} ms`)), this.timeoutMs);
       this.#pending.set(id, { resolve, reject, timer });

@@ -9,6 +9,8 @@ export interface EvalJob {
   tenantId: string;
   version: number;
   records: readonly PolicyRecord[];
+  /** The request's set among those narrowed from the tenant's (its scopeMask; '' the tenant's own). */
+  scopeMask: string;
   strings: string[];
 }
 
@@ -38,7 +40,7 @@ function setFor(job: EvalJob): PolicySet {
 }
 
 function run(job: EvalJob): EvalResult {
-  const set = setFor(job);
+  const set = setFor(job).withMask(job.scopeMask);
   const findings = set.scanInput(job.strings.join('\n'));
   const redactor = set.inputRedactor;
   if (!redactor || !findings.pii.some((e) => (redactor.entities as readonly string[]).includes(e))) {

@@ -10,6 +10,8 @@ export function passthroughStage(): Stage {
     name: 'passthrough',
     run(c) {
       c.decisionId = newId('dec');
+      // Its answer is redacted by the policies whose scope it matches: it names no model.
+      c.policySet = c.policySet!.narrow('proxy', c.http.agentId);
       if (c.endpoint.pathOf) c.upstreamPath = c.endpoint.pathOf(c.http);
     },
   };

@@ -19,6 +19,8 @@ export function preflightStage(maxModelLength: number): Stage {
       else if (typeof req['model'] !== 'string' || req['model'] === '') throw new GatewayError('invalid_request', 'model: required string');
       // The model name goes into the ledger entry: capped here, before the call is acted on (docs/ledger.md).
       if (c.model.length > maxModelLength) throw new GatewayError('invalid_request', `model: at most ${maxModelLength} characters`);
+      // The policies whose scope this call matches judge it, in and out (the tenant's set itself when none is aimed).
+      c.policySet = c.policySet!.narrow('proxy', c.http.agentId, c.model, undefined, undefined, c.deployment);
       if ('stream' in req && typeof req['stream'] !== 'boolean') throw new GatewayError('invalid_request', 'stream: must be a boolean');
       // A path that depends on the request (Azure's deployment) is checked here too, before anything is judged.
       if (endpoint.pathOf) c.upstreamPath = endpoint.pathOf(c.http);

@@ -8,6 +8,8 @@ export interface EditorState {
   /** The policy being edited, or null for a new one. */
   policyId: string | null;
   policyName: string | null;
+  /** Where the stored policy applies, for people ('' everywhere; null for a new policy). */
+  scope: string | null;
   json: string;
   limit: number;
   error: string;
@@ -40,7 +42,11 @@ function resultTable(r: DryRunAnswer): string {
 /** The policy editor (admins only): a policy's JSON, validated as the API validates it, a dry run, and save. */
 export function policyEditorPage(v: Viewer, s: EditorState): string {
   const title = s.policyId === null ? 'New policy' : `Edit policy ${s.policyName ?? s.policyId}`;
-  const shape = s.policyId === null ? 'the body of <code>POST /v1/policies</code>' : 'the fields to change, as <code>PUT /v1/policies/{id}</code> takes them (a policy\'s type cannot change)';
+  const shape =
+    s.policyId === null
+      ? 'the body of <code>POST /v1/policies</code>, with an optional <code>scope</code> (agents, models, servers, tools, doors, direction) that aims it'
+      : 'the fields to change, as <code>PUT /v1/policies/{id}</code> takes them (a policy\'s type cannot change; without <code>scope</code>, the policy applies everywhere)';
+  const scope = s.scope === null ? '' : `<p id="policy-scope">Applies to: ${s.scope === '' ? 'every action (no scope)' : esc(s.scope)}.</p>`;
   const error = s.error ? `<div class="notice bad" id="editor-error" role="alert">${esc(s.error)}</div>` : '';
   const dryRun = s.dryRunAvailable
     ? `<label for="limit">Recorded actions to judge (1 to ${DRY_RUN_MAX})<input id="limit" name="limit" type="number" min="1" max="${DRY_RUN_MAX}" value="${s.limit}"></label><button type="submit" name="op" value="dry-run" id="dry-run-button">Dry run</button>`
@@ -49,7 +55,7 @@ export function policyEditorPage(v: Viewer, s: EditorState): string {
     v,
     'policies',
     title,
-    `${error}<p class="muted">The policy as JSON: ${shape}. <strong>Dry run</strong> judges it against the tenant's last recorded actions and shows which verdicts would change, saving nothing; <strong>Save</strong> stores it. The ledger keeps actions' text only as hashes: a tool_access policy is judged on recorded tool calls, a model_access one on recorded proxied calls, other types only where the verdict cannot depend on them; each row says which.</p><form method="post" action="/console/policies/editor" class="policy-editor">${csrfField(v)}${s.policyId === null ? '' : `<input type="hidden" name="policy_id" value="${esc(s.policyId)}">`}<label for="policy-json">Policy (JSON)<textarea id="policy-json" name="policy" rows="14" spellcheck="false">${esc(s.json)}</textarea></label><div class="editor-actions">${dryRun}<button type="submit" name="op" value="save" id="save-button" class="secondary">Save</button> <a href="/console/policies">Back to policies</a></div></form>${s.result ? resultTable(s.result) : ''}`,
+    `${error}${scope}<p class="muted">The policy as JSON: ${shape}. <strong>Dry run</strong> judges it against the tenant's last recorded actions and shows which verdicts would change, saving nothing; <strong>Save</strong> stores it. The ledger keeps actions' text only as hashes: a tool_access policy is judged on recorded tool calls, a model_access one on recorded proxied calls, other types only where the verdict cannot depend on them; a scoped policy triggers nothing on an action outside its scope; each row says which.</p><form method="post" action="/console/policies/editor" class="policy-editor">${csrfField(v)}${s.policyId === null ? '' : `<input type="hidden" name="policy_id" value="${esc(s.policyId)}">`}<label for="policy-json">Policy (JSON)<textarea id="policy-json" name="policy" rows="14" spellcheck="false">${esc(s.json)}</textarea></label><div class="editor-actions">${dryRun}<button type="submit" name="op" value="save" id="save-button" class="secondary">Save</button> <a href="/console/policies">Back to policies</a></div></form>${s.result ? resultTable(s.result) : ''}`,
   );
 }
 

@@ -1,4 +1,5 @@
 import type { PolicyRecord } from '../../../policy/policy-record.js';
+import { describeScope } from '../../../policy/policy-scope.js';
 import type { Checkpoint } from '../../../ledger/merkle/checkpoint.js';
 import type { VerifyReport } from '../../../ledger/lifecycle/verify-chain.js';
 import type { AgentSummary } from '../console-data.js';
@@ -17,6 +18,12 @@ export function agentsPage(v: Viewer, agents: AgentSummary[]): string {
   );
 }
 
+/** Where a policy applies, for people (docs/policies.md, "Scope"). */
+export function scopeCell(p: Pick<PolicyRecord, 'scope'>): string {
+  const scope = describeScope(p.scope);
+  return scope === '' ? '<span class="muted">everywhere</span>' : esc(scope);
+}
+
 export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
   const admin = v.principal.scopes.includes('admin:manage');
   const toggle = (p: PolicyRecord) =>
@@ -24,17 +31,17 @@ export function policiesPage(v: Viewer, policies: PolicyRecord[]): string {
       ? `<td><form class="inline" method="post" action="/console/policies/${encodeURIComponent(p.id)}/toggle">${csrfField(v)}<button type="submit" class="secondary" data-toggle="${esc(p.id)}">${p.enabled ? 'Disable' : 'Enable'}</button></form> <a href="/console/policies/editor?id=${encodeURIComponent(p.id)}" data-edit="${esc(p.id)}">Edit<span class="visually-hidden"> ${esc(p.name)}</span></a></td>`
       : '';
   const rows = policies
-    .map((p) => `<tr id="policy-${esc(p.id)}" data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
+    .map((p) => `<tr id="policy-${esc(p.id)}" data-policy="${esc(p.id)}"><td>${esc(p.name)}</td><td>${esc(p.type)}</td><td class="state">${p.enabled ? 'enabled' : 'disabled'}</td><td>${p.risk}</td><td class="mono">${esc(JSON.stringify(p.rules))}</td><td class="scope">${scopeCell(p)}</td><td class="mono">${esc(p.updated_at)}</td>${toggle(p)}</tr>`)
     .join('');
   const note = admin
     ? 'Switch a policy on or off here, or edit one (and dry-run the edit against the recorded actions before saving it). <a href="/console/policies/editor" id="new-policy">New policy</a>'
     : 'Read-only: only admins change policies.';
-  const cols = admin ? 7 : 6;
+  const cols = admin ? 8 : 7;
   return page(
     v,
     'policies',
     'Policies',
-    `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Updated</th>${admin ? '<th><span class="visually-hidden">Switch</span></th>' : ''}</tr></thead><tbody>${rows || `<tr><td colspan="${cols}" class="muted">No policies.</td></tr>`}</tbody></table>`,
+    `<p class="muted">${note}</p><table id="policies"><thead><tr><th>Name</th><th>Type</th><th>State</th><th>Risk</th><th>Rules</th><th>Scope</th><th>Updated</th>${admin ? '<th><span class="visually-hidden">Switch</span></th>' : ''}</tr></thead><tbody>${rows || `<tr><td colspan="${cols}" class="muted">No policies.</td></tr>`}</tbody></table>`,
   );
 }
 
