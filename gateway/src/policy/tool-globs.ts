@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors.js';
 import RE2 from 're2';
 
 /** RE2's metacharacters: escaped, so that every other character of a glob is itself. */
@@ -65,4 +66,24 @@ export function globSource(glob: string): string {
 export function compileGlobs(globs: readonly string[]): RE2 {
   // (?s): `.` is any character, a newline included.
   return new RE2(`(?s)^(?:${globs.map(globSource).join('|')})$`, 'u');
+}
+
+/** The rules every allow/deny glob kind shares (tool_access, model_access): at least one list, and the verdict. */
+export interface GlobAccessRules {
+  allow?: string[];
+  deny?: string[];
+  action: 'DENY' | 'REQUIRE_APPROVAL';
+}
+
+/** An allow/deny glob policy as the evaluator holds it: each list compiled to one RE2 (null: not given). */
+export function globAccessRule(p: { readonly id: string; readonly risk: number; readonly rules: GlobAccessRules }): { id: string; risk: number; action: GlobAccessRules['action']; allow: RE2 | null; deny: RE2 | null } {
+  const r = p.rules;
+  return { id: p.id, risk: p.risk, action: r.action, allow: r.allow ? compileGlobs(r.allow) : null, deny: r.deny ? compileGlobs(r.deny) : null };
+}
+
+/** Refuses (400) an allow/deny glob policy with neither list: it could never trigger. */
+export function requireAllowOrDeny(type: string, rules: { readonly allow?: unknown; readonly deny?: unknown }): void {
+  if (rules.allow === undefined && rules.deny === undefined) {
+    throw new GatewayError('invalid_request', `rules: missing required field "allow" or "deny" (a ${type} policy needs at least one)`);
+  }
 }

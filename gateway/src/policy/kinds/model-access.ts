@@ -1,5 +1,4 @@
-import { GatewayError } from '../../errors.js';
-import { compileGlobs, GLOB_LIST_SCHEMA } from '../tool-globs.js';
+import { globAccessRule, GLOB_LIST_SCHEMA, requireAllowOrDeny } from '../tool-globs.js';
 import type { PolicyTypeModule } from './kind-module.js';
 
 export interface ModelAccessRules {
@@ -28,18 +27,9 @@ export const modelAccess: PolicyTypeModule<'model_access'> = {
   },
   pack: null,
   checkRules(rules) {
-    if (rules.allow === undefined && rules.deny === undefined) {
-      throw new GatewayError('invalid_request', 'rules: missing required field "allow" or "deny" (a model_access policy needs at least one)');
-    }
+    requireAllowOrDeny('model_access', rules);
   },
   compile(p, parts) {
-    const r = p.rules;
-    parts.models.push({
-      id: p.id,
-      risk: p.risk,
-      action: r.action,
-      allow: r.allow ? compileGlobs(r.allow) : null,
-      deny: r.deny ? compileGlobs(r.deny) : null,
-    });
+    parts.models.push(globAccessRule(p));
   },
 };

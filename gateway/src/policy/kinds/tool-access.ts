@@ -1,5 +1,4 @@
-import { GatewayError } from '../../errors.js';
-import { compileGlobs, GLOB_LIST_SCHEMA } from '../tool-globs.js';
+import { globAccessRule, GLOB_LIST_SCHEMA, requireAllowOrDeny } from '../tool-globs.js';
 import type { PolicyTypeModule } from './kind-module.js';
 
 export interface ToolAccessRules {
@@ -29,20 +28,10 @@ export const toolAccess: PolicyTypeModule<'tool_access'> = {
   },
   pack: null,
   checkRules(rules) {
-    if (rules.allow === undefined && rules.deny === undefined) {
-      throw new GatewayError('invalid_request', 'rules: missing required field "allow" or "deny" (a tool_access policy needs at least one)');
-    }
+    requireAllowOrDeny('tool_access', rules);
   },
   compile(p, parts) {
-    const r = p.rules;
-    const rule = {
-      id: p.id,
-      risk: p.risk,
-      action: r.action,
-      allow: r.allow ? compileGlobs(r.allow) : null,
-      deny: r.deny ? compileGlobs(r.deny) : null,
-      servers: r.servers ? new Set(r.servers) : null,
-    };
+    const rule = { ...globAccessRule(p), servers: p.rules.servers ? new Set(p.rules.servers) : null };
     // A tool called, and a tool listed or called by an answer: one rule judges both (a scope's direction may split them).
     parts.tools.push(rule);
     parts.toolsOut.push(rule);
