@@ -179,13 +179,25 @@ export class Router {
       previous = target;
       sent++;
       const body = translated === null ? bodyFor(c, choice) : Buffer.from(JSON.stringify(translated.body));
-      // Translated: the provider's headers, and never the agent's own key or OpenAI's routing headers (theirs, not its).
-      const sendBase = translated === null ? base : { ...base, forwardedKey: '', extraHeaders: {}, passHeaders: translated.headers };
+      // One literal of one shape per attempt (no spreads on the path every routed call takes). Translated: the
+      // provider's headers, and never the agent's own key or OpenAI's routing headers (theirs, not its).
+      const opts = {
+        method: base.method,
+        path,
+        body,
+        forwardedKey: translated === null ? base.forwardedKey : '',
+        trace: base.trace,
+        extraHeaders: translated === null ? base.extraHeaders : NO_HEADERS,
+        passHeaders: translated === null ? base.passHeaders : translated.headers,
+        cancel: base.cancel,
+        credential: secret,
+        rawFailure: true,
+      };
       const started = this.#now();
       try {
-        let up = await target.client.send({ ...sendBase, path, body, ...(secret !== undefined ? { credential: secret } : {}), rawFailure: true }, c);
+        let up = await target.client.send(opts, c);
         const ms = this.#now() - started;
-        record.attempts.push({ ...(credential ? { credential } : {}), ms, model: asked, ...(translator !== null ? { provider: target.provider } : {}), status: up.status, target: target.name });
+        record.attempts.push(answered(credential, ms, asked, translator === null ? null : target.provider, up.status, target.name));
         // A credential the provider refused rests as a breaker would; the call goes on at once with the pool's next one.
         const refused = credential !== null && (up.status === 401 || up.status === 403);
         if (refused) restCredential(target, credential, this.#now(), plan.restMs);
@@ -278,6 +290,14 @@ export class Router {
   async close(): Promise<void> {
     await Promise.all([...this.#clients.values()].map((c) => c.close()));
   }
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** An attempt that got an answer, its keys in code-unit order (canonical JSON), one shape per variant, no spreads. */
+function answered(credential: string | null, ms: number, model: string, provider: string | null, status: number, target: string): RouteAttempt {
+  if (credential === null) return provider === null ? { ms, model, status, target } : { ms, model, provider, status, target };
+  return provider === null ? { credential, ms, model, status, target } : { credential, ms, model, provider, status, target };
 }
 
 function allOpen(order: readonly RouteChoice[], now: number): boolean {
