@@ -60,7 +60,9 @@ export class PgTenantRepository implements TenantRepository {
     const { rows } = await this.pool.query<{ rec: TenantRecord; old_plan: Plan }>(SET_PLAN, [id, plan, by, new Date().toISOString()]);
     const row = rows[0];
     if (!row) return undefined;
-    await this.mirror.apply('tenants', id, row.rec);
+    // Read back rather than applied: two changes at once may come back in either order, and the mirror must end on the
+    // one committed last (a read queued after both commits sees it).
+    await this.mirror.refresh('tenants', id);
     return { record: row.rec, change: row.old_plan === plan ? null : (row.rec.plan_changed ?? null) };
   }
 }
