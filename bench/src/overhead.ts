@@ -24,6 +24,9 @@
  *                       (docs/routing.md), 'one' (one target, the mock) or 'fallback' (a first target that refuses
  *                       connections, then the mock), in the same rounds as the unrouted one, so the two are compared
  *                       on one process under the same noise (with --steps, the step means cover both paths)
+ *   --translate         adds the path aduana-translated: a third tenant whose chat model is routed to an Anthropic
+ *                       target (the mock's Messages API), so the same OpenAI chat call is translated both ways
+ *                       (docs/translation.md); compared with aduana-routed (give --route one too) or aduana
  *   --format F          also measure wire format F (responses, anthropic, gemini; repeatable) with the same processes after chat
  *                       completions: its added latency beside the floor's, and its ratio to chat completions' here
  *   --steps             run the gateway with PROXY_STEP_TIMINGS and print each step's mean time, one call at a time
@@ -63,6 +66,7 @@ const { values: opt } = parseArgs({
     steps: { type: 'boolean', default: false },
     format: { type: 'string', multiple: true, default: [] },
     route: { type: 'string' },
+    translate: { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(opt.rounds);
@@ -206,6 +210,17 @@ async function compareFormat(f: WireFormat, mockUrl: string, relayUrl: string, g
   return { floor, aduana: ours, ratioToChat: ours.p50 / chatAdded };
 }
 
+/** Routes a tenant's chat model to an Anthropic target, the mock's Messages API: the OpenAI call is translated. */
+async function translateBench(url: string, admin: string, origin: string): Promise<void> {
+  const put = async (path: string, body: unknown) => {
+    const r = await fetch(`${url}${path}`, { method: 'PUT', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`PUT ${path}: HTTP ${r.status} ${await r.text()}`);
+  };
+  await put('/v1/credentials/bench-key', { secret: 'sk-bench' });
+  await put('/v1/routes', { targets: { claude: { provider: 'anthropic', base_url: origin, credential: 'bench-key' } }, models: { 'gpt-4o-mini': { strategy: 'fallback', targets: [{ target: 'claude', model: 'claude-sonnet-4-5' }] } } });
+  console.log('translate: gpt-4o-mini -> claude (anthropic, translated)');
+}
+
 /** Routes a tenant's chat model: one target (the mock), or a target that refuses connections, then the mock. */
 async function routeBench(url: string, admin: string, mockUrl: string, kind: string): Promise<void> {
   if (kind !== 'one' && kind !== 'fallback') throw new Error("--route: 'one' or 'fallback'");
@@ -226,13 +241,15 @@ async function main() {
   const relay = await spawnRelay(mock.url);
   const flags = opt['gateway-flags'] === undefined ? gatewayNodeFlags() : opt['gateway-flags'].split(' ').filter(Boolean);
   const origin = new URL(mock.url).origin;
-  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', UPSTREAM_GEMINI_BASE_URL: origin, UPSTREAM_GEMINI_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}), ...(opt.route ? { CREDENTIALS_KEY: 'be'.repeat(32) } : {}) }, flags);
+  const gw = await spawnGateway({ UPSTREAM_BASE_URL: mock.url, UPSTREAM_API_KEY: 'sk-bench', UPSTREAM_ANTHROPIC_BASE_URL: origin, UPSTREAM_ANTHROPIC_API_KEY: 'sk-bench', UPSTREAM_GEMINI_BASE_URL: origin, UPSTREAM_GEMINI_API_KEY: 'sk-bench', ...(opt.steps ? { PROXY_STEP_TIMINGS: 'true' } : {}), ...(opt.route || opt.translate ? { CREDENTIALS_KEY: 'be'.repeat(32) } : {}) }, flags);
   console.log(`gateway V8 flags: ${flags.join(' ') || '(none)'}`);
   const results: Record<string, unknown> = { startupMs: gw.startupMs, gatewayNodeFlags: flags };
   try {
     const admin = await benchTenant(gw);
     const routedAdmin = opt.route ? await benchTenant(gw, 'bench-routed') : null;
     if (opt.route && routedAdmin) await routeBench(gw.url, routedAdmin, mock.url, opt.route);
+    const translatedAdmin = opt.translate ? await benchTenant(gw, 'bench-translated') : null;
+    if (translatedAdmin) await translateBench(gw.url, translatedAdmin, origin);
 
     const peerHeaders: Record<string, string> = {};
     for (const h of opt['peer-header'] as string[]) {
@@ -244,9 +261,10 @@ async function main() {
       target('floor', `${relay.url}/chat/completions`, {}),
       target('aduana', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${admin}`, 'x-svc-agent-id': 'bench-agent' }),
       ...(routedAdmin ? [target('aduana-routed', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${routedAdmin}`, 'x-svc-agent-id': 'bench-agent' })] : []),
+      ...(translatedAdmin ? [target('aduana-translated', `${gw.agentsUrl}/v1/proxy/chat/completions`, { authorization: `Bearer ${translatedAdmin}`, 'x-svc-agent-id': 'bench-agent' })] : []),
       ...(opt.peer as string[]).map((url, i) => target(`peer${i + 1}`, url, { authorization: 'Bearer sk-bench', ...peerHeaders })),
     ];
-    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.agentsUrl, 'aduana-routed': gw.agentsUrl };
+    const bases: Record<string, string> = { direct: mock.url, floor: relay.url, aduana: gw.agentsUrl, 'aduana-routed': gw.agentsUrl, 'aduana-translated': gw.agentsUrl };
     for (const t of targets) origins.set(t, new URL(bases[t.name] ?? ((opt.peer as string[])[Number(t.name.slice(4)) - 1] as string)).origin);
 
     // Warm-up, then the gateway's footprint with the paid pack compiled: just after the warm-up, idle after --quiet
@@ -299,6 +317,9 @@ async function main() {
         const peer = (added[name] as ReturnType<typeof summary>).p50;
         console.log(`${name} / aduana added-latency ratio (p50): ${fmt(peer / ours, 2)}×${name === 'aduana-routed' && opt.route === 'one' ? ' (target ≤ 1.05×)' : ''}`);
       }
+      const translated = added['aduana-translated'];
+      const routedOnly = added['aduana-routed'];
+      if (translated && routedOnly) console.log(`translation adds ${fmt((translated.p50 - routedOnly.p50) * 1000, 0)} µs at p50 to the same routed call (the mock's Messages API answering in place of its chat completions)`);
     }
 
     for (const name of opt.format as string[]) {
@@ -330,15 +351,17 @@ async function main() {
     const trows: (string | number)[][] = [];
     let cpu = { main: NaN, writer: NaN, next: NaN, all: NaN };
     let routedCpu: typeof cpu | null = null;
+    let translatedCpu: typeof cpu | null = null;
     let loadWindow = { from: 0, to: 0 };
     let stepsUnderLoad: Map<string, number> | null = null;
     for (const t of targets) {
-      const cpu0 = t.name === 'aduana' || t.name === 'aduana-routed' ? await threadCpuMs(gw.pid) : null;
+      const cpu0 = t.name.startsWith('aduana') ? await threadCpuMs(gw.pid) : null;
       const from = Math.ceil(Date.now() / 1000);
       const stepsFrom = opt.steps && t.name === 'aduana' ? await stepTotals(gw.url, admin) : null;
       const r = await throughput(t, body(false));
       if (stepsFrom) stepsUnderLoad = stepMeans(stepsFrom, await stepTotals(gw.url, admin));
       if (cpu0 && t.name === 'aduana-routed') routedCpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
+      else if (cpu0 && t.name === 'aduana-translated') translatedCpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
       else if (cpu0) {
         cpu = cpuPerCallUs(cpu0, await threadCpuMs(gw.pid), r.reqPerSec * DURATION);
         loadWindow = { from, to: Math.floor(Date.now() / 1000) - 1 };
@@ -346,12 +369,13 @@ async function main() {
       tput[t.name] = r;
       trows.push([t.name, Math.round(r.reqPerSec), fmt(r.p50, 2), fmt(r.p99, 2), r.non2xx, r.errors]);
     }
-    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, ...(routedCpu ? { routedCpuPerCallUs: { main: routedCpu.main, all: routedCpu.all } } : {}), gatewayCpuPerCallUs: cpu.all, gatewayMainThreadCpuPerCallUs: cpu.main, gatewayBusiestOtherThreadCpuPerCallUs: cpu.writer, gatewayNextOtherThreadCpuPerCallUs: cpu.next, ...tput };
+    results.throughput = { concurrency: CONCURRENCY, durationS: DURATION, ...(routedCpu ? { routedCpuPerCallUs: { main: routedCpu.main, all: routedCpu.all } } : {}), ...(translatedCpu ? { translatedCpuPerCallUs: { main: translatedCpu.main, all: translatedCpu.all } } : {}), gatewayCpuPerCallUs: cpu.all, gatewayMainThreadCpuPerCallUs: cpu.main, gatewayBusiestOtherThreadCpuPerCallUs: cpu.writer, gatewayNextOtherThreadCpuPerCallUs: cpu.next, ...tput };
     console.log(`\nThroughput, non-streamed chat, ${CONCURRENCY} connections, ${DURATION} s each (${(tput['direct'] as { tool: string }).tool} on the same 2 cores)`);
     console.log(table(['path', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors'], trows));
     // With one thread the busiest other thread is the ledger's writer; with GATEWAY_THREADS above 1, a request thread.
     console.log(`gateway CPU per call during the aduana run: ${fmt(cpu.main, 0)} µs on its main thread, ${fmt(cpu.writer, 0)} µs and ${fmt(cpu.next, 0)} µs on its two busiest other threads, ${fmt(cpu.all, 0)} µs on all its threads (target ≤ 200)`);
     if (routedCpu) console.log(`gateway CPU per call during the aduana-routed run: ${fmt(routedCpu.main, 0)} µs on its main thread, ${fmt(routedCpu.writer, 0)} µs and ${fmt(routedCpu.next, 0)} µs on its two busiest other threads, ${fmt(routedCpu.all, 0)} µs on all its threads`);
+    if (translatedCpu) console.log(`gateway CPU per call during the aduana-translated run: ${fmt(translatedCpu.main, 0)} µs on its main thread, ${fmt(translatedCpu.all, 0)} µs on all its threads`);
     // The gateway's own record of its governance time under that load (whole seconds inside the run; the stats API
     // gives the mean and tail of the samples, not the median).
     const stats = await fetch(`${gw.url}/v1/telemetry/query/stats?metric=decision.latency_ms&from=${loadWindow.from}&to=${loadWindow.to}`, { headers: { authorization: `Bearer ${admin}` } });
