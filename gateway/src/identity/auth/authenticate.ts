@@ -111,7 +111,7 @@ export class Authenticator {
   }
 
   #readPat(token: string): { principal: Principal; expiresMs: number } {
-    if (!isWellFormedToken(token, 'pat')) throw new GatewayError('unauthenticated', 'invalid token');
+    if (!isWellFormedToken(token, 'pat')) throw new GatewayError('unauthenticated', invalidTokenMessage(token));
     const rec: TokenRecord | undefined = this.repos.tokens.findByHash(hashToken(token));
     if (!rec) throw new GatewayError('unauthenticated', 'invalid token');
     if (rec.revoked_at) throw new GatewayError('token_revoked');
@@ -151,4 +151,21 @@ export class Authenticator {
   authenticate(ctx: RequestContext): Principal {
     return this.fromHeader(ctx.authorization);
   }
+}
+
+/** Providers' API keys by their documented prefixes: the first-run mistake of giving one where the aduana token goes. */
+const PROVIDER_KEYS: readonly (readonly [string, string])[] = [
+  ['sk-ant-', 'an Anthropic API key'],
+  ['sk-', 'an OpenAI API key'],
+  ['AIza', 'a Google (Gemini) API key'],
+];
+
+/**
+ * Why a token is refused, and, when it looks like a provider's key, where that key belongs instead. The message never
+ * quotes the token.
+ */
+function invalidTokenMessage(token: string): string {
+  const kind = PROVIDER_KEYS.find(([prefix]) => token.startsWith(prefix))?.[1];
+  if (kind === undefined) return 'invalid token';
+  return `invalid token: this looks like ${kind}. Put an aduana token (adu_pat_…) where the SDK takes its key; the provider's key goes in x-forwarded-authorization (OpenAI) or x-forwarded-api-key (Anthropic, Gemini, Azure), in the sidecar's UPSTREAM_*_API_KEY, or in a provider credential a route names (docs/routing.md)`;
 }
