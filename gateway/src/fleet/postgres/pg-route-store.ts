@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { canonicalJson, isoTime } from '@aduana/shared';
 import type { RouteSpec } from '../../proxy/routing/route-spec.js';
-import { NO_ROUTES, type AfterRouteChange, type RouteChange, type RouteRepository, type RoutesState, type StoredRoutes } from '../../proxy/routing/route-store.js';
+import { NO_ROUTES, routesInForce, type AfterRouteChange, type RouteChange, type RouteRepository, type RoutesState, type StoredRoutes } from '../../proxy/routing/route-store.js';
 import { withTransaction } from './database.js';
 import type { TableSpec } from './mirrored-table.js';
 import type { TableMirror } from './table-mirror.js';
@@ -33,8 +33,7 @@ export class PgRouteStore implements RouteRepository {
   ) {}
 
   get(tenantId: string): StoredRoutes | null {
-    const state = this.state(tenantId);
-    return state.spec === null ? null : (state as StoredRoutes);
+    return routesInForce(this.state(tenantId));
   }
 
   state(tenantId: string): RoutesState {

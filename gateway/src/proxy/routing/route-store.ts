@@ -50,6 +50,11 @@ export interface RouteRepository {
   delete(tenantId: string, by: string, after?: AfterRouteChange): Promise<RouteChange | null>;
 }
 
+/** The routes a state puts in force; null: none (the default route). What every store's `get` answers. */
+export function routesInForce(state: RoutesState): StoredRoutes | null {
+  return state.spec === null ? null : (state as StoredRoutes);
+}
+
 /** Whether two states name the same routes at the same version (what a sidecar compares a bundle's against). */
 export function sameRoutes(a: RoutesState, b: RoutesState): boolean {
   return a.version === b.version && canonicalJson(a.spec) === canonicalJson(b.spec);
@@ -72,8 +77,7 @@ export class RouteStore implements RouteRepository {
 
   /** The routes in force for a tenant; null: none (the default route). */
   get(tenantId: string): StoredRoutes | null {
-    const state = this.state(tenantId);
-    return state.spec === null ? null : (state as StoredRoutes);
+    return routesInForce(this.state(tenantId));
   }
 
   state(tenantId: string): RoutesState {
